@@ -1,0 +1,22 @@
+// How a subcommand plugs into the memfloor command line.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace memfloor::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFinding = 1;  // the gate found a regression
+inline constexpr int kExitError = 2;    // unusable input or arguments
+
+// Each command file defines one add*Command(app, exit_code): it registers its subcommand, options
+// and a callback that runs it and stores its exit code. Errors are thrown as memfloor::Error and
+// mapped to kExitError by main.
+using CommandAdder = void (*)(CLI::App& app, int& exit_code);
+
+void addAnalyzeCommand(CLI::App& app, int& exit_code);
+void addTraceCommand(CLI::App& app, int& exit_code);
+void addRunCommand(CLI::App& app, int& exit_code);
+
+}  // namespace memfloor::cli

@@ -1,0 +1,31 @@
+// memfloor: the command line; parses the subcommand and hands over to the libraries.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+
+#include "cli/command.h"
+#include "cli/version.h"
+#include "trace/error.h"
+
+int main(int argc, char** argv) {
+  using namespace memfloor::cli;
+  CLI::App app{"memfloor: finds GPU memory a training program keeps alive longer than it needs"};
+  app.set_version_flag("--version", std::string(kVersion));
+  app.require_subcommand(1);
+  int exit_code = kExitOk;
+  for (CommandAdder add : {addAnalyzeCommand, addTraceCommand, addRunCommand}) add(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitError;
+  } catch (const memfloor::Error& e) {
+    fmt::print(stderr, "memfloor: error: {}\n", e.what());
+    return kExitError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "memfloor: internal error: {}\n", e.what());
+    return kExitError;
+  }
+  return exit_code;
+}

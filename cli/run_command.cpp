@@ -1,0 +1,255 @@
+// memfloor run: sets up the injection, runs the program, lists (and optionally analyzes) traces.
+#include "cli/run_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <system_error>
+
+#include "cli/analyze_command.h"
+#include "cli/child_process.h"
+#include "cli/command.h"
+#include "trace/error.h"
+
+extern char** environ;
+
+namespace memfloor::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kHookName = "libmemfloor_hook.so";
+
+bool isFile(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+std::string envValue(const std::vector<std::string>& env, const std::string& name) {
+  for (const std::string& e : env) {
+    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=') {
+      return e.substr(name.size() + 1);
+    }
+  }
+  return {};
+}
+
+void setEnv(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  std::erase_if(env, [&](const std::string& e) {
+    return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=';
+  });
+  env.push_back(name + "=" + value);
+}
+
+std::set<std::string> traceFiles(const fs::path& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind("memfloor.", 0) == 0 && name.size() > 8 &&
+        name.compare(name.size() - 8, 8, ".mftrace") == 0) {
+      names.insert(name);
+    }
+  }
+  return names;
+}
+
+void validate(const RunRequest& request) {
+  if (request.command.empty()) throw Error("run: no command given (memfloor run -- CMD ARGS...)");
+  if (request.stacks != "none" && request.stacks != "native") {
+    throw Error(fmt::format("run: --stacks must be none or native, not '{}'", request.stacks));
+  }
+  if (!request.torch_allocator.empty() && request.torch_allocator != "async" &&
+      request.torch_allocator != "native") {
+    throw Error(fmt::format("run: --torch-allocator must be async or native, not '{}'",
+                            request.torch_allocator));
+  }
+  static const std::regex kSize("[0-9]+[kKmMgG]?");
+  if (!request.buffer_size.empty() && !std::regex_match(request.buffer_size, kSize)) {
+    throw Error(fmt::format("run: --buffer-size must be a size such as 8m, not '{}'",
+                            request.buffer_size));
+  }
+  if (!request.iteration_pattern.empty()) {
+    try {
+      std::regex check(request.iteration_pattern, std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error& e) {
+      throw Error(fmt::format("run: --iteration-pattern '{}' is not a valid regex: {}",
+                              request.iteration_pattern, e.what()));
+    }
+  }
+}
+
+}  // namespace
+
+std::string findHook(const std::string& explicit_path) {
+  if (!explicit_path.empty()) return isFile(explicit_path) ? explicit_path : std::string();
+  if (const char* env = std::getenv("MEMFLOOR_HOOK"); env != nullptr && *env != '\0') {
+    return isFile(env) ? std::string(env) : std::string();
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  fs::path dir = exe.parent_path();
+  for (const fs::path& candidate :
+       {dir / kHookName, dir / ".." / "runtime_hook" / kHookName, dir / ".." / "lib" / kHookName}) {
+    if (isFile(candidate)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return {};
+}
+
+std::vector<std::string> tracedEnvironment(const RunRequest& request, const std::string& hook,
+                                           const std::string& output_dir,
+                                           const std::vector<std::string>& base,
+                                           std::vector<std::string>& notes) {
+  std::vector<std::string> env = base;
+  if (std::string old = envValue(env, "CUDA_INJECTION64_PATH"); !old.empty() && old != hook) {
+    notes.push_back(fmt::format("replacing CUDA_INJECTION64_PATH={} (one injection at a time)", old));
+  }
+  setEnv(env, "CUDA_INJECTION64_PATH", hook);
+  // NVTX ranges reach CUPTI only through NVTX injection; the hook forwards it to its libcupti.
+  if (std::string old = envValue(env, "NVTX_INJECTION64_PATH"); !old.empty() && old != hook) {
+    notes.push_back(fmt::format(
+        "NVTX_INJECTION64_PATH={} is kept: NVTX ranges reach memfloor only if it forwards to CUPTI",
+        old));
+  } else {
+    setEnv(env, "NVTX_INJECTION64_PATH", hook);
+  }
+  setEnv(env, "MEMFLOOR_OUTPUT_DIR", output_dir);
+  setEnv(env, "MEMFLOOR_STACKS", request.stacks);
+  if (!request.buffer_size.empty()) setEnv(env, "MEMFLOOR_BUFFER_SIZE", request.buffer_size);
+  if (!request.iteration_pattern.empty()) {
+    setEnv(env, "MEMFLOOR_ITERATION_PATTERN", request.iteration_pattern);
+  }
+  if (request.torch_allocator == "async") {
+    // PyTorch reads PYTORCH_CUDA_ALLOC_CONF (and, from 2.9, PYTORCH_ALLOC_CONF).
+    std::string user = envValue(env, "PYTORCH_CUDA_ALLOC_CONF");
+    if (user.empty()) user = envValue(env, "PYTORCH_ALLOC_CONF");
+    if (!user.empty()) {
+      notes.push_back(fmt::format(
+          "--torch-allocator async: PYTORCH_CUDA_ALLOC_CONF is already set ('{}'); left as is",
+          user));
+    } else {
+      setEnv(env, "PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync");
+      notes.push_back(
+          "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (one record per tensor; "
+          "--torch-allocator async)");
+    }
+  }
+  return env;
+}
+
+int runTraced(const RunRequest& request) {
+  validate(request);
+  std::string hook = findHook(request.hook_path);
+  if (hook.empty()) {
+    fmt::print(stderr,
+               "memfloor: error: cannot find {} ({}); build it (MEMFLOOR_BUILD_HOOK=ON) or pass "
+               "--hook PATH or set MEMFLOOR_HOOK\n",
+               kHookName,
+               request.hook_path.empty() ? std::string("looked next to the memfloor binary")
+                                         : "no file at " + request.hook_path);
+    return kExitError;
+  }
+  std::error_code ec;
+  fs::create_directories(request.output_dir, ec);
+  if (ec || !fs::is_directory(request.output_dir)) {
+    fmt::print(stderr, "memfloor: error: cannot create output directory {}: {}\n",
+               request.output_dir, ec ? ec.message() : "not a directory");
+    return kExitError;
+  }
+  fs::path dir = fs::absolute(request.output_dir, ec).lexically_normal();
+  std::set<std::string> before = traceFiles(dir);
+
+  std::vector<std::string> base;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) base.emplace_back(*e);
+  std::vector<std::string> notes;
+  std::vector<std::string> env = tracedEnvironment(request, hook, dir.string(), base, notes);
+  if (!request.quiet) {
+    for (const std::string& note : notes) fmt::print(stderr, "memfloor: {}\n", note);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+
+  ChildResult child = runChild(request.command, env);
+  if (!child.started) {
+    fmt::print(stderr, "memfloor: error: {}\n", child.error);
+    return kExitError;
+  }
+  std::vector<std::string> fresh;
+  for (const std::string& name : traceFiles(dir)) {
+    if (before.count(name) == 0) fresh.push_back((dir / name).string());
+  }
+  if (!request.quiet) {
+    if (child.signal != 0) {
+      fmt::print(stderr, "memfloor: {} was ended by signal {} ({})\n", request.command[0],
+                 child.signal, strsignal(child.signal));
+    }
+    if (fresh.empty()) {
+      fmt::print(stderr,
+                 "memfloor: no trace was written to {} (the program made no CUDA call, or the "
+                 "hook said why above)\n",
+                 dir.string());
+    } else {
+      fmt::print(stderr, "memfloor: {} trace{} in {}:\n", fresh.size(), fresh.size() == 1 ? "" : "s",
+                 dir.string());
+      for (const std::string& path : fresh) fmt::print(stderr, "  {}\n", path);
+    }
+  }
+  if (request.analyze) {
+    for (const std::string& path : fresh) {
+      AnalyzeRequest analyze;
+      analyze.trace_path = path;
+      analyze.report_path = path.substr(0, path.size() - 8) + ".report.json";
+      if (!request.iteration_pattern.empty()) {
+        analyze.options.iteration_pattern = request.iteration_pattern;
+      }
+      try {
+        if (fresh.size() > 1) fmt::print("== {}\n", path);
+        std::fflush(stdout);
+        analyzeTraceFile(analyze);
+      } catch (const Error& e) {
+        fmt::print(stderr, "memfloor: error: {}\n", e.what());
+        if (child.exit_code == 0) return kExitError;
+      }
+    }
+  }
+  return child.exit_code;
+}
+
+void addRunCommand(CLI::App& app, int& exit_code) {
+  auto request = std::make_shared<RunRequest>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a program under the CUPTI allocation tracer: memfloor run [options] -- CMD ARGS");
+  cmd->add_option("-o,--output-dir", request->output_dir,
+                  "directory for the traces, one per process (created)")
+      ->capture_default_str();
+  cmd->add_option("--stacks", request->stacks,
+                  "allocation call stacks: native (return addresses, symbolized offline) or none "
+                  "(lowest overhead)")
+      ->check(CLI::IsMember({"none", "native"}))
+      ->capture_default_str();
+  cmd->add_option("--iteration-pattern", request->iteration_pattern,
+                  "regex naming the iteration markers (recorded in the trace; used by --analyze)");
+  cmd->add_option("--buffer-size", request->buffer_size, "CUPTI activity buffer size (e.g. 8m)");
+  cmd->add_option("--torch-allocator", request->torch_allocator,
+                  "async: PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (one record per tensor) "
+                  "unless already set")
+      ->check(CLI::IsMember({"async", "native"}));
+  cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so");
+  cmd->add_flag("--analyze", request->analyze, "analyze each new trace and print the floor table");
+  cmd->add_flag("-q,--quiet", request->quiet, "no notes on stderr");
+  cmd->add_option("command", request->command, "the program and its arguments (after --)")
+      ->required();
+  cmd->prefix_command();
+  cmd->callback([cmd, request, &exit_code] {
+    for (const std::string& extra : cmd->remaining()) request->command.push_back(extra);
+    exit_code = runTraced(*request);
+  });
+}
+
+}  // namespace memfloor::cli

@@ -1,0 +1,37 @@
+// memfloor run: runs a program under the CUPTI hook, one trace per process in a directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memfloor::cli {
+
+struct RunRequest {
+  std::vector<std::string> command;     // the program and its arguments
+  std::string output_dir = "memfloor-out";
+  std::string stacks = "native";        // none | native
+  std::string iteration_pattern;        // empty: the analysis default
+  std::string buffer_size;              // empty: the hook's default (8m)
+  std::string torch_allocator;          // empty | async | native
+  std::string hook_path;                // empty: MEMFLOOR_HOOK, then next to the executable
+  bool analyze = false;
+  bool quiet = false;
+};
+
+// The environment the traced program gets: `base` ("NAME=value" entries) with the injection
+// variables set. `notes` collects lines for the user (what was set or left alone, and why).
+std::vector<std::string> tracedEnvironment(const RunRequest& request, const std::string& hook,
+                                           const std::string& output_dir,
+                                           const std::vector<std::string>& base,
+                                           std::vector<std::string>& notes);
+
+// Finds libmemfloor_hook.so: the explicit path, $MEMFLOOR_HOOK, then next to the memfloor binary
+// (<exe dir>, ../runtime_hook in the build tree, ../lib when installed). Empty if none exists.
+std::string findHook(const std::string& explicit_path);
+
+// Runs the request; returns the program's exit code (128 + signal when a signal ended it), or
+// kExitError when the hook is missing or the program cannot be started. Throws memfloor::Error
+// for bad arguments.
+int runTraced(const RunRequest& request);
+
+}  // namespace memfloor::cli

@@ -1,0 +1,78 @@
+// memfloor trace from-text / to-text: convert between the binary trace and its text form.
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/trace_input.h"
+#include "trace/error.h"
+#include "trace/reader.h"
+#include "trace/sink.h"
+#include "trace/text.h"
+
+namespace memfloor::cli {
+namespace {
+
+struct ConvertRequest {
+  std::string input;
+  std::string output;  // "-" or empty: standard output (to-text only)
+};
+
+int fromText(const ConvertRequest& request) {
+  std::ifstream in(request.input);
+  if (!in) throw Error(fmt::format("{}: cannot open", request.input));
+  std::vector<uint8_t> bytes = encodeTextTrace(in, request.input);
+  int fd = trace::FileSink::createExclusive(request.output.c_str());
+  if (fd < 0) {
+    throw Error(fmt::format("{}: cannot create (it must not exist yet): {}", request.output,
+                            std::strerror(errno)));
+  }
+  trace::FileSink sink(fd);
+  if (!sink.write(bytes.data(), bytes.size())) {
+    throw Error(fmt::format("{}: write failed: {}", request.output, std::strerror(errno)));
+  }
+  return kExitOk;
+}
+
+int toText(const ConvertRequest& request) {
+  trace::FileSource source(request.input);
+  trace::FileOrderReader reader(source);
+  std::ofstream file;
+  if (!request.output.empty() && request.output != "-") {
+    file.open(request.output);
+    if (!file) throw Error(fmt::format("{}: cannot create", request.output));
+  }
+  std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
+  trace::Record record;
+  while (reader.next(record)) trace::writeText(out, record);
+  out.flush();
+  if (!out) throw Error(fmt::format("{}: write failed", request.output));
+  if (reader.end().ending != trace::Ending::kTrailer) {
+    fmt::print(stderr, "memfloor: warning: {}: {}\n", request.input, trace::describe(reader.end()));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void addTraceCommand(CLI::App& app, int& exit_code) {
+  CLI::App* trace_cmd = app.add_subcommand("trace", "Convert traces between binary and text form");
+  trace_cmd->require_subcommand(1);
+
+  auto from = std::make_shared<ConvertRequest>();
+  CLI::App* from_cmd = trace_cmd->add_subcommand("from-text", "text form -> binary trace");
+  from_cmd->add_option("input", from->input, "text trace")->required();
+  from_cmd->add_option("-o,--output", from->output, "binary trace to create")->required();
+  from_cmd->callback([from, &exit_code] { exit_code = fromText(*from); });
+
+  auto to = std::make_shared<ConvertRequest>();
+  CLI::App* to_cmd = trace_cmd->add_subcommand("to-text", "binary trace -> text form");
+  to_cmd->add_option("input", to->input, "binary trace")->required();
+  to_cmd->add_option("-o,--output", to->output, "text file (default: standard output)");
+  to_cmd->callback([to, &exit_code] { exit_code = toText(*to); });
+}
+
+}  // namespace memfloor::cli

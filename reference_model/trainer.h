@@ -1,0 +1,52 @@
+// The training loop: NVTX `iteration N` ranges, the schedule, Adam, and a synchronised idle window.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+#include "combined_1f1b.h"
+#include "config.h"
+#include "gpt_model.h"
+#include "optimizer.h"
+#include "pipeline_executor.h"
+
+namespace refmodel {
+
+class Context;
+
+struct IterationStats {
+  int iteration = 0;
+  float loss = 0.f;
+  float eval_loss = 0.f;                 // NaN-free only with --eval
+  std::int64_t live_at_end = 0;          // live bytes right after the iteration (synchronised)
+  std::int64_t idle_floor = 0;           // min live bytes over the idle window (own counter)
+  std::int64_t peak = 0;                 // peak live bytes during the iteration
+  int layers_holding_manager = 0;        // layers whose mlp_norm_manager_ is set in the window
+  std::int64_t loss_node_held_max = 0;   // combined schedule: max loss-node bytes at backward end
+  std::int64_t backward_end_live_max = 0;  // combined schedule: max live bytes at backward end
+  double step_ms = 0.0;
+};
+
+class Trainer {
+ public:
+  Trainer(Context& ctx, const Config& config);
+  IterationStats runIteration(int iteration);
+  // Runs all iterations, printing one line per iteration (and the config first) to `out`.
+  std::vector<IterationStats> run(std::ostream& out);
+  std::int64_t persistentBytes() const { return persistent_bytes_; }
+
+ private:
+  std::vector<MicroBatchData> makeData(int iteration);
+  float evaluate();
+
+  Context& ctx_;
+  Config config_;
+  std::vector<std::unique_ptr<GptModel>> stages_;
+  std::vector<std::unique_ptr<AdamOptimizer>> optimizers_;
+  std::unique_ptr<CombinedOneFOneB> combined_;
+  std::int64_t persistent_bytes_ = 0;
+};
+
+}  // namespace refmodel

@@ -1,0 +1,142 @@
+// Analysis: the replay (per-record dispatch, pairing, iteration boundaries).
+#include "reports/analysis.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace memfloor::reports {
+namespace {
+
+MemoryKey keyOf(const trace::MemoryEvent& e) {
+  // Kinds are a file-format enum: a value this build does not know is "unknown", not a crash.
+  bool known = static_cast<uint8_t>(e.kind) < trace::kMemoryKindCount;
+  return {e.device, known ? e.kind : trace::MemoryKind::kUnknown};
+}
+
+}  // namespace
+
+Analysis::Analysis(AnalysisOptions options)
+    : options_(std::move(options)),
+      tracker_(options_.iteration_pattern),
+      retention_(options_.top_sites) {}
+
+void Analysis::add(const trace::Record& record) {
+  assert(!finished_ && "add after finish");
+  ++records_.total;
+  std::visit([this](const auto& r) { on(r); }, record);
+}
+
+void Analysis::on(const trace::Alloc& a) {
+  noteTime(a.timestamp);
+  ++records_.allocs;
+  uint16_t slot = timeline_.slotFor(keyOf(a));
+  LiveAlloc alloc;
+  alloc.address = a.address;
+  alloc.size = a.size;
+  alloc.site = retention_.siteFor(slot, a.stack);
+  alloc.first_window = birth_window_;
+  alloc.slot = slot;
+  alloc.flags = birth_flags_;
+  LiveAlloc replaced;
+  // The replaced allocation is closed first: its lost free happened before this allocation.
+  if (live_.open(alloc, replaced)) close(replaced);
+  timeline_.onAlloc(slot, a.size, a.timestamp);
+  retention_.onAlloc(alloc);
+}
+
+void Analysis::on(const trace::Free& f) {
+  noteTime(f.timestamp);
+  ++records_.frees;
+  uint16_t slot = timeline_.findSlot(keyOf(f));
+  if (slot == kNoSlot) {
+    live_.unmatchedFree(f.size);
+    return;
+  }
+  LiveAlloc closed;
+  if (live_.close(slot, f.address, f.size, closed)) close(closed);
+}
+
+void Analysis::close(const LiveAlloc& alloc) {
+  timeline_.onFree(alloc.slot, alloc.size);
+  retention_.onFree(alloc);
+}
+
+void Analysis::on(const trace::PoolEvent& p) {
+  noteTime(p.timestamp);
+  ++records_.pool_events;
+}
+
+void Analysis::on(const trace::Marker& m) {
+  noteTime(m.timestamp);
+  ++records_.markers;
+  switch (tracker_.onMarker(m, symbols_)) {
+    case Boundary::kBegin: beginIteration(); break;
+    case Boundary::kEnd: endIteration(); break;
+    case Boundary::kNone: break;
+  }
+}
+
+void Analysis::on(const trace::Dropped& d) {
+  (d.source == trace::DropSource::kWriter ? dropped_writer_ : dropped_cupti_) += d.count;
+}
+
+void Analysis::on(const trace::Trailer& t) {
+  trailer_end_ns_ = std::max(trailer_end_ns_, t.end_timestamp);
+}
+
+// Iteration i (0-based) has begun: started() == i + 1. What is allocated during it can first be
+// retained in window i; it is persistent when i precedes the first counted iteration.
+void Analysis::beginIteration() {
+  uint32_t started = tracker_.started();
+  if (started > 1) retention_.endWindow();
+  timeline_.beginIteration();
+  birth_window_ = started - 1;
+  birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
+}
+
+// Iteration i has ended; window i begins. What is allocated in it belongs to window i + 1 on, and
+// is persistent while iteration `warmup` has not begun.
+void Analysis::endIteration() {
+  uint32_t started = tracker_.started();
+  timeline_.endIteration();
+  retention_.beginWindow(started - 1);
+  birth_window_ = started;
+  birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
+}
+
+Report Analysis::finish(const TraceInput& input) {
+  assert(!finished_ && "finish called twice");
+  finished_ = true;
+  uint64_t end_ns = std::max(last_ns_, trailer_end_ns_);
+  if (tracker_.finish(end_ns)) endIteration();
+  if (tracker_.started() > 0) retention_.endWindow();
+  timeline_.finish();
+
+  Report report;
+  report.tool_version = std::string(toolVersion());
+  report.input = input;
+  report.first_ns = first_ns_;
+  report.end_ns = end_ns;
+  report.records = records_;
+  report.iteration_pattern = options_.iteration_pattern;
+  report.warmup_iterations = options_.warmup_iterations;
+  fillMetadata(report);
+
+  // Report rows are ordered by (device, kind), not by first appearance.
+  std::vector<uint16_t> order(timeline_.slotCount());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint16_t>(i);
+  std::sort(order.begin(), order.end(), [this](uint16_t a, uint16_t b) {
+    const MemoryKey& x = timeline_.slot(a).key;
+    const MemoryKey& y = timeline_.slot(b).key;
+    return x.device != y.device ? x.device < y.device : x.kind < y.kind;
+  });
+  for (uint16_t s : order) {
+    const SlotTimeline& t = timeline_.slot(s);
+    report.memory.push_back({t.key, t.peak, t.peak_ns, t.live, t.allocated, t.freed});
+  }
+  fillIterations(report, order);
+  fillTrends(report, order);
+  return report;
+}
+
+}  // namespace memfloor::reports

@@ -1,0 +1,96 @@
+// Analysis: replays a trace's records into iterations, floors and retention (the Report).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/iteration_tracker.h"
+#include "reports/live_set.h"
+#include "reports/report.h"
+#include "reports/retention.h"
+#include "reports/symbols.h"
+#include "reports/timeline.h"
+#include "trace/records.h"
+
+namespace memfloor::reports {
+
+struct AnalysisOptions {
+  // ECMAScript regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
+  std::string iteration_pattern{kDefaultIterationPattern};
+  uint32_t warmup_iterations = 0;  // excluded from trends; what they allocate counts as persistent
+  uint32_t top_sites = 10;         // retaining sites listed per idle window
+};
+
+// A four-verb aggregator in the memray style: construct, add every record, finish once.
+// Records must come in timestamp order (trace::TimeOrderReader guarantees it; definitions before
+// the timed records that use them). Memory is proportional to the live allocations, the interned
+// data and the per-iteration summaries, never to the number of events. add() does O(1) work per
+// event; iteration boundaries cost O(slots + sites).
+class Analysis {
+ public:
+  // Throws memfloor::Error when the iteration pattern is not a valid regex.
+  explicit Analysis(AnalysisOptions options);
+
+  // Throws memfloor::Error only on a trace no analysis can hold (more than Timeline::kMaxSlots
+  // device/memory-kind pairs); every other oddity is counted in Report::anomalies.
+  void add(const trace::Record& record);
+
+  // Ends the replay at the last timestamp seen (or the trailer's, if later) and builds the report.
+  // Call once.
+  Report finish(const TraceInput& input);
+
+  // The seam for iterations found without markers (period detection): today, without any
+  // iteration marker, the report carries the whole-trace summary and iteration_source "unknown".
+
+ private:
+  void on(const trace::StringDef& r) { symbols_.add(r); }
+  void on(const trace::ModuleDef& r) { symbols_.add(r); }
+  void on(const trace::FrameDef& r) { symbols_.add(r); }
+  void on(const trace::StackDef& r) { symbols_.add(r); }
+  void on(const trace::ProcessInfo& r) { process_ = r, has_process_ = true; }
+  void on(const trace::DeviceInfo& r) { devices_.push_back(r); }
+  void on(const trace::Property& r) { properties_.push_back(r); }
+  void on(const trace::Alloc& r);
+  void on(const trace::Free& r);
+  void on(const trace::PoolEvent& r);
+  void on(const trace::Marker& r);
+  void on(const trace::Dropped& r);
+  void on(const trace::Trailer& r);
+
+  void noteTime(uint64_t timestamp) {
+    if (timestamp < last_ns_) ++out_of_order_;
+    if (!seen_time_) first_ns_ = timestamp, seen_time_ = true;
+    if (timestamp > last_ns_) last_ns_ = timestamp;
+  }
+  void close(const LiveAlloc& alloc);
+  void beginIteration();
+  void endIteration();
+  void fillMetadata(Report& report) const;
+  void fillIterations(Report& report, const std::vector<uint16_t>& order);
+  void fillTrends(Report& report, const std::vector<uint16_t>& order) const;
+
+  AnalysisOptions options_;
+  Symbols symbols_;
+  IterationTracker tracker_;
+  Timeline timeline_;
+  LiveSet live_;
+  Retention retention_;
+
+  // Attribution of an allocation made now (docs/design.md, "Retention").
+  uint32_t birth_window_ = 0;
+  uint8_t birth_flags_ = kBornPersistent;
+
+  bool has_process_ = false;
+  trace::ProcessInfo process_;
+  std::vector<trace::DeviceInfo> devices_;
+  std::vector<trace::Property> properties_;
+  uint64_t dropped_cupti_ = 0, dropped_writer_ = 0;
+  RecordCounts records_;
+  uint64_t out_of_order_ = 0;
+  bool seen_time_ = false;
+  uint64_t first_ns_ = 0, last_ns_ = 0, trailer_end_ns_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace memfloor::reports

@@ -1,0 +1,113 @@
+// Analysis: assembling the Report from the replay's parts once the trace has ended.
+#include <algorithm>
+#include <set>
+
+#include "reports/analysis.h"
+#include "reports/trend.h"
+
+namespace memfloor::reports {
+
+void Analysis::fillMetadata(Report& report) const {
+  ProcessMeta& p = report.process;
+  p.present = has_process_;
+  if (has_process_) {
+    p.pid = process_.pid;
+    p.start_unix_ns = process_.start_unix_ns;
+    p.host = symbols_.string(process_.host);
+    p.command_line = symbols_.string(process_.command_line);
+    p.rank = process_.rank;
+    p.local_rank = process_.local_rank;
+    p.world_size = process_.world_size;
+  }
+  for (const trace::DeviceInfo& d : devices_) {
+    DeviceMeta meta{d.device, std::string(symbols_.string(d.name)), d.total_memory};
+    // A device described twice keeps its last description.
+    auto it = std::find_if(p.devices.begin(), p.devices.end(),
+                           [&](const DeviceMeta& m) { return m.device == d.device; });
+    if (it == p.devices.end()) {
+      p.devices.push_back(std::move(meta));
+    } else {
+      *it = std::move(meta);
+    }
+  }
+  std::sort(p.devices.begin(), p.devices.end(),
+            [](const DeviceMeta& a, const DeviceMeta& b) { return a.device < b.device; });
+  for (const trace::Property& prop : properties_) {
+    p.properties[std::string(symbols_.string(prop.key))] = symbols_.string(prop.value);
+  }
+
+  report.dropped_cupti = dropped_cupti_;
+  report.dropped_writer = dropped_writer_;
+  Anomalies& a = report.anomalies;
+  a.unmatched_frees = live_.stats().unmatched_frees;
+  a.double_allocations = live_.stats().double_allocations;
+  a.size_mismatches = live_.stats().size_mismatches;
+  a.unmatched_range_ends = tracker_.unmatchedEnds();
+  a.unclosed_ranges = tracker_.unclosedRanges();
+  a.out_of_order_records = out_of_order_;
+}
+
+void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order) {
+  const std::vector<IterationSpan>& spans = tracker_.iterations();
+  report.iteration_source = spans.empty() ? IterationSource::kUnknown : IterationSource::kMarkers;
+  std::vector<RetainedWindow> retained = retention_.finish(live_, timeline_.slotCount());
+  std::set<trace::StackId> stacks;
+
+  for (size_t i = 0; i < spans.size(); ++i) {
+    IterationRow& row = report.iterations.emplace_back();
+    row.index = static_cast<uint32_t>(i + 1);
+    row.name = spans[i].name;
+    row.start_ns = spans[i].start_ns;
+    row.end_ns = spans[i].end_ns;
+    row.complete = spans[i].complete;
+    row.warmup = i < options_.warmup_iterations;
+    row.idle_start_ns = spans[i].end_ns;
+    row.idle_final = i + 1 == spans.size();
+    row.idle_end_ns = row.idle_final ? report.end_ns : spans[i + 1].start_ns;
+    for (uint16_t s : order) {
+      const SlotTimeline& t = timeline_.slot(s);
+      const Phase& it = t.iterations[i];
+      const Phase& w = t.windows[i];
+      IterationMemory& m = row.memory.emplace_back();
+      m.key = t.key;
+      m.live_at_start = it.live_at_start;
+      m.live_at_end = it.live_at_end;
+      m.peak = it.peak;
+      m.floor = it.floor;
+      m.allocated = it.allocated;
+      m.freed = it.freed;
+      m.idle = {w.floor, w.peak, w.live_at_end, w.allocated, w.freed, retained[i].per_slot[s]};
+    }
+    for (const auto& [site_index, tally] : retained[i].top) {
+      const Site& site = retention_.site(site_index);
+      row.top_sites.push_back(
+          {timeline_.slot(site.slot).key, site.stack, symbols_.where(site.stack), tally});
+      if (site.stack != trace::kNoId) stacks.insert(site.stack);
+    }
+  }
+  for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
+}
+
+// Trends fit the idle floors of the counted windows that another iteration ends: the final
+// window ends with the trace (teardown, or a kill) and says nothing about growth per iteration.
+void Analysis::fillTrends(Report& report, const std::vector<uint16_t>& order) const {
+  size_t windows = report.iterations.size();
+  size_t first = std::min<size_t>(options_.warmup_iterations, windows);
+  size_t last = windows == 0 ? 0 : windows - 1;  // exclusive: drops the final window
+  std::vector<uint64_t> floors;
+  bool any_stable = false, any_growing = false;
+  for (uint16_t s : order) {
+    const SlotTimeline& t = timeline_.slot(s);
+    floors.clear();
+    for (size_t i = first; i < last; ++i) floors.push_back(t.windows[i].floor);
+    Trend trend = fitTrend(t.key, floors, static_cast<uint32_t>(first + 1));
+    any_stable |= trend.verdict == TrendVerdict::kStable;
+    any_growing |= trend.verdict == TrendVerdict::kGrowing;
+    report.trends.push_back(trend);
+  }
+  report.verdict = any_growing  ? TrendVerdict::kGrowing
+                   : any_stable ? TrendVerdict::kStable
+                                : TrendVerdict::kUnknown;
+}
+
+}  // namespace memfloor::reports

@@ -1,0 +1,110 @@
+// IterationTracker: range bookkeeping and the cached name match.
+#include "reports/iteration_tracker.h"
+
+#include "trace/error.h"
+
+namespace memfloor::reports {
+
+using trace::MarkerType;
+
+IterationTracker::IterationTracker(std::string_view pattern) {
+  try {
+    pattern_ = std::regex(pattern.begin(), pattern.end(),
+                          std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    throw Error("invalid iteration pattern '" + std::string(pattern) + "': " + e.what());
+  }
+}
+
+bool IterationTracker::matches(std::string_view name) const {
+  return std::regex_match(name.begin(), name.end(), pattern_);
+}
+
+bool IterationTracker::matches(trace::StringId name, const Symbols& symbols) {
+  if (auto it = match_cache_.find(name); it != match_cache_.end()) return it->second;
+  std::string_view text = symbols.string(name);
+  bool result = !text.empty() && matches(text);
+  // An id whose definition has not arrived yet is not cached: it may still be defined.
+  if (!text.empty()) match_cache_.emplace(name, result);
+  return result;
+}
+
+Boundary IterationTracker::open(bool matching, const trace::Marker& marker,
+                                const Symbols& symbols) {
+  if (!matching) return Boundary::kNone;
+  if (depth_++ > 0) return Boundary::kNone;
+  spans_.push_back({std::string(symbols.string(marker.name)), marker.thread, marker.timestamp,
+                    marker.timestamp, false});
+  return Boundary::kBegin;
+}
+
+Boundary IterationTracker::close(bool matching, const trace::Marker& marker) {
+  if (!matching) return Boundary::kNone;
+  if (--depth_ > 0) return Boundary::kNone;
+  spans_.back().end_ns = marker.timestamp;
+  spans_.back().complete = true;
+  return Boundary::kEnd;
+}
+
+Boundary IterationTracker::onMarker(const trace::Marker& marker, const Symbols& symbols) {
+  switch (marker.type) {
+    case MarkerType::kPush: {
+      bool matching = matches(marker.name, symbols);
+      pushes_[marker.thread].push_back(matching);
+      return open(matching, marker, symbols);
+    }
+    case MarkerType::kPop: {
+      auto it = pushes_.find(marker.thread);
+      if (it == pushes_.end() || it->second.empty()) {
+        ++unmatched_ends_;
+        return Boundary::kNone;
+      }
+      bool matching = it->second.back();
+      it->second.pop_back();
+      if (it->second.empty()) pushes_.erase(it);
+      return close(matching, marker);
+    }
+    case MarkerType::kStart: {
+      bool matching = matches(marker.name, symbols);
+      auto [it, inserted] = starts_.try_emplace(marker.id, matching);
+      if (!inserted) {
+        // The same id started again before its end: the earlier range never got one. Close it
+        // here so that a lost end cannot hold an iteration open for the rest of the trace.
+        ++unclosed_ranges_;
+        bool was_matching = it->second;
+        it->second = matching;
+        if (was_matching && matching) return Boundary::kNone;  // one iteration continues
+        Boundary b = close(was_matching, marker);
+        return b == Boundary::kNone ? open(matching, marker, symbols) : b;
+      }
+      return open(matching, marker, symbols);
+    }
+    case MarkerType::kEnd: {
+      auto it = starts_.find(marker.id);
+      if (it == starts_.end()) {
+        ++unmatched_ends_;
+        return Boundary::kNone;
+      }
+      bool matching = it->second;
+      starts_.erase(it);
+      return close(matching, marker);
+    }
+    case MarkerType::kInstant:
+      return Boundary::kNone;
+  }
+  return Boundary::kNone;
+}
+
+bool IterationTracker::finish(uint64_t end_ns) {
+  for (const auto& [thread, stack] : pushes_) unclosed_ranges_ += stack.size();
+  unclosed_ranges_ += starts_.size();
+  pushes_.clear();
+  starts_.clear();
+  if (depth_ == 0) return false;
+  depth_ = 0;
+  spans_.back().end_ns = end_ns;
+  spans_.back().complete = false;
+  return true;
+}
+
+}  // namespace memfloor::reports

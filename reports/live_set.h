@@ -1,0 +1,103 @@
+// LiveSet: the allocations live right now, keyed by (timeline slot, address); pairs frees with them.
+#pragma once
+
+#include <cstdint>
+
+#include "reports/flat_table.h"
+#include "reports/report.h"
+
+namespace memfloor::reports {
+
+inline constexpr uint16_t kNoSlot = 0xFFFF;  // marks an empty LiveAlloc; real slots are smaller
+
+inline constexpr uint8_t kBornPersistent = 1;  // allocated before the first counted iteration
+
+// One live allocation: 32 bytes, so two share a cache line.
+struct LiveAlloc {
+  uint64_t address = 0;
+  uint64_t size = 0;
+  uint32_t site = 0;          // Retention's site index (stack + slot)
+  uint32_t first_window = 0;  // the first idle window it can be retained in (docs/design.md)
+  uint16_t slot = kNoSlot;    // Timeline's (device, memory kind) slot
+  uint8_t flags = 0;          // kBorn*
+
+  struct Key {
+    uint64_t address;
+    uint16_t slot;
+    bool operator==(const Key&) const = default;
+  };
+  Key key() const { return {address, slot}; }
+  void setKey(const Key& k) {
+    address = k.address;
+    slot = k.slot;
+  }
+  bool empty() const { return slot == kNoSlot; }
+  static uint64_t hash(const Key& k) {
+    return mixHash(k.address ^ (static_cast<uint64_t>(k.slot) << 48));
+  }
+};
+
+// What pairing found wrong, counted instead of thrown.
+struct PairingStats {
+  Tally unmatched_frees;
+  Tally double_allocations;
+  uint64_t size_mismatches = 0;
+};
+
+// Pairs frees with allocations at the same (slot, address). A free with no live allocation is an
+// unmatched free. An allocation at an address that is already live is a double allocation: the
+// older one is closed (handed back through `replaced`) and the newer one takes the address, because
+// the driver never hands out a live address twice, so the older one's free was lost (dropped
+// records). Closing it keeps live bytes from growing without bound when frees go missing.
+class LiveSet {
+ public:
+  // Opens `alloc` (key, size and attribution filled in by the caller). Returns true and copies the
+  // allocation it closed into `replaced` when the address was already live.
+  bool open(const LiveAlloc& alloc, LiveAlloc& replaced) {
+    bool inserted = false;
+    LiveAlloc& entry = table_.findOrInsert(alloc.key(), inserted);
+    bool was_live = !inserted;
+    if (was_live) {
+      replaced = entry;
+      stats_.double_allocations.add(entry.size);
+    }
+    entry = alloc;
+    return was_live;
+  }
+
+  // Closes the allocation at (slot, address) and copies it into `closed`; false (an unmatched
+  // free, counted with free_size) when none is live. The allocation's own size is what counts; a
+  // free_size of 0 means "not recorded" and is no mismatch.
+  bool close(uint16_t slot, uint64_t address, uint64_t free_size, LiveAlloc& closed) {
+    LiveAlloc* entry = table_.find({address, slot});
+    if (entry == nullptr) {
+      stats_.unmatched_frees.add(free_size);
+      return false;
+    }
+    if (free_size != 0 && entry->size != free_size) ++stats_.size_mismatches;
+    closed = *entry;
+    table_.erase(*entry);
+    return true;
+  }
+
+  // A free on a (device, kind) that never had an allocation.
+  void unmatchedFree(uint64_t free_size) { stats_.unmatched_frees.add(free_size); }
+
+  const LiveAlloc* find(uint16_t slot, uint64_t address) {
+    return table_.find({address, slot});
+  }
+  size_t size() const { return table_.size(); }
+  size_t capacity() const { return table_.capacity(); }
+  const PairingStats& stats() const { return stats_; }
+
+  template <typename F>
+  void forEach(F&& f) const {
+    table_.forEach(f);
+  }
+
+ private:
+  FlatTable<LiveAlloc> table_;
+  PairingStats stats_;
+};
+
+}  // namespace memfloor::reports

@@ -1,0 +1,149 @@
+// The human table: header lines, one row per iteration and memory, trends, top sites.
+#include "reports/report_table.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+namespace memfloor::reports {
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+
+std::string memoryLabel(const MemoryKey& key) {
+  return fmt::format("{}:{}", key.device, kindName(key.kind));
+}
+
+void header(Out out, const Report& r) {
+  fmt::format_to(out, "trace: {} (format {}.{}, {})\n", r.input.path, r.input.major,
+                 r.input.minor, r.input.ending);
+  if (r.process.present) {
+    fmt::format_to(out, "process: pid {} on {}", r.process.pid,
+                   r.process.host.empty() ? "?" : r.process.host);
+    if (r.process.rank != trace::kUnknownRank) {
+      fmt::format_to(out, ", rank {}/{}", r.process.rank, r.process.world_size);
+    }
+    if (!r.process.command_line.empty()) fmt::format_to(out, ": {}", r.process.command_line);
+    out = '\n';
+  }
+  const Anomalies& a = r.anomalies;
+  if (r.dropped_cupti + r.dropped_writer > 0) {
+    fmt::format_to(out, "dropped records: {} by CUPTI, {} by the writer\n", r.dropped_cupti,
+                   r.dropped_writer);
+  }
+  if (a.unmatched_frees.count + a.double_allocations.count + a.size_mismatches > 0) {
+    fmt::format_to(out, "pairing: {} unmatched frees ({}), {} double allocations ({}), {} size "
+                   "mismatches\n", a.unmatched_frees.count, formatBytes(a.unmatched_frees.bytes),
+                   a.double_allocations.count, formatBytes(a.double_allocations.bytes),
+                   a.size_mismatches);
+  }
+  if (a.out_of_order_records > 0) {
+    fmt::format_to(out, "warning: {} records out of timestamp order\n", a.out_of_order_records);
+  }
+}
+
+void summary(Out out, const Report& r) {
+  fmt::format_to(out, "\n{:<12} {:>10} {:>10} {:>10} {:>10}\n", "memory", "peak", "at end",
+                 "allocs", "frees");
+  for (const MemorySummary& m : r.memory) {
+    fmt::format_to(out, "{:<12} {:>10} {:>10} {:>10} {:>10}\n", memoryLabel(m.key),
+                   formatBytes(m.peak), formatBytes(m.live_at_end), m.allocated.count,
+                   m.freed.count);
+  }
+}
+
+void iterationRows(Out out, const Report& r) {
+  fmt::format_to(out, "\n{:>5} {:<12} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", "iter", "memory",
+                 "peak", "idle floor", "persistent", "inter-iter", "leak", "top retaining site");
+  size_t n = r.iterations.size();
+  size_t half = kTableMaxIterations / 2;
+  for (size_t i = 0; i < n; ++i) {
+    if (n > kTableMaxIterations && i == half) {
+      fmt::format_to(out, "{:>5} ({} iterations not shown; the JSON has them)\n", "...",
+                     n - 2 * half);
+      i = n - half;
+    }
+    const IterationRow& row = r.iterations[i];
+    std::string mark = row.warmup ? "w" : (row.complete ? "" : "?");
+    for (const IterationMemory& m : row.memory) {
+      std::string site;
+      for (const RetainedSite& s : row.top_sites) {
+        if (s.key == m.key) {
+          site = fmt::format("{} ({})", s.where, toString(s.retained.dominant()));
+          break;
+        }
+      }
+      fmt::format_to(out, "{:>4}{:1} {:<12} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", row.index,
+                     mark, memoryLabel(m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
+                     formatBytes(m.idle.retained.persistent.bytes),
+                     formatBytes(m.idle.retained.inter_iteration.bytes),
+                     formatBytes(m.idle.retained.leak.bytes), site);
+    }
+  }
+  fmt::format_to(out, "(w: warm-up, ?: cut off by the end of the trace)\n");
+}
+
+void trends(Out out, const Report& r) {
+  fmt::format_to(out, "\nidle-floor trend: {}\n", toString(r.verdict));
+  for (const Trend& t : r.trends) {
+    if (t.points == 0) continue;
+    fmt::format_to(out, "  {:<12} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {})\n",
+                   memoryLabel(t.key), toString(t.verdict), t.slope_bytes_per_iteration,
+                   t.first_iteration, t.last_iteration, formatBytes(t.first_floor),
+                   formatBytes(t.last_floor));
+  }
+}
+
+// The last window another iteration ends is the steady state a user looks at; the final window
+// only when there is no other.
+void topSites(Out out, const Report& r) {
+  if (r.iterations.empty()) return;
+  const IterationRow& row =
+      r.iterations.size() >= 2 ? r.iterations[r.iterations.size() - 2] : r.iterations.back();
+  if (row.top_sites.empty()) return;
+  fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", row.index);
+  fmt::format_to(out, "  {:<12} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",
+                 "where");
+  for (const RetainedSite& s : row.top_sites) {
+    Tally total = s.retained.total();
+    fmt::format_to(out, "  {:<12} {:<16} {:>10} {:>7}  {}\n", memoryLabel(s.key),
+                   toString(s.retained.dominant()), formatBytes(total.bytes), total.count,
+                   s.where);
+  }
+}
+
+}  // namespace
+
+std::string formatBytes(uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes) / 1024;
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : 1, kUnits[unit]);
+}
+
+std::string formatTable(const Report& r) {
+  std::string text;
+  Out out(text);
+  header(out, r);
+  if (r.iteration_source == IterationSource::kUnknown) {
+    fmt::format_to(out, "iterations: unknown (no marker matches '{}'); whole-trace summary:\n",
+                   r.iteration_pattern);
+    summary(out, r);
+    return text;
+  }
+  fmt::format_to(out, "iterations: {} from markers", r.iterations.size());
+  if (r.warmup_iterations > 0) fmt::format_to(out, ", first {} warm-up", r.warmup_iterations);
+  out = '\n';
+  summary(out, r);
+  iterationRows(out, r);
+  trends(out, r);
+  topSites(out, r);
+  return text;
+}
+
+}  // namespace memfloor::reports

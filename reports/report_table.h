@@ -1,0 +1,19 @@
+// The compact human table `memfloor analyze` prints: per iteration idle floor, peak, retained.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "reports/report.h"
+
+namespace memfloor::reports {
+
+// Rows past this many iterations are elided in the middle (the JSON has them all).
+inline constexpr size_t kTableMaxIterations = 40;
+
+std::string formatTable(const Report& report);
+
+// "0 B", "512 B", "1.5 KiB", "20.0 MiB", "1.27 GiB": binary units, for people.
+std::string formatBytes(uint64_t bytes);
+
+}  // namespace memfloor::reports

@@ -1,0 +1,44 @@
+// Symbols: the trace's interned strings, modules, frames and stacks, resolved for the report.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "reports/report.h"
+#include "trace/records.h"
+
+namespace memfloor::reports {
+
+// Memory is proportional to the interned data, which the writer emits once per distinct value.
+// A later definition of the same id replaces the earlier one.
+class Symbols {
+ public:
+  void add(const trace::StringDef& def) { strings_[def.id] = def.text; }
+  void add(const trace::ModuleDef& def) { modules_[def.id] = def; }
+  void add(const trace::FrameDef& def) { frames_[def.id] = def; }
+  void add(const trace::StackDef& def) { stacks_[def.id] = def.frames; }
+
+  // "" for kNoId and for ids never defined.
+  std::string_view string(trace::StringId id) const;
+
+  // The frames of a stack, innermost first; unknown frame ids give an empty Frame.
+  Stack stack(trace::StackId id) const;
+
+  // One line naming a site: the innermost frame as "function (file:line)", "function",
+  // "module+0xoffset", or "(no stack)" / "(unknown stack N)".
+  std::string where(trace::StackId id) const;
+
+  static std::string render(const Frame& frame);
+
+ private:
+  Frame frame(trace::FrameId id) const;
+
+  std::unordered_map<trace::StringId, std::string> strings_;
+  std::unordered_map<trace::ModuleId, trace::ModuleDef> modules_;
+  std::unordered_map<trace::FrameId, trace::FrameDef> frames_;
+  std::unordered_map<trace::StackId, std::vector<trace::FrameId>> stacks_;
+};
+
+}  // namespace memfloor::reports

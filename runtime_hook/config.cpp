@@ -1,0 +1,91 @@
+// Reads the hook's settings from the environment.
+#include "runtime_hook/config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace memfloor::hook {
+
+bool parseByteSize(const char* text, uint64_t& out) {
+  if (text == nullptr || *text == '\0' || *text == '-') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text) return false;
+  unsigned shift = 0;
+  if (*end == 'k' || *end == 'K') shift = 10;
+  if (*end == 'm' || *end == 'M') shift = 20;
+  if (*end == 'g' || *end == 'G') shift = 30;
+  if (shift != 0) ++end;
+  if (*end != '\0' || value == 0) return false;
+  if (shift != 0 && value > (~0ull >> shift)) return false;
+  out = value << shift;
+  return true;
+}
+
+const char* toString(StackMode mode) { return mode == StackMode::kNative ? "native" : "none"; }
+
+namespace {
+
+void warn(std::string& warnings, const char* name, const char* value, const char* what) {
+  if (!warnings.empty()) warnings += '\n';
+  warnings += "memfloor: ignoring ";
+  warnings += name;
+  warnings += "='";
+  warnings += value;
+  warnings += "': ";
+  warnings += what;
+}
+
+}  // namespace
+
+Config readConfig(GetEnv get, void* context, std::string& warnings) {
+  Config config;
+  if (const char* v = get("MEMFLOOR_OUTPUT_DIR", context); v != nullptr && *v != '\0') {
+    config.output_dir = v;
+  }
+  if (const char* v = get("MEMFLOOR_STACKS", context); v != nullptr && *v != '\0') {
+    if (std::strcmp(v, "native") == 0) {
+      config.stacks = StackMode::kNative;
+    } else if (std::strcmp(v, "none") == 0) {
+      config.stacks = StackMode::kNone;
+    } else {
+      warn(warnings, "MEMFLOOR_STACKS", v, "expected none or native");
+    }
+  }
+  if (const char* v = get("MEMFLOOR_BUFFER_SIZE", context); v != nullptr && *v != '\0') {
+    uint64_t bytes = 0;
+    // CUPTI wants at least a few KiB; above 256 MiB one buffer is wasteful.
+    if (parseByteSize(v, bytes) && bytes >= (64u << 10) && bytes <= (256u << 20)) {
+      config.buffer_bytes = static_cast<uint32_t>(bytes);
+    } else {
+      warn(warnings, "MEMFLOOR_BUFFER_SIZE", v, "expected a size between 64k and 256m");
+    }
+  }
+  if (const char* v = get("MEMFLOOR_STACK_DEPTH", context); v != nullptr && *v != '\0') {
+    uint64_t depth = 0;
+    if (parseByteSize(v, depth) && depth <= 512) {
+      config.max_stack_depth = static_cast<uint32_t>(depth);
+    } else {
+      warn(warnings, "MEMFLOOR_STACK_DEPTH", v, "expected 1..512");
+    }
+  }
+  if (const char* v = get("MEMFLOOR_FLUSH_MS", context); v != nullptr && *v != '\0') {
+    uint64_t ms = 0;
+    if (parseByteSize(v, ms) && ms <= 3600000) {
+      config.flush_period_ms = static_cast<uint32_t>(ms);
+    } else {
+      warn(warnings, "MEMFLOOR_FLUSH_MS", v, "expected 1..3600000");
+    }
+  }
+  if (const char* v = get("MEMFLOOR_ITERATION_PATTERN", context); v != nullptr) {
+    config.iteration_pattern = v;
+  }
+  if (const char* v = get("MEMFLOOR_VERBOSE", context); v != nullptr) {
+    config.verbose = std::strcmp(v, "1") == 0;
+  }
+  return config;
+}
+
+}  // namespace memfloor::hook

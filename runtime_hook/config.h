@@ -1,0 +1,31 @@
+// The hook's settings, read once from the environment that `memfloor run` prepares.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace memfloor::hook {
+
+enum class StackMode : uint8_t { kNone, kNative };
+
+struct Config {
+  std::string output_dir = ".";       // MEMFLOOR_OUTPUT_DIR
+  StackMode stacks = StackMode::kNone;  // MEMFLOOR_STACKS=none|native
+  uint32_t buffer_bytes = 8u << 20;   // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
+  uint32_t max_stack_depth = 64;      // MEMFLOOR_STACK_DEPTH
+  uint32_t flush_period_ms = 1000;    // MEMFLOOR_FLUSH_MS: CUPTI delivers records at least this often
+  std::string iteration_pattern;      // MEMFLOOR_ITERATION_PATTERN, recorded as a property
+  bool verbose = false;               // MEMFLOOR_VERBOSE=1: one stderr line with the trace path
+};
+
+// Reads the settings through get (getenv in the hook, a map in tests). Bad values fall back to
+// the default and add a line to `warnings` (one line each, no trailing newline).
+using GetEnv = const char* (*)(const char* name, void* context);
+Config readConfig(GetEnv get, void* context, std::string& warnings);
+
+// Parses "8388608", "512k", "8m", "1g" (binary units). False on junk, zero or overflow.
+bool parseByteSize(const char* text, uint64_t& out);
+
+const char* toString(StackMode mode);
+
+}  // namespace memfloor::hook

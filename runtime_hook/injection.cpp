@@ -1,0 +1,60 @@
+// The hook's exported entry points: InitializeInjection (CUDA_INJECTION64_PATH),
+// InitializeInjectionNvtx2 (NVTX_INJECTION64_PATH, forwarded to CUPTI) and the markers C API.
+// Everything else in libmemfloor_hook.so is hidden (runtime_hook/exports.map).
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "include/memfloor/markers.h"
+#include "runtime_hook/session.h"
+
+namespace {
+
+using NvtxInit = int (*)(void*);
+
+}  // namespace
+
+extern "C" {
+
+// Called by the CUDA driver at cuInit. Returns 1 in every case: a tracer that cannot trace must
+// not make the host fail (the driver ignores the value, but be explicit).
+__attribute__((visibility("default"))) int InitializeInjection(void) {
+  try {
+    memfloor::hook::Session::start();
+  } catch (...) {
+    std::fprintf(stderr, "memfloor: internal error while starting; this process runs on untraced\n");
+  }
+  return 1;
+}
+
+// NVTX loads the library named by NVTX_INJECTION64_PATH at the program's first NVTX call and
+// calls this. `memfloor run` points it at the hook, which hands NVTX over to CUPTI (the hook's own
+// dependency, so no second path to find): CUPTI then reports ranges to the hook's NVTX callbacks.
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table) {
+  void* cupti = dlopen("libcupti.so." MEMFLOOR_CUPTI_MAJOR, RTLD_LAZY | RTLD_NOLOAD);
+  if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_LAZY | RTLD_NOLOAD);
+  if (cupti == nullptr) {
+    std::fprintf(stderr, "memfloor: libcupti is not loaded; NVTX ranges are not recorded\n");
+    return 0;
+  }
+  auto init = reinterpret_cast<NvtxInit>(dlsym(cupti, "InitializeInjectionNvtx2"));
+  if (init == nullptr) {
+    std::fprintf(stderr, "memfloor: libcupti has no NVTX injection; NVTX ranges are not recorded\n");
+    return 0;
+  }
+  return init(get_export_table);
+}
+
+__attribute__((visibility("default"))) int memfloor_marker_v1(int type, const char* name,
+                                                                uint64_t id) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    if (session == nullptr || type < 0 || type > 4) return 0;
+    return session->marker(static_cast<memfloor::trace::MarkerType>(type), name, id) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,630 @@
+// The hook's CUPTI session.
+#define NVTX_NO_IMPL
+#include "runtime_hook/session.h"
+
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtSync.h>
+#include <generated_nvtx_meta.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
+
+#include "runtime_hook/exit_flush.h"
+#include "runtime_hook/translate.h"
+
+namespace memfloor::hook {
+
+namespace {
+
+constexpr const char* kHookVersion = "1";
+
+std::atomic<Session*> g_session{nullptr};  // the one session; never freed
+std::atomic<bool> g_forked_child{false};
+
+const char* getEnv(const char* name, void*) { return std::getenv(name); }
+
+uint64_t threadId() {
+  thread_local uint64_t tid = static_cast<uint64_t>(::syscall(SYS_gettid));
+  return tid;
+}
+
+uint64_t now() {
+  uint64_t ts = 0;
+  if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) return 0;
+  return ts;
+}
+
+std::string resultName(CUptiResult result) {
+  const char* text = nullptr;
+  if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) {
+    return "CUPTI error " + std::to_string(static_cast<int>(result));
+  }
+  return text;
+}
+
+// Every CUPTI call goes through here: one stderr line naming the call and the result.
+bool check(CUptiResult result, const char* call, const char* consequence) {
+  if (result == CUPTI_SUCCESS) return true;
+  std::fprintf(stderr, "memfloor: %s failed: %s; %s\n", call, resultName(result).c_str(),
+               consequence);
+  return false;
+}
+
+constexpr const char* kUntraced = "this process runs on untraced";
+
+void CUPTIAPI callbackTrampoline(void* userdata, CUpti_CallbackDomain domain,
+                                 CUpti_CallbackId cbid, const void* data) {
+  if (g_forked_child.load(std::memory_order_relaxed)) return;
+  static_cast<Session*>(userdata)->onCallback(domain, cbid, data);
+}
+
+void CUPTIAPI bufferRequestedTrampoline(uint8_t** buffer, size_t* size, size_t* max_records) {
+  Session* session = g_session.load(std::memory_order_acquire);
+  if (session != nullptr) {
+    session->onBufferRequested(buffer, size, max_records);
+  } else {
+    *buffer = nullptr;
+    *size = 0;
+    *max_records = 0;
+  }
+}
+
+void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t stream, uint8_t* buffer,
+                                        size_t size, size_t valid) {
+  (void)size;
+  Session* session = g_session.load(std::memory_order_acquire);
+  if (session != nullptr && !g_forked_child.load(std::memory_order_relaxed)) {
+    session->onBufferCompleted(context, stream, buffer, valid);
+  }
+  std::free(buffer);
+}
+
+void flushTrampoline(bool final, void* context) { static_cast<Session*>(context)->flush(final); }
+
+// Driver entry points whose calls we join to MEMORY2 records (stacks and threads).
+constexpr CUpti_CallbackId kAllocCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
+};
+constexpr CUpti_CallbackId kFreeCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
+};
+// VMM: always traced through callbacks (MEMORY2 may say nothing about mappings).
+constexpr CUpti_CallbackId kVmmCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuMemCreate, CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
+    CUPTI_DRIVER_TRACE_CBID_cuMemMap,    CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
+    CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess,
+};
+// Context teardown (cudaDeviceReset): seal what CUPTI delivered for the context.
+constexpr CUpti_CallbackId kTeardownCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
+};
+
+template <size_t N>
+bool contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId id) {
+  for (CUpti_CallbackId x : ids) {
+    if (x == id) return true;
+  }
+  return false;
+}
+
+void onForkChild() {
+  g_forked_child.store(true, std::memory_order_relaxed);
+  disableExitFlush();
+}
+
+std::string fromWide(const wchar_t* text) {
+  std::string out;
+  if (text == nullptr) return out;
+  for (; *text != 0 && out.size() < 4096; ++text) {
+    out += (*text > 0 && *text < 128) ? static_cast<char>(*text) : '?';
+  }
+  return out;
+}
+
+}  // namespace
+
+void disableInForkedChild() { onForkChild(); }
+
+Session* Session::current() {
+  if (g_forked_child.load(std::memory_order_relaxed)) return nullptr;
+  return g_session.load(std::memory_order_acquire);
+}
+
+Session::Session(Config config, ProcessFacts facts)
+    : config_(std::move(config)),
+      facts_(std::move(facts)),
+      stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
+
+Session* Session::start() {
+  if (g_session.load() != nullptr) return g_session.load();
+  std::string warnings;
+  Config config = readConfig(getEnv, nullptr, warnings);
+  if (!warnings.empty()) std::fprintf(stderr, "%s\n", warnings.c_str());
+  // Leaked on purpose: CUPTI may call back from its own threads until the process is gone.
+  auto* session = new Session(std::move(config), readProcessFacts(getEnv, nullptr));
+  if (!session->subscribe()) return nullptr;
+  return session;
+}
+
+bool Session::openTrace() {
+  if (::mkdir(config_.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "memfloor: cannot create output directory %s: %s; %s\n",
+                 config_.output_dir.c_str(), std::strerror(errno), kUntraced);
+    return false;
+  }
+  int fd = createTraceFile(config_.output_dir, facts_, path_);
+  if (fd < 0) {
+    std::fprintf(stderr, "memfloor: cannot create trace file %s: %s; %s\n", path_.c_str(),
+                 std::strerror(errno), kUntraced);
+    return false;
+  }
+  output_ = std::make_unique<TraceOutput>(std::make_unique<trace::FileSink>(fd),
+                                          trace::Writer::kDefaultChunkBytes);
+  if (!output_->begin()) {
+    std::fprintf(stderr, "memfloor: cannot write trace file %s: %s; %s\n", path_.c_str(),
+                 std::strerror(errno), kUntraced);
+    return false;
+  }
+  if (config_.verbose) std::fprintf(stderr, "memfloor: tracing to %s\n", path_.c_str());
+  return true;
+}
+
+void Session::writeMetadata() {
+  TraceOutput::Batch batch(*output_);
+  timespec wall{};
+  ::clock_gettime(CLOCK_REALTIME, &wall);
+  trace::ProcessInfo info;
+  info.pid = facts_.pid;
+  info.start_unix_ns = static_cast<uint64_t>(wall.tv_sec) * 1000000000ull +
+                       static_cast<uint64_t>(wall.tv_nsec);
+  info.host = batch.intern(facts_.host);
+  info.command_line = batch.intern(facts_.command_line);
+  info.rank = facts_.rank;
+  info.local_rank = facts_.local_rank;
+  info.world_size = facts_.world_size;
+  batch.write(trace::Record{info});
+  auto property = [&batch](std::string_view key, std::string_view value) {
+    batch.write(trace::Record{trace::Property{batch.intern(key), batch.intern(value)}});
+  };
+  uint32_t cupti_version = 0;
+  cuptiGetVersion(&cupti_version);
+  property("hook.version", kHookVersion);
+  property("hook.stacks", toString(config_.stacks));
+  property("hook.buffer_size", std::to_string(config_.buffer_bytes));
+  property("hook.cupti_api_version", std::to_string(cupti_version));
+  property("hook.start_timestamp", std::to_string(now()));
+  if (!config_.iteration_pattern.empty()) {
+    property("hook.iteration_pattern", config_.iteration_pattern);
+  }
+  const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+  property("hook.nvtx_injection", nvtx != nullptr ? nvtx : "unset");
+  for (const auto& [key, value] : facts_.env) property(key, value);
+  batch.flush();
+}
+
+bool Session::subscribe() {
+  CUpti_SubscriberParams params;
+  std::memset(&params, 0, sizeof params);
+  char old_name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "memfloor";
+  params.oldSubscriberName = old_name;
+  params.oldSubscriberSize = sizeof old_name;
+  CUptiResult result = cuptiSubscribe_v2(&subscriber_, callbackTrampoline, this, &params);
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    std::fprintf(stderr,
+                 "memfloor: another CUPTI tool is attached to this process (%s): "
+                 "cuptiSubscribe returned CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED; %s\n",
+                 old_name[0] != '\0' ? old_name : "unnamed", kUntraced);
+    return false;
+  }
+  if (!check(result, "cuptiSubscribe", kUntraced)) return false;
+
+  auto fail = [this]() {
+    cuptiUnsubscribe(subscriber_);
+    subscriber_ = nullptr;
+    return false;
+  };
+  if (!openTrace()) return fail();
+  writeMetadata();
+  g_session.store(this, std::memory_order_release);  // buffer callbacks may come from now on
+
+  if (!check(cuptiActivityRegisterCallbacks(bufferRequestedTrampoline, bufferCompletedTrampoline),
+             "cuptiActivityRegisterCallbacks", kUntraced) ||
+      !check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2), "cuptiActivityEnable(MEMORY2)",
+             kUntraced)) {
+    g_session.store(nullptr);
+    output_->finish(now());
+    return fail();
+  }
+  // The rest degrades: say so once and go on without it.
+  check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL), "cuptiActivityEnable(MEMORY_POOL)",
+        "pool events are not recorded");
+  check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE), "cuptiActivityEnable(DEVICE)",
+        "device names are not recorded");
+  for (CUpti_CallbackId id : kVmmCalls) {
+    check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
+          "cuptiEnableCallback(VMM)", "VMM mappings may be missed");
+  }
+  for (CUpti_CallbackId id : kTeardownCalls) {
+    check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
+          "cuptiEnableCallback(context teardown)", "records are flushed at exit only");
+  }
+  if (config_.stacks == StackMode::kNative) {
+    for (CUpti_CallbackId id : kAllocCalls) {
+      check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
+            "cuptiEnableCallback(allocation)", "some allocations have no stack");
+    }
+    for (CUpti_CallbackId id : kFreeCalls) {
+      check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
+            "cuptiEnableCallback(free)", "some frees have no thread");
+    }
+  }
+  check(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX), "cuptiEnableDomain(NVTX)",
+        "NVTX ranges are not recorded");
+  if (config_.flush_period_ms > 0) {
+    check(cuptiActivityFlushPeriod(config_.flush_period_ms), "cuptiActivityFlushPeriod",
+          "records reach the file when buffers fill and at exit");
+  }
+  pthread_atfork(nullptr, nullptr, onForkChild);
+  if (!installExitFlush(flushTrampoline, this)) {
+    std::fprintf(stderr, "memfloor: cannot install the exit handler; the trace may lack its end\n");
+  }
+  active_.store(true, std::memory_order_release);
+  return true;
+}
+
+void Session::flush(bool final) {
+  if (g_forked_child.load(std::memory_order_relaxed) || output_ == nullptr) return;
+  if (output_->finished()) return;
+  check(cuptiActivityFlushAll(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0),
+        "cuptiActivityFlushAll", "the trace may miss the last records");
+  if (!final) {
+    output_->flush();
+    return;
+  }
+  active_.store(false, std::memory_order_release);
+  uint64_t suppressed = suppressed_vmm_.load();
+  if (suppressed > 0) {
+    output_->write(trace::Record{trace::Property{output_->intern("hook.vmm_memory2_suppressed"),
+                                                 output_->intern(std::to_string(suppressed))}});
+  }
+  uint64_t dropped = output_->droppedCount();
+  if (!output_->finish(now())) {
+    std::fprintf(stderr, "memfloor: the trace %s could not be completed\n", path_.c_str());
+  } else if (dropped > 0) {
+    std::fprintf(stderr, "memfloor: %llu records could not be written to %s\n",
+                 static_cast<unsigned long long>(dropped), path_.c_str());
+  }
+}
+
+void Session::onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;  // as many as fit
+  *size = config_.buffer_bytes;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, config_.buffer_bytes));
+  if (*buffer == nullptr) *size = 0;  // CUPTI counts the records it drops for want of a buffer
+}
+
+void Session::drainStacks(TraceOutput::Batch& batch) {
+  if (config_.stacks == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
+}
+
+void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
+                                size_t valid) {
+  if (output_ == nullptr) return;
+  TraceOutput::Batch batch(*output_);
+  drainStacks(batch);
+  CUpti_Activity* record = nullptr;
+  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
+      const auto& d = reinterpret_cast<const CuptiDeviceRecord&>(*record);
+      if (devices_written_.insert(d.id).second) {  // only touched here, under the batch lock
+        trace::DeviceInfo info{d.id, batch.intern(d.name != nullptr ? d.name : ""),
+                               d.globalMemorySize};
+        batch.write(trace::Record{info});
+      }
+      continue;
+    }
+    Translated t = translate(*record);
+    if (auto* event = std::get_if<trace::Alloc>(&t)) {
+      CallInfo call;
+      if (calls_.get(static_cast<uint32_t>(event->correlation), call)) {
+        if ((call.flags & kCallVmm) != 0) {
+          suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
+          continue;
+        }
+        event->thread = call.thread;
+        event->stack = call.stack;
+      }
+      batch.write(*event);
+    } else if (auto* free = std::get_if<trace::Free>(&t)) {
+      CallInfo call;
+      if (calls_.get(static_cast<uint32_t>(free->correlation), call)) {
+        if ((call.flags & kCallVmm) != 0) {
+          suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
+          continue;
+        }
+        free->thread = call.thread;
+        free->stack = call.stack;
+      }
+      batch.write(*free);
+    } else if (auto* pool = std::get_if<trace::PoolEvent>(&t)) {
+      batch.write(*pool);
+    }
+  }
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS &&
+      dropped > 0) {
+    batch.write(trace::Record{trace::Dropped{trace::DropSource::kCupti, dropped}});
+  }
+  batch.flush();  // every delivered buffer becomes a complete chunk: SIGKILL keeps it
+}
+
+void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (!active_.load(std::memory_order_acquire) || data == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    onDriverCall(cbid, *static_cast<const CUpti_CallbackData*>(data));
+  } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    onNvtx(cbid, *static_cast<const CUpti_NvtxData*>(data));
+  }
+}
+
+void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  if (contains(kVmmCalls, cbid)) {
+    onVmmCall(cbid, data);
+    return;
+  }
+  if (contains(kTeardownCalls, cbid)) {
+    // CUPTI hands over a context's buffers when it is destroyed: make them durable right away.
+    if (data.callbackSite == CUPTI_API_EXIT) output_->flush();
+    return;
+  }
+  if (data.callbackSite != CUPTI_API_ENTER) return;
+  CallInfo call;
+  call.thread = threadId();
+  if (contains(kAllocCalls, cbid)) call.stack = stacks_.captureAndIntern(config_.max_stack_depth);
+  calls_.put(data.correlationId, call);
+}
+
+void Session::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    // Any MEMORY2 record this call produces is a duplicate of what we write below.
+    CallInfo call;
+    call.thread = threadId();
+    call.flags = kCallVmm;
+    calls_.put(data.correlationId, call);
+    return;
+  }
+  const auto* result = static_cast<const CUresult*>(data.functionReturnValue);
+  if (result == nullptr || *result != CUDA_SUCCESS || data.functionParams == nullptr) return;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemCreate: {
+      const auto* p = static_cast<const cuMemCreate_params*>(data.functionParams);
+      if (p->handle == nullptr || p->prop == nullptr) return;
+      uint32_t device = p->prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE
+                            ? static_cast<uint32_t>(p->prop->location.id)
+                            : 0;
+      std::lock_guard<std::mutex> lock(names_mutex_);
+      vmm_handle_device_[static_cast<uint64_t>(*p->handle)] = device;
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemRelease: {
+      const auto* p = static_cast<const cuMemRelease_params*>(data.functionParams);
+      std::lock_guard<std::mutex> lock(names_mutex_);
+      vmm_handle_device_.erase(static_cast<uint64_t>(p->handle));
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
+      const auto* p = static_cast<const cuMemMap_params*>(data.functionParams);
+      trace::Alloc alloc;
+      alloc.timestamp = now();
+      alloc.address = static_cast<uint64_t>(p->ptr);
+      alloc.size = p->size;
+      alloc.thread = threadId();
+      alloc.correlation = data.correlationId;
+      alloc.kind = trace::MemoryKind::kDevice;
+      alloc.flags = trace::kMemoryFlagVmm;
+      {
+        std::lock_guard<std::mutex> lock(names_mutex_);
+        auto it = vmm_handle_device_.find(static_cast<uint64_t>(p->handle));
+        alloc.device = it != vmm_handle_device_.end() ? it->second : 0;
+        vmm_mapping_device_[alloc.address] = alloc.device;
+      }
+      if (config_.stacks == StackMode::kNative) {
+        alloc.stack = stacks_.captureAndIntern(config_.max_stack_depth);
+      }
+      TraceOutput::Batch batch(*output_);
+      drainStacks(batch);
+      batch.write(alloc);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
+      const auto* p = static_cast<const cuMemUnmap_params*>(data.functionParams);
+      trace::Free free;
+      free.timestamp = now();
+      free.address = static_cast<uint64_t>(p->ptr);
+      free.size = p->size;
+      free.thread = threadId();
+      free.correlation = data.correlationId;
+      free.kind = trace::MemoryKind::kDevice;
+      free.flags = trace::kMemoryFlagVmm;
+      {
+        std::lock_guard<std::mutex> lock(names_mutex_);
+        auto it = vmm_mapping_device_.find(free.address);
+        if (it != vmm_mapping_device_.end()) {
+          free.device = it->second;
+          vmm_mapping_device_.erase(it);
+        }
+      }
+      output_->write(free);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void Session::writeMarker(trace::MarkerType type, std::string_view name, uint64_t id,
+                          uint64_t nvtx_domain) {
+  std::string domain;
+  if (nvtx_domain != 0) {
+    std::lock_guard<std::mutex> lock(names_mutex_);
+    auto it = nvtx_domains_.find(nvtx_domain);
+    if (it != nvtx_domains_.end()) domain = it->second;
+  }
+  writeMarkerIn(type, name, id, domain);
+}
+
+void Session::writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
+                            std::string_view domain) {
+  trace::Marker marker;
+  marker.timestamp = now();
+  marker.thread = threadId();
+  marker.id = id;
+  marker.type = type;
+  TraceOutput::Batch batch(*output_);
+  marker.name = batch.intern(name);
+  marker.domain = batch.intern(domain);
+  batch.write(marker);
+}
+
+bool Session::marker(trace::MarkerType type, const char* name, uint64_t id) {
+  if (!active_.load(std::memory_order_acquire) || g_forked_child.load()) return false;
+  // The C API's markers carry the domain "memfloor", telling them apart from NVTX ranges.
+  writeMarkerIn(type, name != nullptr ? name : "", id, "memfloor");
+  return true;
+}
+
+void Session::onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) {
+  const void* params = data.functionParams;
+  if (params == nullptr) return;
+  auto attribName = [this](const nvtxEventAttributes_t* a) -> std::string {
+    if (a == nullptr) return {};
+    switch (a->messageType) {
+      case NVTX_MESSAGE_TYPE_ASCII:
+        return a->message.ascii != nullptr ? a->message.ascii : "";
+      case NVTX_MESSAGE_TYPE_UNICODE:
+        return fromWide(a->message.unicode);
+      case NVTX_MESSAGE_TYPE_REGISTERED: {
+        std::lock_guard<std::mutex> lock(names_mutex_);
+        auto it = nvtx_strings_.find(reinterpret_cast<uint64_t>(a->message.registered));
+        return it != nvtx_strings_.end() ? it->second : std::string();
+      }
+      default:
+        return {};
+    }
+  };
+  auto returnedId = [&data]() -> uint64_t {
+    return data.functionReturnValue != nullptr
+               ? *static_cast<const nvtxRangeId_t*>(data.functionReturnValue)
+               : 0;
+  };
+  auto domainOf = [](nvtxDomainHandle_t d) { return reinterpret_cast<uint64_t>(d); };
+  using MT = trace::MarkerType;
+  switch (cbid) {
+    case CUPTI_CBID_NVTX_nvtxRangePushA:
+      writeMarker(MT::kPush, static_cast<const nvtxRangePushA_params*>(params)->message, 0, 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxRangePushW:
+      writeMarker(MT::kPush, fromWide(static_cast<const nvtxRangePushW_params*>(params)->message),
+                  0, 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxRangePushEx:
+      writeMarker(MT::kPush,
+                  attribName(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib), 0,
+                  0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+      const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
+      writeMarker(MT::kPush, attribName(p->core.eventAttrib), 0, domainOf(p->domain));
+      return;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangePop:
+      writeMarker(MT::kPop, {}, 0, 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+      writeMarker(MT::kPop, {}, 0,
+                  domainOf(static_cast<const nvtxDomainRangePop_params*>(params)->domain));
+      return;
+    case CUPTI_CBID_NVTX_nvtxRangeStartA:
+      writeMarker(MT::kStart, static_cast<const nvtxRangeStartA_params*>(params)->message,
+                  returnedId(), 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxRangeStartW:
+      writeMarker(MT::kStart,
+                  fromWide(static_cast<const nvtxRangeStartW_params*>(params)->message),
+                  returnedId(), 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+      writeMarker(MT::kStart,
+                  attribName(static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib),
+                  returnedId(), 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+      const auto* p = static_cast<const nvtxDomainRangeStartEx_params*>(params);
+      writeMarker(MT::kStart, attribName(p->core.eventAttrib), returnedId(), domainOf(p->domain));
+      return;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeEnd:
+      writeMarker(MT::kEnd, {}, static_cast<const nvtxRangeEnd_params*>(params)->id, 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd: {
+      const auto* p = static_cast<const nvtxDomainRangeEnd_params*>(params);
+      writeMarker(MT::kEnd, {}, p->core.id, domainOf(p->domain));
+      return;
+    }
+    case CUPTI_CBID_NVTX_nvtxMarkA:
+      writeMarker(MT::kInstant, static_cast<const nvtxMarkA_params*>(params)->message, 0, 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxMarkEx:
+      writeMarker(MT::kInstant,
+                  attribName(static_cast<const nvtxMarkEx_params*>(params)->eventAttrib), 0, 0);
+      return;
+    case CUPTI_CBID_NVTX_nvtxDomainMarkEx: {
+      const auto* p = static_cast<const nvtxDomainMarkEx_params*>(params);
+      writeMarker(MT::kInstant, attribName(p->core.eventAttrib), 0, domainOf(p->domain));
+      return;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
+      const auto* p = static_cast<const nvtxDomainCreateA_params*>(params);
+      const auto* handle = static_cast<const nvtxDomainHandle_t*>(data.functionReturnValue);
+      if (handle == nullptr || p->name == nullptr) return;
+      std::lock_guard<std::mutex> lock(names_mutex_);
+      nvtx_domains_[domainOf(*handle)] = p->name;
+      return;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
+      const auto* p = static_cast<const nvtxDomainRegisterStringA_params*>(params);
+      const auto* handle = static_cast<const nvtxStringHandle_t*>(data.functionReturnValue);
+      if (handle == nullptr || p->string == nullptr) return;
+      std::lock_guard<std::mutex> lock(names_mutex_);
+      nvtx_strings_[reinterpret_cast<uint64_t>(*handle)] = p->string;
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace memfloor::hook

@@ -1,0 +1,268 @@
+// Native stack capture, module lookup and stack interning.
+#include "runtime_hook/stack_table.h"
+
+#include <elf.h>
+#include <link.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace memfloor::hook {
+
+namespace {
+
+struct UnwindState {
+  uint64_t* frames;
+  size_t max;
+  size_t count;
+};
+
+_Unwind_Reason_Code unwindStep(struct _Unwind_Context* context, void* arg) {
+  auto* state = static_cast<UnwindState*>(arg);
+  uint64_t ip = _Unwind_GetIP(context);
+  if (ip == 0) return _URC_END_OF_STACK;
+  if (state->count >= state->max) return _URC_END_OF_STACK;
+  state->frames[state->count++] = ip;
+  return _URC_NO_REASON;
+}
+
+std::string hex(const unsigned char* bytes, size_t n) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    out += kDigits[bytes[i] >> 4];
+    out += kDigits[bytes[i] & 15];
+  }
+  return out;
+}
+
+std::string buildId(const dl_phdr_info& info) {
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    auto* p = reinterpret_cast<const unsigned char*>(info.dlpi_addr + ph.p_vaddr);
+    const unsigned char* end = p + ph.p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      ElfW(Nhdr) note;
+      std::memcpy(&note, p, sizeof note);
+      const unsigned char* name = p + sizeof note;
+      const unsigned char* desc = name + ((note.n_namesz + 3u) & ~3u);
+      const unsigned char* next = desc + ((note.n_descsz + 3u) & ~3u);
+      if (next > end) break;
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+          std::memcmp(name, "GNU", 4) == 0) {
+        return hex(desc, note.n_descsz);
+      }
+      p = next;
+    }
+  }
+  return {};
+}
+
+std::string selfExe() {
+  char path[4096];
+  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return "<main>";
+  return std::string(path, static_cast<size_t>(n));
+}
+
+struct FindState {
+  uint64_t addr;
+  ModuleRange* out;
+  bool found;
+};
+
+int findCallback(dl_phdr_info* info, size_t, void* arg) {
+  auto* state = static_cast<FindState*>(arg);
+  uint64_t lo = UINT64_MAX;
+  uint64_t hi = 0;
+  bool contains = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    uint64_t start = info->dlpi_addr + ph.p_vaddr;
+    uint64_t end = start + ph.p_memsz;
+    lo = std::min(lo, start);
+    hi = std::max(hi, end);
+    if (state->addr >= start && state->addr < end) contains = true;
+  }
+  if (!contains) return 0;
+  state->out->start = lo;
+  state->out->end = hi;
+  state->out->bias = info->dlpi_addr;
+  state->out->path = (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0')
+                         ? std::string(info->dlpi_name)
+                         : selfExe();
+  state->out->build_id = buildId(*info);
+  state->found = true;
+  return 1;
+}
+
+uint64_t hashFrames(const uint64_t* frames, size_t count) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ count;
+  for (size_t i = 0; i < count; ++i) {
+    h ^= frames[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+}  // namespace
+
+bool findModule(uint64_t addr, ModuleRange& out) {
+  FindState state{addr, &out, false};
+  dl_iterate_phdr(findCallback, &state);
+  return state.found;
+}
+
+size_t captureStack(uint64_t* frames, size_t max) {
+  // libgcc's unwinder (linked statically into the hook): no dlopen on first use, unlike glibc's
+  // backtrace(), which matters inside a driver callback.
+  UnwindState state{frames, max, 0};
+  _Unwind_Backtrace(unwindStep, &state);
+  return state.count;
+}
+
+StackTable::StackTable(std::vector<std::string> skip_substrings)
+    : skip_(std::move(skip_substrings)) {}
+
+bool StackTable::skipped(const ModuleRange& module) const {
+  for (const std::string& s : skip_) {
+    if (!s.empty() && module.path.find(s) != std::string::npos) return true;
+  }
+  return false;
+}
+
+trace::StackId StackTable::lookupLocked(uint64_t hash, const uint64_t* frames,
+                                        size_t count) const {
+  auto [it, end] = by_hash_.equal_range(hash);
+  for (; it != end; ++it) {
+    const std::vector<uint64_t>& raw = raw_[it->second - 1];
+    if (raw.size() == count && std::equal(raw.begin(), raw.end(), frames)) return it->second;
+  }
+  return trace::kNoId;
+}
+
+trace::StackId StackTable::intern(const uint64_t* frames, size_t count) {
+  if (count == 0) return trace::kNoId;
+  uint64_t hash = hashFrames(frames, count);
+  std::vector<uint64_t> unknown;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (trace::StackId id = lookupLocked(hash, frames, count); id != trace::kNoId) return id;
+    for (size_t i = 0; i < count; ++i) {
+      if (frame_ids_.find(frames[i]) == frame_ids_.end()) unknown.push_back(frames[i]);
+    }
+  }
+  // Resolve new addresses to modules without our lock: dl_iterate_phdr takes the loader lock, and
+  // a thread inside dlopen may be waiting for ours.
+  std::vector<ModuleRange> found(unknown.size());
+  std::vector<bool> ok(unknown.size(), false);
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    bool known = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const ModuleRange& m : modules_) {
+        // Return addresses point after the call: look up addr - 1.
+        if (unknown[i] - 1 >= m.start && unknown[i] - 1 < m.end) {
+          found[i] = m;
+          known = true;
+          break;
+        }
+      }
+    }
+    ok[i] = known || findModule(unknown[i] - 1, found[i]);
+  }
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (trace::StackId id = lookupLocked(hash, frames, count); id != trace::kNoId) return id;
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    if (frame_ids_.count(unknown[i]) != 0) continue;  // another thread got there first
+    trace::ModuleId module = trace::kNoId;
+    bool skip = false;
+    if (ok[i]) {
+      skip = skipped(found[i]);
+      for (size_t m = 0; m < modules_.size(); ++m) {
+        if (modules_[m].start == found[i].start) module = static_cast<trace::ModuleId>(m + 1);
+      }
+      if (module == trace::kNoId) {
+        modules_.push_back(found[i]);
+        module = static_cast<trace::ModuleId>(modules_.size());
+        pending_.modules.push_back(module);
+      }
+    }
+    if (skip) {
+      frame_ids_.emplace(unknown[i], trace::kNoId);
+      continue;
+    }
+    uint64_t offset = ok[i] ? unknown[i] - found[i].bias : unknown[i];
+    frames_.push_back(Frame{module, offset});
+    auto id = static_cast<trace::FrameId>(frames_.size());
+    frame_ids_.emplace(unknown[i], id);
+    pending_.frames.push_back(id);
+  }
+  std::vector<trace::FrameId> ids;
+  ids.reserve(count);
+  bool leading = true;  // drop skipped frames (hook, CUPTI, driver) at the top only
+  for (size_t i = 0; i < count; ++i) {
+    trace::FrameId id = frame_ids_[frames[i]];
+    if (id == trace::kNoId && leading) continue;
+    leading = false;
+    if (id != trace::kNoId) ids.push_back(id);
+  }
+  stacks_.push_back(std::move(ids));
+  raw_.emplace_back(frames, frames + count);
+  auto id = static_cast<trace::StackId>(stacks_.size());
+  by_hash_.emplace(hash, id);
+  pending_.stacks.push_back(id);
+  return id;
+}
+
+trace::StackId StackTable::captureAndIntern(size_t max_depth) {
+  uint64_t frames[512];
+  size_t n = captureStack(frames, std::min<size_t>(max_depth + 8, 512));
+  return intern(frames, n);
+}
+
+bool StackTable::hasPending() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !pending_.stacks.empty() || !pending_.frames.empty() || !pending_.modules.empty();
+}
+
+void StackTable::drain(TraceOutput::Batch& batch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (trace::ModuleId id : pending_.modules) {
+    const ModuleRange& m = modules_[id - 1];
+    trace::ModuleDef def;
+    def.id = id;
+    def.path = batch.intern(m.path);
+    def.base = m.bias;
+    def.size = m.end - m.start;
+    def.build_id = batch.intern(m.build_id);
+    batch.write(trace::Record{def});
+  }
+  for (trace::FrameId id : pending_.frames) {
+    trace::FrameDef def;
+    def.id = id;
+    def.kind = trace::FrameKind::kNative;
+    def.module = frames_[id - 1].module;
+    def.offset = frames_[id - 1].offset;
+    batch.write(trace::Record{def});
+  }
+  for (trace::StackId id : pending_.stacks) {
+    const std::vector<trace::FrameId>& frames = stacks_[id - 1];
+    batch.writeStack(id, frames.data(), frames.size());
+  }
+  pending_ = Pending{};
+}
+
+size_t StackTable::stackCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stacks_.size();
+}
+
+}  // namespace memfloor::hook

@@ -1,0 +1,79 @@
+// Native call stacks for allocations: captured in the allocating thread, interned (a stack seen
+// twice gets one id), and turned into module/frame/stack definitions that the trace writer drains
+// before the first record that refers to them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime_hook/trace_output.h"
+#include "trace/records.h"
+
+namespace memfloor::hook {
+
+// A loaded module: [start, end) in memory; offsets are relative to `bias` (the ELF load bias), so
+// an offset is the address in the file's own virtual address space, ready for llvm-symbolizer.
+struct ModuleRange {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t bias = 0;
+  std::string path;
+  std::string build_id;  // hex, empty if the module has none
+};
+
+// Finds the module holding addr through dl_iterate_phdr. False if none does.
+bool findModule(uint64_t addr, ModuleRange& out);
+
+// Return addresses of the calling thread, innermost first, at most max frames.
+size_t captureStack(uint64_t* frames, size_t max);
+
+class StackTable {
+ public:
+  // Frames in modules whose path contains one of skip_substrings (the hook, libcupti, libcuda)
+  // are dropped from the top of each stack: the stack starts at the caller of the CUDA API.
+  explicit StackTable(std::vector<std::string> skip_substrings = {});
+
+  // Interns a captured stack (innermost first). Thread-safe; never calls into the loader while
+  // holding its lock. Returns kNoId for an empty stack.
+  trace::StackId intern(const uint64_t* frames, size_t count);
+
+  // Captures the calling thread's stack and interns it.
+  trace::StackId captureAndIntern(size_t max_depth);
+
+  // Writes the definitions made since the last drain (modules, then frames, then stacks). The
+  // caller holds `batch`, so nothing else writes in between.
+  bool hasPending() const;
+  void drain(TraceOutput::Batch& batch);
+
+  size_t stackCount() const;
+
+ private:
+  struct Pending {
+    std::vector<trace::ModuleId> modules;
+    std::vector<trace::FrameId> frames;
+    std::vector<trace::StackId> stacks;
+  };
+  struct Frame {
+    trace::ModuleId module = trace::kNoId;
+    uint64_t offset = 0;
+  };
+
+  trace::StackId lookupLocked(uint64_t hash, const uint64_t* frames, size_t count) const;
+  bool skipped(const ModuleRange& module) const;
+
+  mutable std::mutex mutex_;
+  std::vector<std::string> skip_;
+  std::vector<ModuleRange> modules_;  // index = ModuleId - 1
+  std::vector<Frame> frames_;         // index = FrameId - 1
+  std::unordered_map<uint64_t, trace::FrameId> frame_ids_;   // address -> id (0: skipped frame)
+  std::vector<std::vector<trace::FrameId>> stacks_;           // index = StackId - 1
+  std::unordered_multimap<uint64_t, trace::StackId> by_hash_;  // raw address hash -> id
+  std::vector<std::vector<uint64_t>> raw_;                    // raw addresses per stack, for compare
+  Pending pending_;
+};
+
+}  // namespace memfloor::hook

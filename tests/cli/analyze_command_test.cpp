@@ -1,0 +1,27 @@
+// Tests of cli/analyze_command: a shipped trace analyzed end to end into a report file.
+#include "cli/analyze_command.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+
+using namespace memfloor;
+
+TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
+  auto dir = std::filesystem::temp_directory_path() / "memfloor_analyze_test";
+  std::filesystem::create_directories(dir);
+  cli::AnalyzeRequest request;
+  request.trace_path = std::string(MEMFLOOR_TESTDATA_DIR) + "/demo/retention.mftrace";
+  request.report_path = (dir / "report.json").string();
+  request.print_table = false;
+  REQUIRE(cli::analyzeTraceFile(request) == cli::kExitOk);
+
+  std::ifstream in(request.report_path);
+  auto report = nlohmann::json::parse(in);
+  CHECK(report.at("schema") == "memfloor.report/1");
+  CHECK(report.at("trace").at("complete") == true);
+  std::filesystem::remove_all(dir);
+}

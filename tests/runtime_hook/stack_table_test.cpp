@@ -1,0 +1,103 @@
+// Native stacks: capture, module lookup, interning, and the definitions written for them.
+#include "runtime_hook/stack_table.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <vector>
+
+#include "trace/reader.h"
+#include "trace/source.h"
+
+using namespace memfloor;
+
+namespace {
+
+class SharedSink final : public trace::Sink {
+ public:
+  explicit SharedSink(std::vector<uint8_t>& bytes) : bytes_(bytes) {}
+  bool write(const void* data, size_t n) override {
+    const auto* p = static_cast<const uint8_t*>(data);
+    bytes_.insert(bytes_.end(), p, p + n);
+    return true;
+  }
+
+ private:
+  std::vector<uint8_t>& bytes_;
+};
+
+__attribute__((noinline)) trace::StackId captureHere(hook::StackTable& table) {
+  trace::StackId id = table.captureAndIntern(32);
+  asm volatile("" ::: "memory");  // keep the call from becoming a tail call
+  return id;
+}
+
+}  // namespace
+
+TEST_CASE("captureStack returns this thread's return addresses", "[runtime_hook]") {
+  uint64_t frames[64];
+  size_t n = hook::captureStack(frames, 64);
+  REQUIRE(n >= 2);
+  hook::ModuleRange module;
+  REQUIRE(hook::findModule(frames[0] - 1, module));
+  CHECK(module.path.find("memfloor_runtime_hook_tests") != std::string::npos);
+  CHECK(module.start <= frames[0]);
+  CHECK(frames[0] < module.end);
+}
+
+TEST_CASE("a stack seen twice is interned once", "[runtime_hook]") {
+  hook::StackTable table;
+  trace::StackId first = 0;
+  trace::StackId second = 0;
+  for (int i = 0; i < 2; ++i) {
+    trace::StackId id = captureHere(table);  // the same call site both times
+    (i == 0 ? first : second) = id;
+  }
+  CHECK(first != trace::kNoId);
+  CHECK(first == second);
+  CHECK(table.stackCount() == 1);
+
+  uint64_t other[] = {0x1000, 0x2000};  // addresses in no module: kept as absolute offsets
+  trace::StackId third = table.intern(other, 2);
+  CHECK(third != first);
+  CHECK(table.intern(other, 2) == third);
+  CHECK(table.intern(other, 0) == trace::kNoId);
+}
+
+TEST_CASE("draining writes modules, frames and stacks before use", "[runtime_hook]") {
+  std::vector<uint8_t> bytes;
+  {
+    hook::TraceOutput out(std::make_unique<SharedSink>(bytes), 1 << 16);
+    REQUIRE(out.begin());
+    hook::StackTable table;
+    trace::StackId id = captureHere(table);
+    REQUIRE(id != trace::kNoId);
+    REQUIRE(table.hasPending());
+    {
+      hook::TraceOutput::Batch batch(out);
+      table.drain(batch);
+    }
+    CHECK_FALSE(table.hasPending());
+    CHECK(out.finish(1));
+  }
+  trace::MemorySource source(bytes);
+  trace::FileOrderReader reader(source);
+  std::map<trace::ModuleId, trace::ModuleDef> modules;
+  std::map<trace::FrameId, trace::FrameDef> frames;
+  std::vector<trace::StackDef> stacks;
+  trace::Record r;
+  while (reader.next(r)) {
+    if (auto* m = std::get_if<trace::ModuleDef>(&r)) modules[m->id] = *m;
+    if (auto* f = std::get_if<trace::FrameDef>(&r)) {
+      CHECK((f->module == trace::kNoId || modules.count(f->module) == 1));  // defined before use
+      frames[f->id] = *f;
+    }
+    if (auto* s = std::get_if<trace::StackDef>(&r)) {
+      for (trace::FrameId f : s->frames) CHECK(frames.count(f) == 1);
+      stacks.push_back(*s);
+    }
+  }
+  REQUIRE(stacks.size() == 1);
+  CHECK(stacks[0].frames.size() >= 2);
+  CHECK_FALSE(modules.empty());
+  for (const auto& [id, m] : modules) CHECK(m.size > 0);
+}

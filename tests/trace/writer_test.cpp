@@ -1,0 +1,158 @@
+// Tests of trace/writer.cpp: the byte layout, chunk sealing, refusals and sink failures.
+#include "trace/writer.h"
+
+#include "trace/codec.h"
+#include "trace_test_util.h"
+
+namespace memfloor::trace {
+namespace {
+
+using testing::Bytes;
+
+class FailingSink final : public Sink {
+ public:
+  explicit FailingSink(int ok_writes) : ok_writes_(ok_writes) {}
+  bool write(const void*, size_t) override { return ok_writes_-- > 0; }
+
+ private:
+  int ok_writes_;
+};
+
+TEST_CASE("the file header is magic, major, minor, reserved", "[trace][writer]") {
+  MemorySink sink;
+  Writer writer(sink);
+  REQUIRE(writer.begin());
+  const Bytes& b = sink.bytes();
+  REQUIRE(b.size() == kFileHeaderSize);
+  CHECK(std::equal(std::begin(kMagic), std::end(kMagic), b.begin()));
+  CHECK(codec::loadLe16(b.data() + 8) == kMajorVersion);
+  CHECK(codec::loadLe16(b.data() + 10) == kMinorVersion);
+  CHECK(codec::loadLe32(b.data() + 12) == 0);
+  CHECK_FALSE(writer.begin());  // once
+}
+
+TEST_CASE("a chunk: header fields, checksum and record encoding", "[trace][writer]") {
+  MemorySink sink;
+  Writer writer(sink);
+  REQUIRE(writer.begin());
+  REQUIRE(writer.writeString(1, "ab"));
+  REQUIRE(writer.write(testing::makeAlloc(1000, 0x10, 4)));
+  REQUIRE(writer.write(testing::makeFree(990, 0x10)));
+  CHECK(sink.bytes().size() == kFileHeaderSize);  // nothing sealed yet
+  REQUIRE(writer.flush());
+  const Bytes& b = sink.bytes();
+  const uint8_t* chunk = b.data() + kFileHeaderSize;
+  const uint32_t body_length = codec::loadLe32(chunk + 8);
+  REQUIRE(b.size() == kFileHeaderSize + kChunkHeaderSize + body_length);
+  CHECK(codec::loadLe32(chunk + 12) == 3);
+  CHECK(codec::loadLe64(chunk + 16) == 990);
+  CHECK(codec::loadLe64(chunk + 24) == 1000);
+  CHECK(codec::loadLe64(chunk) == XXH3_64bits(chunk + 8, 24 + body_length));
+  const Bytes body(chunk + kChunkHeaderSize, chunk + kChunkHeaderSize + body_length);
+  // string: type 1, length 4, id 1, text length 2, "ab"
+  const Bytes string_record{1, 4, 1, 2, 'a', 'b'};
+  CHECK(Bytes(body.begin(), body.begin() + 6) == string_record);
+  // alloc: type 8, length, zigzag(1000) = 2000 = 0xd0 0x0f, kind 0, device 0, stream 0,
+  // address 0x10, size 4, thread 0, stack 0, correlation 0, flags 0
+  const Bytes alloc_record{8, 11, 0xd0, 0x0f, 0, 0, 0, 0x10, 4, 0, 0, 0, 0};
+  CHECK(Bytes(body.begin() + 6, body.begin() + 19) == alloc_record);
+  // free: delta -10 -> zigzag 19
+  CHECK(body[19] == 9);
+  CHECK(body[21] == 19);
+  CHECK(writer.recordCount() == 3);
+}
+
+TEST_CASE("chunks are sealed at chunk_bytes and each decodes on its own", "[trace][writer]") {
+  MemorySink sink;
+  Writer writer(sink, 256);
+  REQUIRE(writer.begin());
+  for (uint64_t i = 0; i < 200; ++i) REQUIRE(writer.write(testing::makeAlloc(1000 + i, i << 12)));
+  REQUIRE(writer.finish(5000));
+  const Bytes& b = sink.bytes();
+  size_t offset = kFileHeaderSize;
+  int chunks = 0;
+  uint32_t records = 0;
+  while (offset < b.size()) {
+    const uint32_t body_length = codec::loadLe32(b.data() + offset + 8);
+    CHECK(body_length <= 256);
+    records += codec::loadLe32(b.data() + offset + 12);
+    offset += kChunkHeaderSize + body_length;
+    ++chunks;
+  }
+  CHECK(offset == b.size());
+  CHECK(chunks > 10);
+  CHECK(records == 201);  // the allocs and the trailer
+  std::vector<Record> read = testing::readAll<FileOrderReader>(b);
+  REQUIRE(read.size() == 201);
+  CHECK(read.back() == Record{Trailer{200, 5000}});
+}
+
+TEST_CASE("finish writes the trailer alone in the last chunk", "[trace][writer]") {
+  MemorySink sink;
+  Writer writer(sink);
+  REQUIRE((writer.begin() && writer.write(testing::makeAlloc(1, 2)) && writer.finish(77)));
+  const Bytes& b = sink.bytes();
+  const uint32_t first_body = codec::loadLe32(b.data() + kFileHeaderSize + 8);
+  const uint8_t* last = b.data() + kFileHeaderSize + kChunkHeaderSize + first_body;
+  CHECK(codec::loadLe32(last + 12) == 1);
+  CHECK(last[kChunkHeaderSize] == static_cast<uint8_t>(RecordCode::kTrailer));
+  CHECK_FALSE(writer.write(testing::makeAlloc(3, 4)));  // nothing after the trailer
+  CHECK_FALSE(writer.failed());
+}
+
+TEST_CASE("invalid records are refused and the writer stays usable", "[trace][writer]") {
+  MemorySink sink;
+  Writer writer(sink, 256);
+  CHECK_FALSE(writer.write(testing::makeAlloc(1, 2)));  // before begin()
+  REQUIRE(writer.begin());
+  CHECK_FALSE(writer.writeString(kNoId, "x"));
+  const FrameId frames[] = {1, 0, 2};
+  CHECK_FALSE(writer.writeStack(1, frames, 3));
+  CHECK_FALSE(writer.writeStack(kNoId, frames, 1));
+  CHECK_FALSE(writer.write(ModuleDef{}));
+  CHECK_FALSE(writer.write(FrameDef{}));
+  Marker bad_marker;
+  bad_marker.type = static_cast<MarkerType>(9);
+  CHECK_FALSE(writer.write(bad_marker));
+  PoolEvent bad_pool;
+  bad_pool.type = static_cast<PoolEventType>(3);
+  CHECK_FALSE(writer.write(bad_pool));
+  CHECK_FALSE(writer.write(Dropped{static_cast<DropSource>(2), 1}));
+  CHECK_FALSE(writer.writeString(1, std::string(300, 'x')));  // larger than a chunk
+  CHECK_FALSE(writer.failed());
+  CHECK(writer.recordCount() == 0);
+  Alloc odd_kind = testing::makeAlloc(5, 6);
+  odd_kind.kind = static_cast<MemoryKind>(42);
+  REQUIRE(writer.write(odd_kind));
+  REQUIRE(writer.finish(10));
+  std::vector<Record> read = testing::readAll<FileOrderReader>(sink.bytes());
+  REQUIRE(read.size() == 2);
+  CHECK(std::get<Alloc>(read[0]).kind == MemoryKind::kUnknown);
+}
+
+TEST_CASE("a failing sink fails the writer for good", "[trace][writer]") {
+  FailingSink sink(1);  // the header goes through, the first chunk does not
+  Writer writer(sink, 256);
+  REQUIRE(writer.begin());
+  REQUIRE(writer.write(testing::makeAlloc(1, 2)));
+  CHECK_FALSE(writer.flush());
+  CHECK(writer.failed());
+  CHECK_FALSE(writer.write(testing::makeAlloc(3, 4)));
+  CHECK_FALSE(writer.finish(5));
+  FailingSink no_header(0);
+  Writer writer2(no_header);
+  CHECK_FALSE(writer2.begin());
+  CHECK(writer2.failed());
+}
+
+TEST_CASE("chunk_bytes is clamped", "[trace][writer]") {
+  MemorySink sink;
+  Writer writer(sink, 1);  // clamped up to kMinChunkBytes
+  REQUIRE(writer.begin());
+  REQUIRE(writer.writeString(1, std::string(200, 'x')));
+  REQUIRE(writer.finish(0));
+  CHECK(testing::readAll<FileOrderReader>(sink.bytes()).size() == 2);
+}
+
+}  // namespace
+}  // namespace memfloor::trace

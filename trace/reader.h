@@ -1,0 +1,69 @@
+// Decodes a binary trace in file order or in timestamp order, streaming, and says how it ended.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "trace/records.h"
+#include "trace/source.h"
+
+namespace memfloor::trace {
+
+enum class Ending {
+  kTrailer,    // the writer closed cleanly
+  kTruncated,  // the file stops inside a chunk or after the last complete chunk, no trailer
+  kCorrupt,    // a chunk failed its checksum or did not decode; records before it were read
+};
+
+struct TraceEnd {
+  Ending ending = Ending::kTrailer;
+  uint64_t offset = 0;  // where reading stopped (start of the bad or incomplete chunk)
+  std::string detail;   // e.g. "checksum mismatch", "chunk body of 12 bytes, 3 present"
+  uint64_t chunks = 0;  // complete chunks read
+  uint64_t records = 0;
+};
+
+// One line for users: "complete (trailer present)", "truncated at offset 4096: ...",
+// "corrupt chunk at offset 8192: checksum mismatch".
+std::string describe(const TraceEnd& end);
+
+// True when the source starts with the trace magic.
+bool looksLikeBinaryTrace(const Source& source);
+
+// Records exactly as written. Throws memfloor::Error (naming the source) when the source is empty,
+// is not a trace, or has a newer major version; problems after the header end the stream instead
+// and are reported by end().
+class FileOrderReader {
+ public:
+  explicit FileOrderReader(const Source& source);
+  ~FileOrderReader();
+  bool next(Record& out);        // false at the end
+  const TraceEnd& end() const;   // meaningful once next() returned false
+  uint16_t major() const;
+  uint16_t minor() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Timed records in timestamp order, stable (equal timestamps keep file order); definitions,
+// metadata and bookkeeping records are delivered no later than the first timed record that follows
+// them in the file. Memory stays proportional to how far records are out of order, not to their
+// number: a first pass indexes the complete chunks with their timestamp ranges.
+class TimeOrderReader {
+ public:
+  explicit TimeOrderReader(const Source& source);
+  ~TimeOrderReader();
+  bool next(Record& out);
+  const TraceEnd& end() const;
+  uint16_t major() const;
+  uint16_t minor() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace memfloor::trace

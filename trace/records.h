@@ -1,0 +1,193 @@
+// The trace records: the in-memory form shared by the writer, the readers and the analysis.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace memfloor::trace {
+
+// Interned ids. 0 always means "none"; the writer hands out ids from 1 upwards.
+using StringId = uint32_t;
+using FrameId = uint32_t;
+using StackId = uint32_t;
+using ModuleId = uint32_t;
+inline constexpr uint32_t kNoId = 0;
+
+// Which memory an allocation lives in. Values are part of the file format.
+enum class MemoryKind : uint8_t {
+  kDevice = 0,        // cudaMalloc, cuMemAlloc, cudaMallocAsync, VMM mappings
+  kPinned = 1,        // cudaMallocHost / cudaHostAlloc (page-locked host memory)
+  kManaged = 2,       // cudaMallocManaged
+  kDeviceStatic = 3,  // module globals (__device__ variables)
+  kPool = 4,          // memory reserved by a memory pool (not handed out yet)
+  kUnknown = 5,
+};
+inline constexpr uint8_t kMemoryKindCount = 6;
+
+enum class MarkerType : uint8_t {
+  kPush = 0,     // nvtxRangePush: nests per thread, closed by kPop on the same thread
+  kPop = 1,      // nvtxRangePop: name is empty, closes the innermost push of its thread
+  kStart = 2,    // nvtxRangeStart: closed by kEnd with the same id, from any thread
+  kEnd = 3,      // nvtxRangeEnd
+  kInstant = 4,  // nvtxMark
+};
+inline constexpr uint8_t kMarkerTypeCount = 5;
+
+enum class PoolEventType : uint8_t { kCreated = 0, kTrimmed = 1, kDestroyed = 2 };
+inline constexpr uint8_t kPoolEventTypeCount = 3;
+
+enum class FrameKind : uint8_t { kNative = 0, kPython = 1 };
+inline constexpr uint8_t kFrameKindCount = 2;
+
+enum class DropSource : uint8_t {
+  kCupti = 0,   // records CUPTI reported as dropped
+  kWriter = 1,  // records the tracer could not buffer
+};
+inline constexpr uint8_t kDropSourceCount = 2;
+
+inline constexpr uint8_t kMemoryFlagAsync = 1;  // stream-ordered (cudaMallocAsync / cudaFreeAsync)
+inline constexpr uint8_t kMemoryFlagVmm = 2;    // a virtual memory mapping (cuMemMap / cuMemUnmap)
+
+// ---- definitions: untimed, each one defines an id that later records refer to ----
+
+struct StringDef {
+  StringId id = kNoId;
+  std::string text;
+  bool operator==(const StringDef&) const = default;
+};
+
+// A loaded module (shared object or executable) for offline symbolization.
+struct ModuleDef {
+  ModuleId id = kNoId;
+  StringId path = kNoId;
+  uint64_t base = 0;  // load address
+  uint64_t size = 0;  // bytes mapped
+  StringId build_id = kNoId;
+  bool operator==(const ModuleDef&) const = default;
+};
+
+// One stack frame: a module and an offset, optionally resolved to function/file/line.
+struct FrameDef {
+  FrameId id = kNoId;
+  FrameKind kind = FrameKind::kNative;
+  ModuleId module = kNoId;
+  uint64_t offset = 0;  // return address minus module base
+  StringId function = kNoId;
+  StringId file = kNoId;
+  uint32_t line = 0;
+  bool operator==(const FrameDef&) const = default;
+};
+
+// A call stack, innermost frame first.
+struct StackDef {
+  StackId id = kNoId;
+  std::vector<FrameId> frames;
+  bool operator==(const StackDef&) const = default;
+};
+
+// ---- metadata: untimed ----
+
+inline constexpr int32_t kUnknownRank = -1;
+
+struct ProcessInfo {
+  uint64_t pid = 0;
+  uint64_t start_unix_ns = 0;  // wall clock at trace start
+  StringId host = kNoId;
+  StringId command_line = kNoId;  // arguments joined by spaces
+  int32_t rank = kUnknownRank;    // RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK
+  int32_t local_rank = kUnknownRank;
+  int32_t world_size = kUnknownRank;
+  bool operator==(const ProcessInfo&) const = default;
+};
+
+struct DeviceInfo {
+  uint32_t device = 0;
+  StringId name = kNoId;
+  uint64_t total_memory = 0;
+  bool operator==(const DeviceInfo&) const = default;
+};
+
+// A free-form setting, e.g. key "env.PYTORCH_CUDA_ALLOC_CONF" or "hook.stacks".
+struct Property {
+  StringId key = kNoId;
+  StringId value = kNoId;
+  bool operator==(const Property&) const = default;
+};
+
+// ---- events: timed (timestamps in ns, CUPTI's clock) ----
+
+// An allocation or a free; which one is the record's type.
+struct MemoryEvent {
+  uint64_t timestamp = 0;
+  uint64_t address = 0;
+  uint64_t size = 0;
+  uint64_t thread = 0;       // OS thread id of the allocating/freeing thread, 0 if unknown
+  uint64_t correlation = 0;  // CUPTI correlation id, 0 if unknown
+  uint32_t stream = 0;       // 0 if none (synchronous)
+  StackId stack = kNoId;
+  uint32_t device = 0;
+  MemoryKind kind = MemoryKind::kDevice;
+  uint8_t flags = 0;  // kMemoryFlag*
+  bool operator==(const MemoryEvent&) const = default;
+};
+struct Alloc : MemoryEvent {
+  bool operator==(const Alloc&) const = default;
+};
+struct Free : MemoryEvent {
+  bool operator==(const Free&) const = default;
+};
+
+struct PoolEvent {
+  uint64_t timestamp = 0;
+  uint64_t address = 0;   // pool handle or base address
+  uint64_t size = 0;      // reserved bytes
+  uint64_t utilized = 0;  // bytes in use
+  uint32_t device = 0;
+  PoolEventType type = PoolEventType::kCreated;
+  uint8_t pool_type = 0;  // CUPTI's memoryPoolType (0 invalid, 1 local, 2 imported)
+  bool operator==(const PoolEvent&) const = default;
+};
+
+struct Marker {
+  uint64_t timestamp = 0;
+  uint64_t thread = 0;
+  uint64_t id = 0;  // range id pairing kStart with kEnd; 0 for push/pop/instant
+  StringId name = kNoId;
+  StringId domain = kNoId;
+  MarkerType type = MarkerType::kPush;
+  bool operator==(const Marker&) const = default;
+};
+
+// ---- bookkeeping ----
+
+struct Dropped {
+  DropSource source = DropSource::kCupti;
+  uint64_t count = 0;
+  bool operator==(const Dropped&) const = default;
+};
+
+// Written last by a writer that closed cleanly.
+struct Trailer {
+  uint64_t record_count = 0;  // records before the trailer
+  uint64_t end_timestamp = 0;
+  bool operator==(const Trailer&) const = default;
+};
+
+// One record. The alternative order is not the on-disk type code (see format.h).
+using Record = std::variant<StringDef, ModuleDef, FrameDef, StackDef, ProcessInfo, DeviceInfo,
+                            Property, Alloc, Free, PoolEvent, Marker, Dropped, Trailer>;
+
+// The timestamp of a timed record, or nullopt-like false for definitions and bookkeeping.
+bool isTimed(const Record& record);
+uint64_t timestampOf(const Record& record);  // 0 for untimed records
+
+std::string_view toString(MemoryKind kind);
+std::string_view toString(MarkerType type);
+std::string_view toString(PoolEventType type);
+std::string_view toString(FrameKind kind);
+std::string_view toString(DropSource source);
+
+}  // namespace memfloor::trace

@@ -1,0 +1,41 @@
+// Sinks for the writer: a file descriptor (retrying short writes and EINTR) and a memory buffer.
+#include "trace/sink.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace memfloor::trace {
+
+FileSink::~FileSink() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int FileSink::createExclusive(const char* path) {
+  return ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+bool FileSink::write(const void* data, size_t n) {
+  if (fd_ < 0) return false;
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t written = ::write(fd_, p, n);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (written == 0) return false;  // no progress: give up rather than spin
+    p += written;
+    n -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
+bool MemorySink::write(const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  bytes_.insert(bytes_.end(), p, p + n);
+  return true;
+}
+
+}  // namespace memfloor::trace

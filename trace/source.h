@@ -1,0 +1,50 @@
+// Where the readers' bytes come from: a file (positional reads) or a memory buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace memfloor::trace {
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual uint64_t size() const = 0;
+  // Reads up to n bytes at offset; returns the count read (less only at the end).
+  virtual size_t readAt(uint64_t offset, void* out, size_t n) const = 0;
+  virtual const std::string& name() const = 0;  // for messages: the path or a label
+};
+
+class FileSource final : public Source {
+ public:
+  // Throws memfloor::Error naming the path when it does not exist or cannot be read.
+  explicit FileSource(std::string path);
+  ~FileSource() override;
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+  uint64_t size() const override { return size_; }
+  size_t readAt(uint64_t offset, void* out, size_t n) const override;
+  const std::string& name() const override { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// Does not own the bytes.
+class MemorySource final : public Source {
+ public:
+  MemorySource(std::span<const uint8_t> bytes, std::string name = "<memory>");
+  uint64_t size() const override { return bytes_.size(); }
+  size_t readAt(uint64_t offset, void* out, size_t n) const override;
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  std::string name_;
+};
+
+}  // namespace memfloor::trace

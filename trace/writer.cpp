@@ -1,0 +1,231 @@
+// The trace writer: records -> chunk buffer -> checksummed chunks on a sink (layout in writer.h).
+#include "trace/writer.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "trace/codec.h"
+#include "trace/format.h"
+
+namespace memfloor::trace {
+
+using codec::putVarint;
+using codec::varintSize;
+
+// The fixed-size fields of one record, encoded before the chunk is chosen (the timestamp delta of
+// a timed record depends on it, so it is encoded separately). 96 bytes hold the largest record.
+struct Writer::Fields {
+  uint8_t bytes[96];
+  size_t size = 0;
+  Fields& put(uint64_t v) {
+    size = static_cast<size_t>(putVarint(bytes + size, v) - bytes);
+    return *this;
+  }
+};
+
+namespace {
+
+constexpr uint8_t code(RecordCode c) { return static_cast<uint8_t>(c); }
+
+uint8_t memoryKindValue(MemoryKind kind) {
+  const auto v = static_cast<uint8_t>(kind);
+  return v < kMemoryKindCount ? v : static_cast<uint8_t>(MemoryKind::kUnknown);
+}
+
+}  // namespace
+
+Writer::Writer(Sink& sink, uint32_t chunk_bytes)
+    : sink_(sink), chunk_bytes_(std::clamp(chunk_bytes, kMinChunkBytes, kMaxChunkBody)) {
+  buffer_.reset(new (std::nothrow) uint8_t[kChunkHeaderSize + chunk_bytes_]);
+}
+
+Writer::~Writer() = default;
+
+bool Writer::begin() {
+  if (began_ || failed_ || !buffer_) return false;
+  uint8_t header[kFileHeaderSize] = {};
+  std::memcpy(header, kMagic, sizeof kMagic);
+  codec::storeLe16(header + 8, kMajorVersion);
+  codec::storeLe16(header + 10, kMinorVersion);
+  began_ = true;
+  failed_ = !sink_.write(header, sizeof header);
+  return !failed_;
+}
+
+bool Writer::flush() {
+  if (failed_ || !began_ || !buffer_) return false;
+  if (body_size_ == 0) return true;
+  uint8_t* header = buffer_.get();
+  codec::storeLe32(header + 8, body_size_);
+  codec::storeLe32(header + 12, chunk_records_);
+  codec::storeLe64(header + 16, min_timestamp_);
+  codec::storeLe64(header + 24, max_timestamp_);
+  codec::storeLe64(header, XXH3_64bits(header + 8, kChunkHeaderSize - 8 + body_size_));
+  failed_ = !sink_.write(header, kChunkHeaderSize + body_size_);
+  body_size_ = 0;
+  chunk_records_ = 0;
+  min_timestamp_ = UINT64_MAX;
+  max_timestamp_ = 0;
+  previous_timestamp_ = 0;
+  return !failed_;
+}
+
+uint8_t* Writer::reserve(uint8_t record_code, size_t payload_size) {
+  if (!usable()) return nullptr;
+  const size_t need = 1 + varintSize(payload_size) + payload_size;
+  if (need > chunk_bytes_) return nullptr;  // would not fit even an empty chunk
+  if (need > chunk_bytes_ - body_size_ && !flush()) return nullptr;
+  uint8_t* p = buffer_.get() + kChunkHeaderSize + body_size_;
+  *p++ = record_code;
+  return putVarint(p, payload_size);
+}
+
+void Writer::commit(uint8_t* end) {
+  body_size_ = static_cast<uint32_t>(end - (buffer_.get() + kChunkHeaderSize));
+  ++chunk_records_;
+  ++records_;
+}
+
+bool Writer::append(uint8_t record_code, const Fields& fields) {
+  uint8_t* p = reserve(record_code, fields.size);
+  if (p == nullptr) return false;
+  std::memcpy(p, fields.bytes, fields.size);
+  commit(p + fields.size);
+  return true;
+}
+
+bool Writer::appendTimed(uint8_t record_code, uint64_t timestamp, const Fields& fields) {
+  if (!usable()) return false;
+  auto delta = [&] { return codec::zigzag(static_cast<int64_t>(timestamp - previous_timestamp_)); };
+  size_t payload = varintSize(delta()) + fields.size;
+  if (1 + varintSize(payload) + payload > chunk_bytes_ - body_size_ && body_size_ > 0) {
+    if (!flush()) return false;  // the delta base is 0 in the new chunk
+    payload = varintSize(delta()) + fields.size;
+  }
+  uint8_t* p = reserve(record_code, payload);
+  if (p == nullptr) return false;
+  p = putVarint(p, delta());
+  std::memcpy(p, fields.bytes, fields.size);
+  commit(p + fields.size);
+  previous_timestamp_ = timestamp;
+  min_timestamp_ = std::min(min_timestamp_, timestamp);
+  max_timestamp_ = std::max(max_timestamp_, timestamp);
+  return true;
+}
+
+bool Writer::writeMemoryEvent(uint8_t record_code, const MemoryEvent& e) {
+  Fields f;
+  f.put(memoryKindValue(e.kind)).put(e.device).put(e.stream).put(e.address).put(e.size);
+  f.put(e.thread).put(e.stack).put(e.correlation).put(e.flags);
+  return appendTimed(record_code, e.timestamp, f);
+}
+
+bool Writer::write(const Alloc& alloc) { return writeMemoryEvent(code(RecordCode::kAlloc), alloc); }
+bool Writer::write(const Free& free) { return writeMemoryEvent(code(RecordCode::kFree), free); }
+
+bool Writer::write(const Marker& m) {
+  if (static_cast<uint8_t>(m.type) >= kMarkerTypeCount) return false;
+  Fields f;
+  f.put(static_cast<uint8_t>(m.type)).put(m.thread).put(m.id).put(m.name).put(m.domain);
+  return appendTimed(code(RecordCode::kMarker), m.timestamp, f);
+}
+
+bool Writer::write(const PoolEvent& p) {
+  if (static_cast<uint8_t>(p.type) >= kPoolEventTypeCount) return false;
+  Fields f;
+  f.put(static_cast<uint8_t>(p.type)).put(p.device).put(p.address).put(p.size).put(p.utilized);
+  f.put(p.pool_type);
+  return appendTimed(code(RecordCode::kPool), p.timestamp, f);
+}
+
+bool Writer::write(const Dropped& d) {
+  if (static_cast<uint8_t>(d.source) >= kDropSourceCount) return false;
+  Fields f;
+  f.put(static_cast<uint8_t>(d.source)).put(d.count);
+  return append(code(RecordCode::kDropped), f);
+}
+
+bool Writer::write(const StringDef& string) { return writeString(string.id, string.text); }
+
+bool Writer::writeString(StringId id, std::string_view text) {
+  if (id == kNoId) return false;
+  uint8_t* p = reserve(code(RecordCode::kString),
+                       varintSize(id) + varintSize(text.size()) + text.size());
+  if (p == nullptr) return false;
+  p = putVarint(putVarint(p, id), text.size());
+  if (!text.empty()) std::memcpy(p, text.data(), text.size());
+  commit(p + text.size());
+  return true;
+}
+
+bool Writer::write(const StackDef& stack) {
+  return writeStack(stack.id, stack.frames.data(), stack.frames.size());
+}
+
+bool Writer::writeStack(StackId id, const FrameId* frames, size_t count) {
+  if (id == kNoId || std::find(frames, frames + count, kNoId) != frames + count) return false;
+  size_t payload = varintSize(id) + varintSize(count);
+  for (size_t i = 0; i < count; ++i) payload += varintSize(frames[i]);
+  uint8_t* p = reserve(code(RecordCode::kStack), payload);
+  if (p == nullptr) return false;
+  p = putVarint(putVarint(p, id), count);
+  for (size_t i = 0; i < count; ++i) p = putVarint(p, frames[i]);
+  commit(p);
+  return true;
+}
+
+bool Writer::write(const ModuleDef& m) {
+  if (m.id == kNoId) return false;
+  Fields f;
+  f.put(m.id).put(m.path).put(m.base).put(m.size).put(m.build_id);
+  return append(code(RecordCode::kModule), f);
+}
+
+bool Writer::write(const FrameDef& fr) {
+  if (fr.id == kNoId || static_cast<uint8_t>(fr.kind) >= kFrameKindCount) return false;
+  Fields f;
+  f.put(fr.id).put(static_cast<uint8_t>(fr.kind)).put(fr.module).put(fr.offset);
+  f.put(fr.function).put(fr.file).put(fr.line);
+  return append(code(RecordCode::kFrame), f);
+}
+
+bool Writer::write(const ProcessInfo& p) {
+  Fields f;
+  f.put(p.pid).put(p.start_unix_ns).put(p.host).put(p.command_line);
+  f.put(codec::zigzag(p.rank)).put(codec::zigzag(p.local_rank)).put(codec::zigzag(p.world_size));
+  return append(code(RecordCode::kProcess), f);
+}
+
+bool Writer::write(const DeviceInfo& d) {
+  Fields f;
+  f.put(d.device).put(d.name).put(d.total_memory);
+  return append(code(RecordCode::kDevice), f);
+}
+
+bool Writer::write(const Property& p) {
+  Fields f;
+  f.put(p.key).put(p.value);
+  return append(code(RecordCode::kProperty), f);
+}
+
+bool Writer::write(const Trailer& t) {
+  Fields f;
+  f.put(t.record_count).put(t.end_timestamp);
+  const bool ok = flush() && append(code(RecordCode::kTrailer), f) && flush();
+  finished_ = finished_ || ok;
+  return ok;
+}
+
+bool Writer::finish(uint64_t end_timestamp) {
+  return write(Trailer{.record_count = records_, .end_timestamp = end_timestamp});
+}
+
+bool Writer::write(const Record& record) {
+  return std::visit([this](const auto& r) { return write(r); }, record);
+}
+
+}  // namespace memfloor::trace

@@ -1,0 +1,92 @@
+// Encodes records into checksummed chunks (format.h). Usable from the hook: no exceptions, no
+// allocation after construction beyond its chunk buffer, bool results that chain with &&.
+//
+//   Writer w(sink);  w.begin() && w.writeString(1, "iteration") && w.write(alloc) && w.finish(t);
+//
+//   file:  | header 16 B | chunk | chunk | ... | chunk holding only the trailer |
+//   chunk: | checksum u64 | body_length u32 | record_count u32 | min_ts u64 | max_ts u64 | body |
+//   body:  | type u8 | varint length | payload | type u8 | ...
+//
+// Records are appended to one buffer holding the chunk header and body; when the next record does
+// not fit, the chunk is sealed (header filled in, checksum computed) and handed to the sink in one
+// write. A record that cannot fit even an empty chunk (a huge string or stack) is refused: the call
+// returns false but the writer stays usable (failed() stays false).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "trace/records.h"
+#include "trace/sink.h"
+
+namespace memfloor::trace {
+
+class Writer {
+ public:
+  static constexpr uint32_t kDefaultChunkBytes = 1u << 20;
+  static constexpr uint32_t kMinChunkBytes = 256;
+
+  // chunk_bytes: a chunk is sealed once its body reaches this size (clamped to
+  // [kMinChunkBytes, kMaxChunkBody]). Allocates the chunk buffer (nothrow: on failure every call
+  // fails).
+  explicit Writer(Sink& sink, uint32_t chunk_bytes = kDefaultChunkBytes);
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  bool begin();  // the file header; call once, first
+
+  // Each returns false when the record is invalid (a definition with id 0, an enum out of range;
+  // a memory kind out of range is written as kUnknown instead), does not fit a chunk, the sink
+  // failed, or begin() was not called / the trailer was already written.
+  bool write(const Record& record);
+  bool write(const Alloc& alloc);
+  bool write(const Free& free);
+  bool write(const Marker& marker);
+  bool write(const PoolEvent& pool);
+  bool write(const Dropped& dropped);
+  bool write(const StringDef& string);
+  bool write(const ModuleDef& module);
+  bool write(const FrameDef& frame);
+  bool write(const StackDef& stack);
+  bool write(const ProcessInfo& process);
+  bool write(const DeviceInfo& device);
+  bool write(const Property& property);
+  // Seals the current chunk and writes the trailer alone in a final chunk, as given (to copy a
+  // trace); no record can be written after it. finish() is the usual way to end a trace.
+  bool write(const Trailer& trailer);
+  bool writeString(StringId id, std::string_view text);
+  bool writeStack(StackId id, const FrameId* frames, size_t count);
+
+  bool flush();                         // seals the current chunk (no-op when empty)
+  bool finish(uint64_t end_timestamp);  // flush + a final chunk holding only the trailer
+
+  uint64_t recordCount() const { return records_; }
+  bool failed() const { return failed_; }  // a write to the sink failed; every later call fails
+
+ private:
+  struct Fields;
+  bool usable() const { return !failed_ && began_ && !finished_ && buffer_; }
+  bool append(uint8_t code, const Fields& fields);
+  bool appendTimed(uint8_t code, uint64_t timestamp, const Fields& fields);
+  bool writeMemoryEvent(uint8_t code, const MemoryEvent& event);
+  uint8_t* reserve(uint8_t code, size_t payload_size);  // room for one record, or nullptr
+  void commit(uint8_t* end);
+
+  Sink& sink_;
+  uint32_t chunk_bytes_;
+  std::unique_ptr<uint8_t[]> buffer_;  // chunk header + up to chunk_bytes_ of body
+  uint32_t body_size_ = 0;
+  uint32_t chunk_records_ = 0;
+  uint64_t min_timestamp_ = UINT64_MAX;
+  uint64_t max_timestamp_ = 0;
+  uint64_t previous_timestamp_ = 0;  // delta base: the chunk's previous timed record, or 0
+  uint64_t records_ = 0;
+  bool began_ = false;
+  bool finished_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace memfloor::trace
