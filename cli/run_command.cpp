@@ -243,11 +243,20 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so");
   cmd->add_flag("--analyze", request->analyze, "analyze each new trace and print the floor table");
   cmd->add_flag("-q,--quiet", request->quiet, "no notes on stderr");
-  cmd->add_option("command", request->command, "the program and its arguments (after --)")
-      ->required();
+  // Everything from the program's name on (or after --) belongs to the program, its options too.
+  // CLI11 2.1 has no such positional: the declared one rejects every value (validate_positionals),
+  // so the program's name is "unrecognized" and prefix_command hands it and all that follows to
+  // remaining(); the unfilled positional also keeps "--" here rather than in the parent app.
+  static std::vector<std::string> never_filled;
+  cmd->add_option("command", never_filled, "the program and its arguments (after --)")
+      ->check(CLI::Validator([](std::string&) { return std::string("verbatim"); }, "CMD ARGS..."));
+  cmd->validate_positionals();
   cmd->prefix_command();
   cmd->callback([cmd, request, &exit_code] {
-    for (const std::string& extra : cmd->remaining()) request->command.push_back(extra);
+    request->command = cmd->remaining();
+    if (!request->command.empty() && request->command.front() == "--") {
+      request->command.erase(request->command.begin());
+    }
     exit_code = runTraced(*request);
   });
 }

@@ -8,11 +8,9 @@
 #include <map>
 #include <sstream>
 
-namespace refmodel {
+#include "kernels.h"
 
-namespace {
-constexpr int kMaxStreams = 4;  // the hyper-connection kernels' limit
-}
+namespace refmodel {
 
 Config parseArgs(int argc, const char* const* argv, bool& help, std::string& help_text) {
   Config c;
@@ -31,7 +29,7 @@ Config parseArgs(int argc, const char* const* argv, bool& help, std::string& hel
   app.add_option("--pipeline-stages", c.pipeline_stages, "pipeline stages (one process, one GPU)")
       ->check(CLI::Range(1, 64));
   app.add_option("--streams", m.streams, "hyper-connection residual streams n")
-      ->check(CLI::Range(1, kMaxStreams));
+      ->check(CLI::Range(1, kernels::kMaxStreams));
   app.add_option("--layer", m.layer_kind, "layer type")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, LayerKind>{{"base", LayerKind::kBase},
@@ -55,7 +53,8 @@ Config parseArgs(int argc, const char* const* argv, bool& help, std::string& hel
   app.add_option("--seed", c.seed, "seed for parameters and data");
   app.add_option("--lr", c.lr, "Adam learning rate");
   app.add_option("--idle-ms", c.idle_ms, "pause in each idle window (ms)")->check(CLI::Range(0, 60000));
-  app.add_flag("!--no-eval", c.eval, "skip the evaluation forward in the idle window");
+  app.add_flag("--eval", c.eval, "run an evaluation forward (no graph) in each idle window");
+  app.add_flag("--time-gemm", c.time_gemm, "time every cuBLAS product (share of step time)");
   std::vector<std::string> bugs;
   app.add_option("--bug", bugs, "re-introduce a seed bug (repeatable)")
       ->check(CLI::IsMember({"hc-mlp-norm-manager", "loss-node-inputs"}));

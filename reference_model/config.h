@@ -49,7 +49,10 @@ struct Config {
   std::uint64_t seed = 1234;
   float lr = 1e-3f;
   int idle_ms = 20;     // pause inside each idle window, after the evaluation forward
-  bool eval = true;     // evaluation forward (no graph) inside each idle window
+  // Evaluation forward (no graph) inside each idle window. Off by default: like the framework's
+  // evaluation, it re-runs every layer's forward and so overwrites the layers' MLP-norm managers.
+  bool eval = false;
+  bool time_gemm = false;  // time every cuBLAS product with CUDA events
 };
 
 class ConfigError : public std::runtime_error {

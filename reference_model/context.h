@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "allocator.h"
+#include "gemm_timer.h"
 
 namespace refmodel {
 
@@ -28,6 +29,9 @@ class Context {
   bool gradEnabled() const { return grad_enabled_; }
   void setGradEnabled(bool enabled) { grad_enabled_ = enabled; }
   void synchronize() const;
+  // Non-null while GEMM timing is on (--time-gemm): every cuBLAS product is bracketed by events.
+  GemmTimer* gemmTimer() { return gemm_timer_.get(); }
+  void enableGemmTiming() { gemm_timer_ = std::make_unique<GemmTimer>(); }
 
  private:
   Allocator allocator_;
@@ -36,6 +40,7 @@ class Context {
   cublasHandle_t cublas_ = nullptr;
   std::unique_ptr<Storage> cublas_workspace_;
   bool grad_enabled_ = true;
+  std::unique_ptr<GemmTimer> gemm_timer_;
 };
 
 // Sets grad mode for a scope (torch.no_grad() / torch.enable_grad()).

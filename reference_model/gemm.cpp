@@ -26,11 +26,14 @@ void gemm(Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, float al
   if (m == 0 || n == 0 || batch == 0) return;
   const cublasOperation_t op_b = b.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = a.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  GemmTimer* timer = ctx.gemmTimer();
+  if (timer != nullptr) timer->begin(ctx.stream());
   REFMODEL_CUBLAS(cublasGemmStridedBatchedEx(
       ctx.cublas(), op_b, op_a, asInt(n), asInt(m), asInt(k), &alpha, b.data, cudaType(b.dtype),
       asInt(b.ld), b.stride, a.data, cudaType(a.dtype), asInt(a.ld), a.stride, &beta, c.data,
       cudaType(c.dtype), asInt(c.ld), c.stride, asInt(batch), CUBLAS_COMPUTE_32F,
       CUBLAS_GEMM_DEFAULT));
+  if (timer != nullptr) timer->end(ctx.stream());
 }
 
 }  // namespace refmodel

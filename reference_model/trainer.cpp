@@ -18,6 +18,7 @@ constexpr std::uint64_t kEvalSeed = 0xe7a1;
 }
 
 Trainer::Trainer(Context& ctx, const Config& config) : ctx_(ctx), config_(config) {
+  if (config.time_gemm) ctx.enableGemmTiming();
   const int p = config.pipeline_stages;
   const int per_stage = config.model.layers / p;
   for (int r = 0; r < p; ++r) {
@@ -90,6 +91,7 @@ IterationStats Trainer::runIteration(int iteration) {
   loss = Tensor();
   ctx_.synchronize();
   stats.step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (ctx_.gemmTimer() != nullptr) stats.gemm_ms = ctx_.gemmTimer()->collectMs();
   stats.peak = ctx_.allocator().peakBytes();
   ctx_.allocator().beginWindow();
   stats.live_at_end = ctx_.allocator().liveBytes();
@@ -122,7 +124,11 @@ std::vector<IterationStats> Trainer::run(std::ostream& out) {
           << s.backward_end_live_max;
     }
     if (config_.eval) out << " eval_loss " << s.eval_loss;
-    out << " step_ms " << std::setprecision(2) << s.step_ms << "\n" << std::flush;
+    out << " step_ms " << std::setprecision(2) << s.step_ms;
+    if (config_.time_gemm) out << " gemm_ms " << s.gemm_ms;
+    out << " tokens_per_s " << std::setprecision(0)
+        << static_cast<double>(config_.model.tokens() * config_.micro_batches) / (s.step_ms / 1000.0)
+        << "\n" << std::flush;
     history.push_back(s);
   }
   return history;

@@ -19,7 +19,7 @@ class Context;
 struct IterationStats {
   int iteration = 0;
   float loss = 0.f;
-  float eval_loss = 0.f;                 // NaN-free only with --eval
+  float eval_loss = 0.f;                 // with --eval: mean loss of the evaluation forward
   std::int64_t live_at_end = 0;          // live bytes right after the iteration (synchronised)
   std::int64_t idle_floor = 0;           // min live bytes over the idle window (own counter)
   std::int64_t peak = 0;                 // peak live bytes during the iteration
@@ -27,6 +27,7 @@ struct IterationStats {
   std::int64_t loss_node_held_max = 0;   // combined schedule: max loss-node bytes at backward end
   std::int64_t backward_end_live_max = 0;  // combined schedule: max live bytes at backward end
   double step_ms = 0.0;
+  double gemm_ms = 0.0;  // with --time-gemm: time inside cuBLAS products
 };
 
 class Trainer {

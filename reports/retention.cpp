@@ -49,6 +49,22 @@ RetainedTally classify(const Tally& p, Tally c, const Tally& leak, const Tally& 
 
 }  // namespace
 
+uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
+  bool inserted = false;
+  SiteIndex& entry = index_.findOrInsert(SiteIndex::keyOf(slot, stack), inserted);
+  if (inserted) {
+    entry.site = static_cast<uint32_t>(sites_.size());
+    sites_.push_back(Site{slot, stack, {}, {}, {}, {}, false});
+  }
+  if (stack < kDirectStacks) {
+    if (direct_.size() <= slot) direct_.resize(slot + 1u);
+    std::vector<uint32_t>& row = direct_[slot];
+    if (row.size() <= stack) row.resize(std::max<size_t>(stack + 1u, row.size() * 2), kNoSite);
+    row[stack] = entry.site;
+  }
+  return entry.site;
+}
+
 void Retention::beginWindow(uint32_t window) {
   assert(!window_open_ && "window begun twice");
   window_open_ = true;

@@ -44,13 +44,13 @@ class Retention {
   explicit Retention(uint32_t top_sites) : top_sites_(top_sites) {}
 
   uint32_t siteFor(uint16_t slot, trace::StackId stack) {
-    bool inserted = false;
-    SiteIndex& entry = index_.findOrInsert(SiteIndex::keyOf(slot, stack), inserted);
-    if (inserted) {
-      entry.site = static_cast<uint32_t>(sites_.size());
-      sites_.push_back(Site{slot, stack, {}, {}, {}, {}, false});
+    // Writers hand out stack ids densely from 1: a plain array per slot finds most sites with one
+    // load; rare large ids (or a hostile trace) go through the hash table.
+    if (stack < kDirectStacks && slot < direct_.size() && stack < direct_[slot].size() &&
+        direct_[slot][stack] != kNoSite) {
+      return direct_[slot][stack];
     }
-    return entry.site;
+    return addSite(slot, stack);
   }
 
   void onAlloc(const LiveAlloc& alloc) {
@@ -79,16 +79,21 @@ class Retention {
   size_t siteCount() const { return sites_.size(); }
 
  private:
+  static constexpr uint32_t kNoSite = UINT32_MAX;
+  static constexpr trace::StackId kDirectStacks = 1u << 16;
+
+  uint32_t addSite(uint16_t slot, trace::StackId stack);
+
   struct SiteIndex {
     using Key = uint64_t;
     Key packed = 0;
-    uint32_t site = UINT32_MAX;
+    uint32_t site = kNoSite;
     static Key keyOf(uint16_t slot, trace::StackId stack) {
       return (static_cast<uint64_t>(slot) << 32) | stack;
     }
     Key key() const { return packed; }
     void setKey(Key k) { packed = k; }
-    bool empty() const { return site == UINT32_MAX; }
+    bool empty() const { return site == kNoSite; }
     static uint64_t hash(Key k) { return mixHash(k + 1); }
   };
 
@@ -105,7 +110,8 @@ class Retention {
   }
 
   uint32_t top_sites_;
-  FlatTable<SiteIndex> index_{64};
+  std::vector<std::vector<uint32_t>> direct_;  // [slot][stack] -> site, for small stack ids
+  FlatTable<SiteIndex> index_{64};             // the rest
   std::vector<Site> sites_;
   std::vector<ClosedWindow> windows_;
   bool window_open_ = false;

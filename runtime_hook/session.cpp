@@ -330,6 +330,18 @@ void Session::drainStacks(TraceOutput::Batch& batch) {
   if (config_.stacks == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
 }
 
+bool Session::joinCall(trace::MemoryEvent& event) {
+  CallInfo call;
+  if (!calls_.get(static_cast<uint32_t>(event.correlation), call)) return true;
+  if ((call.flags & kCallVmm) != 0) {
+    suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
+    return false;  // written from the VMM callback already
+  }
+  event.thread = call.thread;
+  event.stack = call.stack;
+  return true;
+}
+
 void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
                                 size_t valid) {
   if (output_ == nullptr) return;
@@ -347,28 +359,10 @@ void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buf
       continue;
     }
     Translated t = translate(*record);
-    if (auto* event = std::get_if<trace::Alloc>(&t)) {
-      CallInfo call;
-      if (calls_.get(static_cast<uint32_t>(event->correlation), call)) {
-        if ((call.flags & kCallVmm) != 0) {
-          suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
-          continue;
-        }
-        event->thread = call.thread;
-        event->stack = call.stack;
-      }
-      batch.write(*event);
+    if (auto* alloc = std::get_if<trace::Alloc>(&t)) {
+      if (joinCall(*alloc)) batch.write(*alloc);
     } else if (auto* free = std::get_if<trace::Free>(&t)) {
-      CallInfo call;
-      if (calls_.get(static_cast<uint32_t>(free->correlation), call)) {
-        if ((call.flags & kCallVmm) != 0) {
-          suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
-          continue;
-        }
-        free->thread = call.thread;
-        free->stack = call.stack;
-      }
-      batch.write(*free);
+      if (joinCall(*free)) batch.write(*free);
     } else if (auto* pool = std::get_if<trace::PoolEvent>(&t)) {
       batch.write(*pool);
     }

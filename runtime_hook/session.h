@@ -56,6 +56,8 @@ class Session {
   void writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
                      std::string_view domain);
   void drainStacks(TraceOutput::Batch& batch);
+  // Adds what the driver callback learned (thread, stack); false for a VMM call's duplicate.
+  bool joinCall(trace::MemoryEvent& event);
 
   Config config_;
   ProcessFacts facts_;

@@ -6,37 +6,45 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "trace/codec.h"
 
 namespace memfloor::trace {
 
+uint8_t* ChunkBuffer::reserve(size_t bytes) {
+  if (capacity_ < bytes) {
+    auto bigger = std::make_unique_for_overwrite<uint8_t[]>(bytes);
+    if (data_) std::copy(data_.get(), data_.get() + kChunkHeaderSize, bigger.get());
+    data_ = std::move(bigger);
+    capacity_ = bytes;
+  }
+  return data_.get();
+}
+
 ChunkLoader::Status ChunkLoader::fail(Status status, std::string detail) {
   detail_ = std::move(detail);
   return status;
 }
 
-ChunkLoader::Status ChunkLoader::load(uint64_t offset) {
+ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
   const uint64_t size = source_.size();
   if (offset >= size) return Status::kEndOfFile;
   const uint64_t left = size - offset;
-  if (capacity_ < kChunkHeaderSize) {
-    buffer_.reset(new uint8_t[kChunkHeaderSize]);
-    capacity_ = kChunkHeaderSize;
-  }
-  uint8_t* raw = buffer_.get();
+  uint8_t* raw = buffer.reserve(kChunkHeaderSize);
   const size_t got_header = source_.readAt(offset, raw, kChunkHeaderSize);
   if (got_header < kChunkHeaderSize) {
     return fail(Status::kTruncated,
                 fmt::format("chunk header of {} bytes, {} present", kChunkHeaderSize, got_header));
   }
-  header_.checksum = codec::loadLe64(raw);
-  header_.body_length = codec::loadLe32(raw + 8);
-  header_.record_count = codec::loadLe32(raw + 12);
-  header_.min_timestamp = codec::loadLe64(raw + 16);
-  header_.max_timestamp = codec::loadLe64(raw + 24);
-  const uint32_t body_length = header_.body_length;
+  ChunkHeader header;  // committed to the buffer once the chunk verified
+  header.checksum = codec::loadLe64(raw);
+  header.body_length = codec::loadLe32(raw + 8);
+  header.record_count = codec::loadLe32(raw + 12);
+  header.min_timestamp = codec::loadLe64(raw + 16);
+  header.max_timestamp = codec::loadLe64(raw + 24);
+  const uint32_t body_length = header.body_length;
   if (body_length == 0) return fail(Status::kCorrupt, "empty chunk body");
   if (body_length > kMaxChunkBody) {
     return fail(Status::kCorrupt, fmt::format("chunk body length {} exceeds the maximum {}",
@@ -48,22 +56,17 @@ ChunkLoader::Status ChunkLoader::load(uint64_t offset) {
   }
   // body_length is now bounded by kMaxChunkBody and by the bytes in the file: safe to allocate.
   const size_t total = kChunkHeaderSize + size_t{body_length};
-  if (capacity_ < total) {
-    auto bigger = std::make_unique_for_overwrite<uint8_t[]>(total);
-    std::copy(raw, raw + kChunkHeaderSize, bigger.get());
-    buffer_ = std::move(bigger);
-    capacity_ = total;
-    raw = buffer_.get();
-  }
-  const size_t got_body = source_.readAt(offset + kChunkHeaderSize, raw + kChunkHeaderSize,
-                                         body_length);
+  raw = buffer.reserve(total);
+  const size_t got_body =
+      source_.readAt(offset + kChunkHeaderSize, raw + kChunkHeaderSize, body_length);
   if (got_body < body_length) {  // the source shrank since size() was taken
     return fail(Status::kTruncated,
                 fmt::format("chunk body of {} bytes, {} present", body_length, got_body));
   }
-  if (XXH3_64bits(raw + 8, total - 8) != header_.checksum) {
+  if (XXH3_64bits(raw + 8, total - 8) != header.checksum) {
     return fail(Status::kCorrupt, "checksum mismatch");
   }
+  buffer.header_ = header;
   return Status::kOk;
 }
 

@@ -1,6 +1,7 @@
 // Private to trace/: reads one chunk from a source and verifies its header and checksum.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -19,30 +20,39 @@ struct ChunkHeader {
   uint64_t max_timestamp = 0;
 };
 
+// The bytes of one loaded chunk, reused across loads (it grows to the largest chunk seen).
+class ChunkBuffer {
+ public:
+  const ChunkHeader& header() const { return header_; }
+  std::span<const uint8_t> body() const {
+    return {data_.get() + kChunkHeaderSize, header_.body_length};
+  }
+  uint64_t sizeOnDisk() const { return kChunkHeaderSize + uint64_t{header_.body_length}; }
+
+ private:
+  friend class ChunkLoader;
+  uint8_t* reserve(size_t bytes);  // keeps the first kChunkHeaderSize bytes
+
+  ChunkHeader header_;
+  std::unique_ptr<uint8_t[]> data_;
+  size_t capacity_ = 0;
+};
+
 class ChunkLoader {
  public:
   enum class Status { kOk, kEndOfFile, kTruncated, kCorrupt };
 
   explicit ChunkLoader(const Source& source) : source_(source) {}
 
-  // Reads the chunk starting at offset. kOk: header() and body() hold it, checksum verified.
-  // kEndOfFile: offset is the end of the source. kTruncated / kCorrupt: detail() says why.
-  Status load(uint64_t offset);
-
-  const ChunkHeader& header() const { return header_; }
-  std::span<const uint8_t> body() const {
-    return {buffer_.get() + kChunkHeaderSize, header_.body_length};
-  }
-  uint64_t sizeOnDisk() const { return kChunkHeaderSize + uint64_t{header_.body_length}; }
+  // Reads the chunk starting at offset into buffer. kOk: the checksum verified. kEndOfFile: offset
+  // is the end of the source. kTruncated / kCorrupt: detail() says why.
+  Status load(uint64_t offset, ChunkBuffer& buffer);
   const std::string& detail() const { return detail_; }
 
  private:
   Status fail(Status status, std::string detail);
 
   const Source& source_;
-  ChunkHeader header_;
-  std::unique_ptr<uint8_t[]> buffer_;  // chunk header + body, grown to the largest chunk seen
-  size_t capacity_ = 0;
   std::string detail_;
 };
 

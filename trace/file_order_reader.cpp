@@ -1,9 +1,7 @@
-// FileOrderReader: records exactly as written, one verified chunk at a time.
+// FileOrderReader: records exactly as written, decoded straight from each verified chunk.
 #include <fmt/format.h>
 
-#include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "trace/chunk_decoder.h"
 #include "trace/chunk_loader.h"
@@ -26,17 +24,16 @@ struct FileOrderReader::Impl {
   const Source& source;
   FileHeader header;
   ChunkLoader loader;
-  uint64_t offset = kFileHeaderSize;
-  std::vector<Record> records;  // the current chunk's, reused
-  size_t position = 0;
-  bool done = false;
+  ChunkBuffer buffer;
+  detail::ChunkDecoder decoder;
+  uint64_t offset = kFileHeaderSize;  // of the current chunk
+  bool in_chunk = false;
   bool after_trailer = false;
+  bool done = false;
   TraceEnd end;
 };
 
 bool FileOrderReader::Impl::loadChunk() {
-  records.clear();
-  position = 0;
   if (done) return false;
   if (after_trailer) {
     const uint64_t size = source.size();
@@ -47,7 +44,7 @@ bool FileOrderReader::Impl::loadChunk() {
     }
     return false;
   }
-  switch (loader.load(offset)) {
+  switch (loader.load(offset, buffer)) {
     case ChunkLoader::Status::kOk: break;
     case ChunkLoader::Status::kEndOfFile:
       stop(Ending::kTruncated, "no trailer after the last complete chunk");
@@ -55,19 +52,8 @@ bool FileOrderReader::Impl::loadChunk() {
     case ChunkLoader::Status::kTruncated: stop(Ending::kTruncated, loader.detail()); return false;
     case ChunkLoader::Status::kCorrupt: stop(Ending::kCorrupt, loader.detail()); return false;
   }
-  bool trailer = false;
-  std::string problem = detail::decodeChunk(loader.header(), loader.body(), [&](auto&& record) {
-    trailer = std::is_same_v<std::decay_t<decltype(record)>, Trailer>;
-    records.emplace_back(std::move(record));
-  });
-  if (!problem.empty()) {
-    records.clear();
-    stop(Ending::kCorrupt, std::move(problem));
-    return false;
-  }
-  after_trailer = trailer;  // the decoder made sure nothing follows it in the chunk
-  ++end.chunks;
-  offset += loader.sizeOnDisk();
+  decoder.reset(buffer.header(), buffer.body());
+  in_chunk = true;
   return true;
 }
 
@@ -76,12 +62,23 @@ FileOrderReader::~FileOrderReader() = default;
 
 bool FileOrderReader::next(Record& out) {
   Impl& s = *impl_;
-  while (s.position == s.records.size()) {
+  for (;;) {
+    if (s.in_chunk) {
+      if (s.decoder.next(out)) [[likely]] {
+        ++s.end.records;
+        return true;
+      }
+      s.in_chunk = false;
+      if (!s.decoder.problem().empty()) {  // the records before the problem were delivered
+        s.stop(Ending::kCorrupt, s.decoder.problem());
+        return false;
+      }
+      ++s.end.chunks;
+      s.after_trailer = s.decoder.afterTrailer();
+      s.offset += s.buffer.sizeOnDisk();
+    }
     if (!s.loadChunk()) return false;
   }
-  out = std::move(s.records[s.position++]);
-  ++s.end.records;
-  return true;
 }
 
 const TraceEnd& FileOrderReader::end() const { return impl_->end; }

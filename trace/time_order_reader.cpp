@@ -2,15 +2,16 @@
 //
 // Pass 1 verifies every chunk's checksum and indexes the complete ones with their smallest
 // timestamp; suffix_min[i] is the smallest timestamp in chunks i.. . Pass 2 loads chunks in file
-// order; each chunk's timed records become a run sorted by (timestamp, position). A record can be
-// released once its timestamp is <= suffix_min[next chunk to load]: no unloaded record is earlier,
-// and on a tie the loaded record comes first in the file. Runs are merged through a min-heap keyed
-// by (head timestamp, chunk index); the run holding the minimum is kept outside the heap (current_)
-// so that chunks that do not overlap stream without heap work.
+// order. A loaded chunk keeps its bytes and becomes a run: the (timestamp, offset) keys of its
+// events, sorted; its untimed records are delivered at once (the trailer at the very end). A key
+// is released once its timestamp is <= suffix_min[next chunk to load]: no unloaded event is
+// earlier, and on a tie the loaded one comes first in the file. Runs are merged through a min-heap
+// keyed by (head timestamp, chunk index); the run holding the minimum is kept outside the heap
+// (current) so that chunks that do not overlap stream without heap work. An event is decoded only
+// when it is delivered, straight into the caller's record.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -24,12 +25,12 @@ namespace memfloor::trace {
 namespace {
 
 struct Run {
-  std::vector<Record> records;
-  std::vector<uint64_t> timestamps;
+  ChunkBuffer bytes;
+  detail::ChunkIndex index;
   size_t position = 0;
-  uint64_t chunk = 0;  // tie-breaker: earlier chunks first
-  uint64_t head() const { return timestamps[position]; }
-  bool exhausted() const { return position == records.size(); }
+  size_t chunk = 0;  // tie-breaker: earlier chunks first
+  const detail::EventKey& head() const { return index.events[position]; }
+  bool exhausted() const { return position == index.events.size(); }
 };
 
 }  // namespace
@@ -37,15 +38,19 @@ struct Run {
 struct TimeOrderReader::Impl {
   explicit Impl(const Source& s) : source(s), header(readFileHeader(s)), loader(s) {}
 
-  void index();
+  void indexFile();
   void loadNextChunk();
   bool nextTimed(Record& out);
+  void dropRunsFrom(size_t chunk);  // a run failed to decode: it and later chunks are dropped
   size_t newRun();
-  void sortRun(Run& run);
   bool runAfter(size_t a, size_t b) const {  // heap order: true when a comes after b
-    const Run& x = runs[a];
-    const Run& y = runs[b];
-    return x.head() != y.head() ? x.head() > y.head() : x.chunk > y.chunk;
+    const uint64_t x = runs[a].head().timestamp;
+    const uint64_t y = runs[b].head().timestamp;
+    return x != y ? x > y : runs[a].chunk > runs[b].chunk;
+  }
+  void pushRun(size_t run) {
+    heap.push_back(run);
+    std::push_heap(heap.begin(), heap.end(), [this](size_t a, size_t b) { return runAfter(a, b); });
   }
   void setEnd(Ending ending, uint64_t offset, std::string detail) {
     end.ending = ending;
@@ -68,26 +73,26 @@ struct TimeOrderReader::Impl {
   bool has_trailer = false;
   Trailer trailer;
 
-  std::vector<Run> runs;        // pool; free_runs lists the ones not in use
+  std::vector<Run> runs;  // a pool; free_runs lists those not in use
   std::vector<size_t> free_runs;
-  std::vector<size_t> heap;     // runs waiting, min-heap by runAfter
-  size_t current = SIZE_MAX;    // the run with the smallest head, outside the heap
-  std::vector<std::pair<uint64_t, uint32_t>> sort_keys;  // scratch for sortRun
-  std::vector<Record> sort_scratch;
+  std::vector<size_t> heap;   // runs waiting, a min-heap by runAfter
+  std::vector<detail::EventKey> sort_scratch;
+  size_t current = SIZE_MAX;  // the run with the smallest head, outside the heap
   bool finished = false;
   TraceEnd end;
 };
 
-void TimeOrderReader::Impl::index() {
+void TimeOrderReader::Impl::indexFile() {
   indexed = true;
+  ChunkBuffer scratch;
   uint64_t offset = kFileHeaderSize;
   std::vector<uint64_t> min_timestamps;
   for (;;) {
-    const ChunkLoader::Status status = loader.load(offset);
+    const ChunkLoader::Status status = loader.load(offset, scratch);
     if (status == ChunkLoader::Status::kOk) {
       offsets.push_back(offset);
-      min_timestamps.push_back(loader.header().min_timestamp);
-      offset += loader.sizeOnDisk();
+      min_timestamps.push_back(scratch.header().min_timestamp);
+      offset += scratch.sizeOnDisk();
       continue;
     }
     pass1_end.offset = offset;
@@ -119,78 +124,47 @@ size_t TimeOrderReader::Impl::newRun() {
   return run;
 }
 
-void TimeOrderReader::Impl::sortRun(Run& run) {
-  if (std::is_sorted(run.timestamps.begin(), run.timestamps.end())) return;
-  const size_t n = run.records.size();
-  sort_keys.clear();
-  for (size_t i = 0; i < n; ++i) sort_keys.emplace_back(run.timestamps[i], static_cast<uint32_t>(i));
-  std::sort(sort_keys.begin(), sort_keys.end());  // keys are unique: the order is stable
-  sort_scratch.clear();
-  for (size_t i = 0; i < n; ++i) {
-    run.timestamps[i] = sort_keys[i].first;
-    sort_scratch.push_back(std::move(run.records[sort_keys[i].second]));
-  }
-  run.records.swap(sort_scratch);
-}
-
 void TimeOrderReader::Impl::loadNextChunk() {
   const size_t chunk = next_chunk++;
   const uint64_t offset = offsets[chunk];
-  untimed.clear();
-  untimed_position = 0;
-  const ChunkLoader::Status status = loader.load(offset);  // verified again: the file may change
-  if (status != ChunkLoader::Status::kOk) {
-    const bool corrupt = status == ChunkLoader::Status::kCorrupt;
-    setEnd(corrupt ? Ending::kCorrupt : Ending::kTruncated, offset,
-           status == ChunkLoader::Status::kEndOfFile ? "file shrank while reading"
-                                                     : loader.detail());
-    loading_done = true;
-    return;
-  }
   const size_t run_index = newRun();
   Run& run = runs[run_index];
-  run.records.clear();
-  run.timestamps.clear();
-  run.position = 0;
-  run.chunk = chunk;
-  bool trailer_seen = false;
-  std::string problem = detail::decodeChunk(loader.header(), loader.body(), [&](auto&& record) {
-    using T = std::decay_t<decltype(record)>;
-    if constexpr (std::is_same_v<T, Alloc> || std::is_same_v<T, Free> ||
-                  std::is_same_v<T, PoolEvent> || std::is_same_v<T, Marker>) {
-      run.timestamps.push_back(record.timestamp);
-      run.records.emplace_back(std::move(record));
-    } else if constexpr (std::is_same_v<T, Trailer>) {
-      trailer = record;  // delivered after every timed record
-      trailer_seen = true;
-    } else {
-      untimed.emplace_back(std::move(record));
-    }
-  });
+  const ChunkLoader::Status status = loader.load(offset, run.bytes);  // again: files change
+  std::string problem;
+  if (status == ChunkLoader::Status::kOk) {
+    problem = detail::indexChunk(run.bytes.header(), run.bytes.body(), run.index);
+  } else {
+    problem = status == ChunkLoader::Status::kEndOfFile ? "file shrank while reading"
+                                                        : loader.detail();
+  }
   if (!problem.empty()) {
-    untimed.clear();
     free_runs.push_back(run_index);
-    setEnd(Ending::kCorrupt, offset, std::move(problem));
+    const bool truncated = status == ChunkLoader::Status::kTruncated ||
+                           status == ChunkLoader::Status::kEndOfFile;
+    setEnd(truncated ? Ending::kTruncated : Ending::kCorrupt, offset, std::move(problem));
     loading_done = true;
     return;
   }
   ++end.chunks;
-  if (run.records.empty()) {
+  untimed.swap(run.index.untimed);  // delivered now, before any later event
+  untimed_position = 0;
+  if (run.index.events.empty()) {
     free_runs.push_back(run_index);
   } else {
-    sortRun(run);
+    detail::sortEvents(run.index, sort_scratch);
+    run.position = 0;
+    run.chunk = chunk;
     if (current != SIZE_MAX) {  // the new run may hold the minimum: let the heap decide
-      heap.push_back(current);
-      std::push_heap(heap.begin(), heap.end(), [this](size_t a, size_t b) { return runAfter(a, b); });
+      pushRun(current);
       current = SIZE_MAX;
     }
-    heap.push_back(run_index);
-    std::push_heap(heap.begin(), heap.end(), [this](size_t a, size_t b) { return runAfter(a, b); });
+    pushRun(run_index);
   }
-  if (trailer_seen) {
+  if (run.index.has_trailer) {
     has_trailer = true;
+    trailer = run.index.trailer;
     loading_done = true;
-    const uint64_t after = offset + loader.sizeOnDisk();
+    const uint64_t after = offset + run.bytes.sizeOnDisk();
     if (after < source.size()) {
       setEnd(Ending::kCorrupt, after,
              fmt::format("{} bytes after the trailer chunk", source.size() - after));
@@ -203,27 +177,50 @@ void TimeOrderReader::Impl::loadNextChunk() {
   }
 }
 
+void TimeOrderReader::Impl::dropRunsFrom(size_t chunk) {
+  auto drop = [&](size_t run) {
+    if (runs[run].chunk < chunk) return false;
+    free_runs.push_back(run);
+    return true;
+  };
+  if (current != SIZE_MAX && drop(current)) current = SIZE_MAX;
+  std::erase_if(heap, drop);
+  std::make_heap(heap.begin(), heap.end(), [this](size_t a, size_t b) { return runAfter(a, b); });
+  loading_done = true;
+  has_trailer = false;  // the trailer's chunk is at or after the bad one
+  end.chunks = chunk;
+}
+
 bool TimeOrderReader::Impl::nextTimed(Record& out) {
   const auto after = [this](size_t a, size_t b) { return runAfter(a, b); };
-  if (current == SIZE_MAX) {
-    if (heap.empty()) return false;
-    std::pop_heap(heap.begin(), heap.end(), after);
-    current = heap.back();
-    heap.pop_back();
+  for (;;) {
+    if (current == SIZE_MAX) {
+      if (heap.empty()) return false;
+      std::pop_heap(heap.begin(), heap.end(), after);
+      current = heap.back();
+      heap.pop_back();
+    }
+    Run& run = runs[current];
+    const uint64_t bound = loading_done ? UINT64_MAX : suffix_min[next_chunk];
+    const detail::EventKey& key = run.head();
+    if (key.timestamp > bound) return false;
+    std::string problem;
+    if (!detail::decodeEvent(run.bytes.body(), key, out, problem)) [[unlikely]] {
+      // a field that indexChunk() did not read
+      setEnd(Ending::kCorrupt, offsets[run.chunk], std::move(problem));
+      dropRunsFrom(run.chunk);
+      continue;
+    }
+    ++run.position;
+    if (run.exhausted()) {
+      free_runs.push_back(current);
+      current = SIZE_MAX;
+    } else if (!heap.empty() && runAfter(current, heap.front())) {
+      pushRun(current);
+      current = SIZE_MAX;
+    }
+    return true;
   }
-  Run& run = runs[current];
-  const uint64_t bound = loading_done ? UINT64_MAX : suffix_min[next_chunk];
-  if (run.head() > bound) return false;
-  out = std::move(run.records[run.position++]);
-  if (run.exhausted()) {
-    free_runs.push_back(current);
-    current = SIZE_MAX;
-  } else if (!heap.empty() && runAfter(current, heap.front())) {
-    heap.push_back(current);
-    std::push_heap(heap.begin(), heap.end(), after);
-    current = SIZE_MAX;
-  }
-  return true;
 }
 
 TimeOrderReader::TimeOrderReader(const Source& source) : impl_(std::make_unique<Impl>(source)) {}
@@ -231,7 +228,7 @@ TimeOrderReader::~TimeOrderReader() = default;
 
 bool TimeOrderReader::next(Record& out) {
   Impl& s = *impl_;
-  if (!s.indexed) s.index();
+  if (!s.indexed) s.indexFile();
   for (;;) {
     if (s.untimed_position < s.untimed.size()) {
       out = std::move(s.untimed[s.untimed_position++]);

@@ -25,13 +25,14 @@ TEST_CASE("defaults are the fixed code in the seed's configuration shape") {
   CHECK(c.model.dtype == DType::kBFloat16);
   CHECK(c.model.micro_batch_size == 1);
   CHECK(c.schedule == Schedule::kOneFOneB);
+  CHECK_FALSE(c.eval);
 }
 
 TEST_CASE("bug flags and config flags are parsed") {
   const Config c = parse({"--bug", "hc-mlp-norm-manager", "--bug", "loss-node-inputs", "--seq",
                           "8192", "--layer", "base", "--recompute", "none", "--dtype", "fp32",
                           "--pipeline-stages", "2", "--micro-batches", "4", "--offload",
-                          "--schedule", "1f1b", "--iterations", "7", "--seed", "9"});
+                          "--schedule", "1f1b", "--iterations", "7", "--seed", "9", "--eval"});
   CHECK(c.bugs.hc_mlp_norm_manager);
   CHECK(c.bugs.loss_node_inputs);
   CHECK(c.model.seq == 8192);
@@ -44,6 +45,7 @@ TEST_CASE("bug flags and config flags are parsed") {
   CHECK(c.model.offload);
   CHECK(c.iterations == 7);
   CHECK(c.seed == 9);
+  CHECK(c.eval);
 }
 
 TEST_CASE("bad input is a ConfigError with a message") {

@@ -9,7 +9,7 @@
 namespace refmodel {
 namespace {
 
-TEST_CASE("aliases share storage; the last owner or release() frees it", "[gpu][storage]") {
+TEST_CASE("aliases share storage and the last owner or release() frees it", "[gpu][storage]") {
   if (!testing::gpuAvailable("storage aliasing")) return;
   Context ctx;
   const std::int64_t base = ctx.allocator().liveBytes();

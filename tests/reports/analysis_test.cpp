@@ -1,7 +1,12 @@
 // Tests of Analysis: pairing, markers, devices and kinds, metadata, no markers, end of trace.
 #include "reports/analysis.h"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
+#include <ctime>
+#include <iostream>
+#include <random>
 
 #include "invariants.h"
 #include "scenarios.h"
@@ -219,6 +224,109 @@ TEST_CASE("A custom pattern picks other markers", "[analysis]") {
   Report r = analyze(t, {.iteration_pattern = R"(microbatch \d+)"});
   CHECK(r.iterations.size() == 2);
   CHECK(r.iteration_pattern == R"(microbatch \d+)");
+}
+
+}  // namespace
+}  // namespace memfloor::reports::test
+
+namespace memfloor::reports::test {
+namespace {
+
+// Not a test: Analysis::add throughput. Run it explicitly: memfloor_reports_tests "[bench]"
+// (LIVE=n sets the live set). A steady live set with random frees each followed by an allocation
+// at the freed address, iteration markers every 1000 events and 64 sites. Records are decoded into
+// one reused trace::Record as the readers do; the time of that decoding alone is measured too and
+// subtracted.
+TEST_CASE("Analysis::add throughput", "[.][bench]") {
+  const char* live_env = std::getenv("LIVE");
+  const uint64_t live = live_env != nullptr ? std::stoull(live_env) : 20000;
+  constexpr uint64_t kEvents = 20'000'000;
+  constexpr uint64_t kBase = 0x7f0000000000;
+
+  // The script: per event, an address index and a stack (a compact 8 bytes, so that streaming it
+  // costs little next to the replay).
+  struct Op {
+    uint32_t index;
+    uint16_t stack;
+    uint8_t kind;  // 0 free, 1 alloc, 2 push, 3 pop
+  };
+  std::vector<Op> ops;
+  ops.reserve(kEvents + kEvents / 1000);
+  std::mt19937_64 rng(7);
+  for (uint64_t i = 0; ops.size() < kEvents; ++i) {
+    if (i % 1000 == 0) ops.push_back({0, 0, static_cast<uint8_t>(2 + (i / 1000) % 2)});
+    auto index = static_cast<uint32_t>(rng() % live);
+    ops.push_back({index, 0, 0});
+    ops.push_back({index, static_cast<uint16_t>(1 + rng() % 64), 1});
+  }
+
+  auto replay = [&](Analysis* analysis) {
+    trace::Record record;
+    uint64_t ts = live + 1, sum = 0;
+    for (const Op& op : ops) {
+      ++ts;
+      if (op.kind < 2) {
+        trace::MemoryEvent e;
+        e.timestamp = ts;
+        e.address = kBase + op.index * 4096ull;
+        e.size = 4096;
+        e.stack = op.stack;
+        if (op.kind == 0) {
+          record.emplace<trace::Free>(trace::Free{e});
+        } else {
+          record.emplace<trace::Alloc>(trace::Alloc{e});
+        }
+      } else {
+        trace::Marker m;
+        m.timestamp = ts;
+        m.thread = 1;
+        m.name = 1;
+        m.type = op.kind == 2 ? trace::MarkerType::kPush : trace::MarkerType::kPop;
+        record.emplace<trace::Marker>(m);
+      }
+      if (analysis != nullptr) {
+        analysis->add(record);
+      } else {
+        sum += record.index();  // keeps the decoding from being optimized away
+      }
+    }
+    return sum;
+  };
+  // Thread CPU time, not wall time: the build machine is shared, and other processes' time
+  // slices on this core must not count.
+  auto cpu = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  };
+  auto time = [&](auto&& f) {
+    double begin = cpu();
+    f();
+    return cpu() - begin;
+  };
+
+  Analysis analysis({});
+  analysis.add(trace::StringDef{1, "iteration"});
+  for (uint64_t k = 0; k < live; ++k) {
+    trace::Alloc a;
+    a.timestamp = k + 1;
+    a.address = kBase + k * 4096;
+    a.size = 4096;
+    analysis.add(a);
+  }
+  uint64_t sink = 0;
+  double decode = time([&] { sink = replay(nullptr); });
+  double total = time([&] { replay(&analysis); });
+  Report r = analysis.finish({});
+  auto events = static_cast<double>(ops.size());
+  std::cout << fmt::format(
+      "live {}: {:.0f} records: decode only {:.3f} s, decode + add {:.3f} s; "
+      "Analysis::add {:.1f} M records/s ({:.1f} ns each), with decode {:.1f} M records/s "
+      "[{} iterations, {}]\n",
+      live, events, decode, total, events / (total - decode) / 1e6,
+      (total - decode) / events * 1e9, events / total / 1e6, r.iterations.size(), sink % 2);
+  CHECK(r.anomalies.unmatched_frees.count == 0);
+  CHECK(r.memory[0].live_at_end == live * 4096);
 }
 
 }  // namespace

@@ -5,19 +5,11 @@
 #include <map>
 #include <string>
 
+#include "tests/runtime_hook/test_support.h"
+
 using namespace memfloor::hook;
-
-namespace {
-
-using Env = std::map<std::string, std::string>;
-
-const char* lookup(const char* name, void* context) {
-  auto* env = static_cast<Env*>(context);
-  auto it = env->find(name);
-  return it == env->end() ? nullptr : it->second.c_str();
-}
-
-}  // namespace
+using test::Env;
+using test::lookup;
 
 TEST_CASE("defaults without any variable", "[runtime_hook]") {
   Env env;

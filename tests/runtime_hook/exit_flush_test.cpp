@@ -63,6 +63,8 @@ Outcome runChild(const std::string& path, Body body) {
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {
+    // Catch2's own fatal-signal handlers would stand in for "the program's"; start clean.
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
     body();
     ::_exit(93);  // bodies end the process themselves
   }

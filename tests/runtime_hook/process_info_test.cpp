@@ -11,17 +11,13 @@
 #include <map>
 #include <string>
 
+#include "tests/runtime_hook/test_support.h"
+
 using namespace memfloor::hook;
+using test::Env;
+using test::lookup;
 
 namespace {
-
-using Env = std::map<std::string, std::string>;
-
-const char* lookup(const char* name, void* context) {
-  auto* env = static_cast<Env*>(context);
-  auto it = env->find(name);
-  return it == env->end() ? nullptr : it->second.c_str();
-}
 
 std::string tempDir() {
   char pattern[] = "/tmp/memfloor-hook-test-XXXXXX";

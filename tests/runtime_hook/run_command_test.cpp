@@ -181,6 +181,7 @@ TEST_CASE("the command line: options before --, the program's own options after"
   CHECK_THROWS_AS(runCli({"run", "-q", "--hook", hook, "-o", dir, "--buffer-size", "lots", "--",
                           "true"}),
                   Error);
-  CHECK_THROWS_AS(runCli({"run"}), CLI::RequiredError);
+  CHECK_THROWS_AS(runCli({"run"}), Error);
+  CHECK_THROWS_AS(runCli({"run", "--"}), Error);
   CHECK(std::system(("rm -rf " + dir).c_str()) == 0);
 }

@@ -5,25 +5,14 @@
 #include <map>
 #include <vector>
 
+#include "tests/runtime_hook/test_support.h"
 #include "trace/reader.h"
 #include "trace/source.h"
 
 using namespace memfloor;
+using hook::test::SharedSink;
 
 namespace {
-
-class SharedSink final : public trace::Sink {
- public:
-  explicit SharedSink(std::vector<uint8_t>& bytes) : bytes_(bytes) {}
-  bool write(const void* data, size_t n) override {
-    const auto* p = static_cast<const uint8_t*>(data);
-    bytes_.insert(bytes_.end(), p, p + n);
-    return true;
-  }
-
- private:
-  std::vector<uint8_t>& bytes_;
-};
 
 __attribute__((noinline)) trace::StackId captureHere(hook::StackTable& table) {
   trace::StackId id = table.captureAndIntern(32);
@@ -46,21 +35,22 @@ TEST_CASE("captureStack returns this thread's return addresses", "[runtime_hook]
 
 TEST_CASE("a stack seen twice is interned once", "[runtime_hook]") {
   hook::StackTable table;
-  trace::StackId first = 0;
-  trace::StackId second = 0;
-  for (int i = 0; i < 2; ++i) {
-    trace::StackId id = captureHere(table);  // the same call site both times
-    (i == 0 ? first : second) = id;
-  }
+  uint64_t frames[64];
+  size_t n = hook::captureStack(frames, 64);
+  REQUIRE(n >= 2);
+  trace::StackId first = table.intern(frames, n);
+  trace::StackId second = table.intern(frames, n);
   CHECK(first != trace::kNoId);
   CHECK(first == second);
   CHECK(table.stackCount() == 1);
+  CHECK(table.intern(frames + 1, n - 1) != first);  // a different stack, sharing frames
 
   uint64_t other[] = {0x1000, 0x2000};  // addresses in no module: kept as absolute offsets
   trace::StackId third = table.intern(other, 2);
   CHECK(third != first);
   CHECK(table.intern(other, 2) == third);
   CHECK(table.intern(other, 0) == trace::kNoId);
+  CHECK(table.stackCount() == 3);
 }
 
 TEST_CASE("draining writes modules, frames and stacks before use", "[runtime_hook]") {

@@ -6,26 +6,14 @@
 #include <thread>
 #include <vector>
 
+#include "tests/runtime_hook/test_support.h"
 #include "trace/reader.h"
 #include "trace/source.h"
 
 using namespace memfloor;
+using hook::test::SharedSink;
 
 namespace {
-
-// A sink that shares its bytes with the test after the output is gone.
-class SharedSink final : public trace::Sink {
- public:
-  explicit SharedSink(std::vector<uint8_t>& bytes) : bytes_(bytes) {}
-  bool write(const void* data, size_t n) override {
-    const auto* p = static_cast<const uint8_t*>(data);
-    bytes_.insert(bytes_.end(), p, p + n);
-    return true;
-  }
-
- private:
-  std::vector<uint8_t>& bytes_;
-};
 
 class FailingSink final : public trace::Sink {
  public:

@@ -1,5 +1,8 @@
-// Tests of trace/chunk_decoder.{h,cpp}: field checks, unknown records, header consistency.
+// Tests of trace/chunk_decoder.cpp (with field_cursor.h and record_decoder.h): field checks,
+// unknown records, header consistency, the event index and its sort.
 #include "trace/chunk_decoder.h"
+
+#include <random>
 
 #include "trace_test_util.h"
 
@@ -9,20 +12,38 @@ namespace {
 using testing::Bytes;
 using testing::makeRecord;
 
-// Decodes a body against a header built from the given fields; returns the problem ("" if none).
-std::string decode(const Bytes& body, uint32_t count, std::vector<Record>* out = nullptr,
-                   uint64_t min_ts = UINT64_MAX, uint64_t max_ts = 0) {
+ChunkHeader headerFor(const Bytes& body, uint32_t count, uint64_t min_ts, uint64_t max_ts) {
   ChunkHeader header;
   header.body_length = static_cast<uint32_t>(body.size());
   header.record_count = count;
   header.min_timestamp = min_ts;
   header.max_timestamp = max_ts;
+  return header;
+}
+
+// Decodes a body (both ways) against a header built from the given fields; returns the problem
+// ("" if none) after checking that both ways agree.
+std::string decode(const Bytes& body, uint32_t count, std::vector<Record>* out = nullptr,
+                   uint64_t min_ts = UINT64_MAX, uint64_t max_ts = 0) {
+  const ChunkHeader header = headerFor(body, count, min_ts, max_ts);
+  detail::ChunkDecoder decoder;
+  decoder.reset(header, body);
   std::vector<Record> records;
-  std::string problem = detail::decodeChunk(header, body, [&](auto&& r) {
-    records.emplace_back(std::move(r));
-  });
+  Record r;
+  while (decoder.next(r)) records.push_back(r);
+  // The index reads the same body: it fails on the same problem, unless that problem lies in an
+  // event field it leaves for decodeEvent().
+  detail::ChunkIndex index;
+  const std::string index_problem = detail::indexChunk(header, body, index);
+  std::string event_problem;
+  if (index_problem.empty()) {
+    for (const detail::EventKey& key : index.events) {
+      if (!detail::decodeEvent(body, key, r, event_problem)) break;
+    }
+  }
+  CHECK(decoder.problem() == (index_problem.empty() ? event_problem : index_problem));
   if (out != nullptr) *out = records;
-  return problem;
+  return decoder.problem();
 }
 
 constexpr uint8_t kAlloc = 8;
@@ -117,6 +138,118 @@ TEST_CASE("record framing errors", "[trace][chunk_decoder]") {
 TEST_CASE("nothing may follow the trailer in its chunk", "[trace][chunk_decoder]") {
   const Bytes body = testing::concat({makeRecord(13, {0, 0}), makeRecord(12, {0, 1})});
   CHECK(decode(body, 2) == "dropped (type 12) at body offset 4: record after the trailer");
+}
+
+TEST_CASE("varints of 9 and 10 bytes, and too long ones, in both cursors", "[trace][chunk_decoder]") {
+  for (uint64_t value : {uint64_t{1} << 56, uint64_t{1} << 63, UINT64_MAX}) {
+    const Bytes alloc = makeRecord(kAlloc, {0, 0, 0, 0, value, value, value, 0, value, 0});
+    Bytes padded = alloc;
+    const Bytes filler = makeRecord(12, {0, 0});
+    for (int i = 0; i < 40; ++i) padded.insert(padded.end(), filler.begin(), filler.end());
+    std::vector<Record> records;
+    CHECK(decode(alloc, 1, &records, 0, 0).empty());
+    CHECK(std::get<Alloc>(records.at(0)).correlation == value);
+    CHECK(decode(padded, 41, &records, 0, 0).empty());
+    CHECK(std::get<Alloc>(records.at(0)).address == value);
+  }
+  // an 11-byte varint in the address of a padded alloc
+  Bytes bad{kAlloc, 20, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+            0x01, 0, 0, 0, 0, 0};
+  const Bytes filler = makeRecord(12, {0, 0});
+  for (int i = 0; i < 40; ++i) bad.insert(bad.end(), filler.begin(), filler.end());
+  CHECK(decode(bad, 41, nullptr, 0, 0) == "alloc (type 8) at body offset 0: malformed varint");
+  // bits beyond 64 in the 10th byte
+  Bytes wide{kAlloc, 19, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+             0, 0, 0, 0, 0};
+  for (int i = 0; i < 40; ++i) wide.insert(wide.end(), filler.begin(), filler.end());
+  CHECK(decode(wide, 41, nullptr, 0, 0) == "alloc (type 8) at body offset 0: malformed varint");
+}
+
+TEST_CASE("the index: event keys in file order, untimed records whole, the trailer apart",
+          "[trace][chunk_decoder]") {
+  const Bytes body = testing::concat({
+      makeRecord(kAlloc, {codec::zigzag(100), 0, 0, 0, 0x10, 8, 0, 0, 0, 0}),
+      makeRecord(kString, {1, 0}),
+      makeRecord(9, {codec::zigzag(-40), 0, 0, 0, 0x10, 8, 0, 0, 0, 0}),
+      makeRecord(13, {2, 7}),
+  });
+  const ChunkHeader header = headerFor(body, 4, 60, 100);
+  detail::ChunkIndex index;
+  REQUIRE(detail::indexChunk(header, body, index).empty());
+  REQUIRE(index.events.size() == 2);
+  CHECK(index.events[0].timestamp == 100);
+  CHECK(index.events[0].offset == 0);
+  CHECK(index.events[1].timestamp == 60);
+  CHECK_FALSE(index.sorted);
+  CHECK(index.untimed == std::vector<Record>{StringDef{1, ""}});
+  CHECK(index.has_trailer);
+  CHECK(index.trailer == Trailer{2, 7});
+  std::vector<detail::EventKey> scratch;
+  detail::sortEvents(index, scratch);
+  CHECK(index.events[0].timestamp == 60);
+  Record r;
+  std::string problem;
+  REQUIRE(detail::decodeEvent(body, index.events[0], r, problem));
+  Free expected_free;
+  expected_free.timestamp = 60;
+  expected_free.address = 0x10;
+  expected_free.size = 8;
+  CHECK(r == Record{expected_free});
+}
+
+TEST_CASE("sortEvents is a stable sort by timestamp", "[trace][chunk_decoder]") {
+  std::mt19937_64 rng(99);
+  for (size_t n : {2u, 50u, 1000u, 20000u}) {
+    for (uint64_t spread : {uint64_t{3}, uint64_t{5000}, uint64_t{1} << 40, UINT64_MAX}) {
+      detail::ChunkIndex index;
+      for (size_t i = 0; i < n; ++i) {
+        index.events.push_back({spread == UINT64_MAX ? rng() : rng() % spread,
+                                static_cast<uint32_t>(i * 3)});
+      }
+      index.sorted = false;
+      std::vector<detail::EventKey> expected = index.events;
+      std::stable_sort(expected.begin(), expected.end(),
+                       [](const auto& a, const auto& b) { return a.timestamp < b.timestamp; });
+      std::vector<detail::EventKey> scratch;
+      detail::sortEvents(index, scratch);
+      REQUIRE(index.events.size() == expected.size());
+      bool same = true;
+      for (size_t i = 0; i < n; ++i) {
+        same = same && index.events[i].timestamp == expected[i].timestamp &&
+               index.events[i].offset == expected[i].offset;
+      }
+      CHECK(same);
+    }
+  }
+}
+
+TEST_CASE("records near the end of a body are read with bounds checks", "[trace][chunk_decoder]") {
+  // The same alloc decoded with room after it (the unchecked fast path) and as the last bytes of
+  // the body (the checked path), complete and cut short.
+  const Bytes alloc = makeRecord(kAlloc, {codec::zigzag(5), 2, 1, 3, 0x7f0000001000, 4096,
+                                          123456, 9, 1u << 30, 1});
+  Bytes padded = alloc;
+  for (int i = 0; i < 20; ++i) {
+    const Bytes filler = makeRecord(12, {0, uint64_t(i) << 40});
+    padded.insert(padded.end(), filler.begin(), filler.end());
+  }
+  std::vector<Record> first;
+  std::vector<Record> second;
+  CHECK(decode(padded, 21, &first, 5, 5).empty());
+  CHECK(decode(alloc, 1, &second, 5, 5).empty());
+  REQUIRE(first.size() == 21);
+  REQUIRE(second.size() == 1);
+  CHECK(first[0] == second[0]);
+  Bytes short_alloc = alloc;
+  short_alloc[1] = static_cast<uint8_t>(short_alloc[1] - 1);  // the length leaves out the flags
+  short_alloc.pop_back();
+  CHECK(decode(short_alloc, 1, nullptr, 5, 5) ==
+        "alloc (type 8) at body offset 0: payload ends inside its fields");
+  Bytes short_padded = short_alloc;
+  short_padded.insert(short_padded.end(), padded.begin() + static_cast<std::ptrdiff_t>(alloc.size()),
+                      padded.end());
+  CHECK(decode(short_padded, 21, nullptr, 5, 5) ==
+        "alloc (type 8) at body offset 0: payload ends inside its fields");
 }
 
 }  // namespace

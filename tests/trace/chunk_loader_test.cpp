@@ -14,13 +14,14 @@ TEST_CASE("a valid chunk loads and exposes its header and body", "[trace][chunk_
   const Bytes file = testing::concat({testing::fileHeader(), testing::makeChunk(body, 1)});
   MemorySource source(file);
   ChunkLoader loader(source);
-  REQUIRE(loader.load(kFileHeaderSize) == Status::kOk);
-  CHECK(loader.header().body_length == body.size());
-  CHECK(loader.header().record_count == 1);
-  CHECK(loader.header().min_timestamp == UINT64_MAX);
-  CHECK(Bytes(loader.body().begin(), loader.body().end()) == body);
-  CHECK(loader.sizeOnDisk() == kChunkHeaderSize + body.size());
-  CHECK(loader.load(kFileHeaderSize + loader.sizeOnDisk()) == Status::kEndOfFile);
+  ChunkBuffer buffer;
+  REQUIRE(loader.load(kFileHeaderSize, buffer) == Status::kOk);
+  CHECK(buffer.header().body_length == body.size());
+  CHECK(buffer.header().record_count == 1);
+  CHECK(buffer.header().min_timestamp == UINT64_MAX);
+  CHECK(Bytes(buffer.body().begin(), buffer.body().end()) == body);
+  CHECK(buffer.sizeOnDisk() == kChunkHeaderSize + body.size());
+  CHECK(loader.load(kFileHeaderSize + buffer.sizeOnDisk(), buffer) == Status::kEndOfFile);
 }
 
 TEST_CASE("incomplete and damaged chunks", "[trace][chunk_loader]") {
@@ -28,7 +29,8 @@ TEST_CASE("incomplete and damaged chunks", "[trace][chunk_loader]") {
   auto load = [](const Bytes& bytes, std::string* detail = nullptr) {
     MemorySource source(bytes);
     ChunkLoader loader(source);
-    const Status status = loader.load(kFileHeaderSize);
+    ChunkBuffer buffer;
+    const Status status = loader.load(kFileHeaderSize, buffer);
     if (detail != nullptr) *detail = loader.detail();
     return status;
   };
@@ -73,13 +75,15 @@ TEST_CASE("the loader reuses its buffer across chunks of different sizes", "[tra
   const Bytes file = testing::concat({testing::fileHeader(), small, big, small});
   MemorySource source(file);
   ChunkLoader loader(source);
+  ChunkBuffer buffer;
   uint64_t offset = kFileHeaderSize;
   for (uint32_t expected : {1u, 500u, 1u}) {
-    REQUIRE(loader.load(offset) == Status::kOk);
-    CHECK(loader.header().record_count == expected);
-    offset += loader.sizeOnDisk();
+    REQUIRE(loader.load(offset, buffer) == Status::kOk);
+    CHECK(buffer.header().record_count == expected);
+    CHECK(buffer.body().size() == buffer.header().body_length);
+    offset += buffer.sizeOnDisk();
   }
-  CHECK(loader.load(offset) == Status::kEndOfFile);
+  CHECK(loader.load(offset, buffer) == Status::kEndOfFile);
 }
 
 }  // namespace

@@ -143,17 +143,20 @@ TEST_CASE("unknown record codes are skipped; data after the trailer is reported"
             ": 3 bytes after the trailer chunk");
 }
 
-TEST_CASE("a chunk that fails to decode is dropped whole", "[trace][file_order]") {
+TEST_CASE("a chunk that verifies but does not decode ends the trace there",
+          "[trace][file_order]") {
   const Bytes good = testing::makeChunk(testing::makeRecord(12, {0, 1}), 1);
   const Bytes bad = testing::makeChunk(
       testing::concat({testing::makeRecord(12, {0, 2}), testing::makeRecord(1, {0, 0})}), 2);
   const Bytes file = testing::concat({testing::fileHeader(), good, bad, good});
   TraceEnd end;
+  // the records before the bad one are delivered; nothing after it
   CHECK(testing::readAll<FileOrderReader>(file, &end) ==
-        std::vector<Record>{Dropped{DropSource::kCupti, 1}});
+        std::vector<Record>{Dropped{DropSource::kCupti, 1}, Dropped{DropSource::kCupti, 2}});
   CHECK(end.ending == Ending::kCorrupt);
   CHECK(end.offset == kFileHeaderSize + good.size());
   CHECK(end.detail == "string (type 1) at body offset 4: id 0");
+  CHECK(end.chunks == 1);
 }
 
 TEST_CASE("fuzz findings kept in testdata read without a crash", "[trace][file_order]") {

@@ -2,6 +2,7 @@
 // the trailer last, and the same endings as the file-order reader on damaged files.
 #include <random>
 
+#include "trace/codec.h"
 #include "trace/error.h"
 #include "trace/reader.h"
 #include "trace_test_util.h"
@@ -182,6 +183,33 @@ TEST_CASE("damaged files end like the file-order reader says", "[trace][time_ord
     compare(damaged);
   }
   CHECK(spans.size() > 5);
+}
+
+TEST_CASE("a chunk that verifies but does not decode: earlier chunks are all delivered",
+          "[trace][time_order]") {
+  // chunk 0: events at 100 and 300; chunk 1: an event at 200 whose flags are out of range (only
+  // seen when it is delivered), then one at 400.
+  auto alloc = [](int64_t delta, uint64_t flags) {
+    return testing::makeRecord(8, {codec::zigzag(delta), 0, 0, 0, 0x10, 8, 0, 0, 0, flags});
+  };
+  const Bytes first = testing::makeChunk(testing::concat({alloc(100, 0), alloc(200, 0)}), 2, 100,
+                                         300);
+  const Bytes second = testing::makeChunk(testing::concat({alloc(200, 999), alloc(200, 0)}), 2,
+                                          200, 400);
+  const Bytes file = testing::concat({testing::fileHeader(), first, second});
+  TraceEnd end;
+  const std::vector<Record> records = testing::readAll<TimeOrderReader>(file, &end);
+  REQUIRE(records.size() == 2);
+  CHECK(timestampOf(records[0]) == 100);
+  CHECK(timestampOf(records[1]) == 300);
+  CHECK(end.ending == Ending::kCorrupt);
+  CHECK(end.offset == kFileHeaderSize + first.size());
+  CHECK(end.detail == "alloc (type 8) at body offset 0: value too large for its field");
+  CHECK(end.chunks == 1);
+  TraceEnd file_end;
+  testing::readAll<FileOrderReader>(file, &file_end);
+  CHECK(file_end.offset == end.offset);
+  CHECK(file_end.detail == end.detail);
 }
 
 TEST_CASE("fuzz findings kept in testdata read in time order without a crash",

@@ -1,0 +1,56 @@
+// memfloor-check: parse the options, collect facts over the compilation database, report.
+#include <iostream>
+
+#include <clang/Tooling/CommonOptionsParser.h>
+#include <llvm/Support/CommandLine.h>
+
+#include "analyzer/checker.h"
+#include "analyzer/unit_runner.h"
+#include "trace/error.h"
+
+namespace {
+
+namespace cl = llvm::cl;
+cl::OptionCategory category("memfloor-check options");
+cl::opt<std::string> format("format", cl::desc("text (default), json or sarif"), cl::init("text"),
+                            cl::cat(category));
+cl::opt<std::string> config_path("config", cl::desc("configuration file (default: the nearest "
+                                                    ".memfloor-check.json above the first source)"),
+                                 cl::cat(category));
+cl::opt<std::string> baseline("baseline", cl::desc("findings document of accepted findings"),
+                              cl::cat(category));
+cl::opt<bool> fix("fix", cl::desc("apply the fix-its"), cl::cat(category));
+cl::opt<unsigned> jobs("j", cl::desc("translation units in parallel"), cl::init(1), cl::cat(category));
+cl::opt<std::string> root("root", cl::desc("file names are written relative to it (default: cwd)"),
+                          cl::cat(category));
+cl::opt<std::string> emit_facts("emit-facts", cl::desc("write the merged facts here"),
+                                cl::cat(category));
+cl::list<std::string> load_facts("facts", cl::desc("merge a facts file before the rules run"),
+                                 cl::cat(category));
+
+}  // namespace
+
+int main(int argc, const char** argv) {
+  auto parser = clang::tooling::CommonOptionsParser::create(
+      argc, argv, category, cl::ZeroOrMore,
+      "Flags members and node objects that keep device memory after their last use.\n");
+  if (!parser) {
+    llvm::errs() << "memfloor-check: error: " << llvm::toString(parser.takeError()) << "\n";
+    return 2;
+  }
+  try {
+    namespace mf = memfloor::analyzer;
+    const std::vector<std::string>& files = parser->getSourcePathList();
+    const mf::Config config = mf::resolveConfig(config_path, files.empty() ? "." : files.front());
+    mf::UnitErrors errors;
+    mf::Facts facts = load_facts.empty() || !files.empty()
+                          ? mf::collectFacts(parser->getCompilations(), files, config, jobs, errors)
+                          : mf::Facts{};
+    const mf::CheckOptions options{format, root, baseline, fix, emit_facts,
+                                   {load_facts.begin(), load_facts.end()}};
+    return mf::finishCheck(std::move(facts), config, options, errors.messages, std::cout, std::cerr);
+  } catch (const memfloor::Error& e) {
+    std::cerr << "memfloor-check: error: " << e.what() << "\n";
+    return 2;
+  }
+}

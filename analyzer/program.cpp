@@ -1,0 +1,81 @@
+// The merged facts as one program, indexed for the rules.
+#include "analyzer/program.h"
+
+#include <algorithm>
+
+namespace memfloor::analyzer {
+
+Program::Program(Facts facts) : facts_(std::move(facts)) {
+  std::sort(facts_.events.begin(), facts_.events.end(),
+            [](const FieldEvent& a, const FieldEvent& b) { return a.loc < b.loc; });
+  for (const FieldEvent& e : facts_.events) {
+    const bool release = e.kind == EventKind::kRelease;
+    if (e.through_this) (release ? releases_ : assigns_).emplace(e.function, e.field);
+    if (release && kindOf(e.function) != FunctionKind::kDestructor) {
+      releases_of_[e.field].push_back(&e);
+    }
+  }
+}
+
+FunctionKind Program::kindOf(const std::string& function) const {
+  auto it = facts_.functions.find(function);
+  return it == facts_.functions.end() ? FunctionKind::kFunction : it->second.kind;
+}
+
+std::string Program::displayOf(const std::string& function) const {
+  auto it = facts_.functions.find(function);
+  return it == facts_.functions.end() ? function : it->second.display;
+}
+
+std::string Program::fieldName(const std::string& field) const {
+  auto it = facts_.fields.find(field);
+  return it == facts_.fields.end() ? field : it->second.name;
+}
+
+std::string Program::shortRecord(const std::string& record) const {
+  const std::size_t colon = record.rfind("::");
+  return colon == std::string::npos ? record : record.substr(colon + 2);
+}
+
+bool Program::assignsDirectly(const std::string& function, const std::string& field) const {
+  return assigns_.count({function, field}) > 0;
+}
+
+bool Program::releasesDirectly(const std::string& function, const std::string& field) const {
+  return releases_.count({function, field}) > 0;
+}
+
+bool Program::releasesState(const std::string& function) const {
+  const auto kind = kindOf(function);
+  if (kind == FunctionKind::kConstructor || kind == FunctionKind::kAssignment) return false;
+  const auto first = releases_.lower_bound({function, ""});
+  if (first == releases_.end() || first->first != function) return false;
+  const auto assigned = assigns_.lower_bound({function, ""});
+  return assigned == assigns_.end() || assigned->first != function;
+}
+
+const std::vector<const FieldEvent*>& Program::releasesOf(const std::string& field) const {
+  static const std::vector<const FieldEvent*> kNone;
+  auto it = releases_of_.find(field);
+  return it == releases_of_.end() ? kNone : it->second;
+}
+
+bool Program::released(const PathFacts& path) const { return releaseOf(path).loc.valid() || path.direct; }
+
+Program::Release Program::releaseOf(const PathFacts& path) const {
+  if (path.direct) return {path.event, path.event_idiom, ""};
+  for (const Candidate& c : path.candidates) {
+    const bool releases = c.field.empty() ? releasesState(c.method) : releasesDirectly(c.method, c.field);
+    if (c.all_paths && releases) return {c.loc, "call", c.name};
+  }
+  return {};
+}
+
+bool Program::guarded(const PathFacts& path) const {
+  return path.direct ||
+         std::any_of(path.candidates.begin(), path.candidates.end(), [&](const Candidate& c) {
+           return c.all_paths && assignsDirectly(c.method, c.field);
+         });
+}
+
+}  // namespace memfloor::analyzer

@@ -1,0 +1,15 @@
+// MF002 member retained across calls: a heavy member assigned outside constructors and released nowhere keeps its last value until the next assignment.
+#pragma once
+
+#include "analyzer/rules/rule.h"
+
+namespace memfloor::analyzer {
+
+class RetainedMemberRule : public Rule {
+ public:
+  explicit RetainedMemberRule(const Config& config);
+  const RuleInfo& info() const override;
+  void check(const Program& program, std::vector<Finding>& out) const override;
+};
+
+}  // namespace memfloor::analyzer

@@ -1,0 +1,10 @@
+// The base layer releases its manager after the terminal call, and offers a release helper.
+#include "layer.h"
+
+Tensor Layer::postMlp(const Tensor& x) {
+  Tensor out = manager_->groupOffload(x);
+  manager_ = nullptr;
+  return out;
+}
+
+void Layer::releaseManager() { manager_.reset(); }

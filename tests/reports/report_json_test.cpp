@@ -1,0 +1,159 @@
+// Tests of toJson: every documented field is there, with the documented type.
+#include "reports/report_json.h"
+
+#include <catch2/catch.hpp>
+
+#include "invariants.h"
+#include "scenarios.h"
+
+namespace memfloor::reports::test {
+namespace {
+
+using nlohmann::json;
+
+Report sampleReport() {
+  Loop loop = trainingLoop({.iterations = 5, .leak = 1 * kMiB});
+  trace::ProcessInfo p;
+  p.pid = 77;
+  p.host = loop.trace.name("node-1");
+  p.rank = 0;
+  p.world_size = 2;
+  loop.trace.record(p);
+  loop.trace.record(trace::Property{loop.trace.name("env.PYTORCH_CUDA_ALLOC_CONF"),
+                                    loop.trace.name("expandable_segments:True")});
+  loop.trace.free(5000, 0xdead0000, {}, 12);
+  Report r = analyze(loop.trace, {.warmup_iterations = 1});
+  checkInvariants(r);
+  return r;
+}
+
+void requireUnsigned(const json& j, const char* key) {
+  INFO(key << " in " << j.dump());
+  REQUIRE(j.contains(key));
+  CHECK(j.at(key).is_number_unsigned());
+}
+
+void requireTally(const json& j, const char* key) {
+  INFO(key);
+  REQUIRE(j.contains(key));
+  requireUnsigned(j.at(key), "bytes");
+  requireUnsigned(j.at(key), "count");
+}
+
+void requireRetained(const json& j) {
+  requireUnsigned(j, "bytes");
+  requireUnsigned(j, "count");
+  for (const char* c : {"inter_iteration", "leak", "persistent"}) requireTally(j, c);
+}
+
+TEST_CASE("report.json carries the schema, the input and the process", "[report_json]") {
+  json j = toJson(sampleReport());
+  CHECK(j.at("schema") == "memfloor.report/1");
+  CHECK(j.at("tool").at("name") == "memfloor");
+  CHECK(j.at("tool").at("version") == std::string(toolVersion()));
+  const json& trace = j.at("trace");
+  CHECK(trace.at("path") == "built.mftrace");
+  CHECK(trace.at("version").at("major") == 1);
+  CHECK(trace.at("ending") == "complete (trailer present)");
+  CHECK(trace.at("complete") == true);
+  requireUnsigned(trace, "first_ns");
+  requireUnsigned(trace, "end_ns");
+  for (const char* k : {"total", "allocs", "frees", "markers", "pool_events"}) {
+    requireUnsigned(trace.at("records"), k);
+  }
+  const json& process = j.at("process");
+  CHECK(process.at("pid") == 77);
+  CHECK(process.at("host") == "node-1");
+  CHECK(process.at("rank") == 0);
+  CHECK(process.at("local_rank") == -1);
+  CHECK(process.at("world_size") == 2);
+  CHECK(process.at("properties").at("env.PYTORCH_CUDA_ALLOC_CONF") == "expandable_segments:True");
+  CHECK(process.at("devices").is_array());
+  requireUnsigned(j.at("dropped"), "cupti");
+  requireUnsigned(j.at("dropped"), "writer");
+}
+
+TEST_CASE("report.json counts anomalies", "[report_json]") {
+  json a = toJson(sampleReport()).at("anomalies");
+  CHECK(a.at("unmatched_frees") == json{{"bytes", 12}, {"count", 1}});
+  requireTally(a, "double_allocations");
+  for (const char* k : {"size_mismatches", "unmatched_range_ends", "unclosed_ranges",
+                        "out_of_order_records"}) {
+    requireUnsigned(a, k);
+  }
+}
+
+TEST_CASE("report.json has per-iteration rows with floors and retention", "[report_json]") {
+  json j = toJson(sampleReport());
+  CHECK(j.at("iteration_source") == "markers");
+  CHECK(j.at("warmup_iterations") == 1);
+  CHECK(j.at("iteration_pattern").is_string());
+  REQUIRE(j.at("iterations").size() == 5);
+  const json& row = j.at("iterations").at(1);
+  CHECK(row.at("index") == 2);
+  CHECK(row.at("name") == "iteration 2");
+  CHECK(row.at("complete") == true);
+  CHECK(row.at("warmup") == false);
+  CHECK(j.at("iterations").at(0).at("warmup") == true);
+  for (const char* k : {"start_ns", "end_ns"}) requireUnsigned(row, k);
+  requireUnsigned(row.at("idle"), "start_ns");
+  requireUnsigned(row.at("idle"), "end_ns");
+  CHECK(row.at("idle").at("final") == false);
+  const json& m = row.at("memory").at(0);
+  CHECK(m.at("device") == 0);
+  CHECK(m.at("kind") == "device");
+  for (const char* k : {"live_at_start", "live_at_end", "peak", "floor"}) requireUnsigned(m, k);
+  requireTally(m, "allocated");
+  requireTally(m, "freed");
+  const json& idle = m.at("idle");
+  for (const char* k : {"floor", "peak", "live_at_end"}) requireUnsigned(idle, k);
+  CHECK(idle.at("floor") == 64 * kMiB + 8 * kMiB + 2 * kMiB);
+  requireRetained(idle.at("retained"));
+  CHECK(idle.at("retained").at("leak").at("bytes") == kMiB);  // iteration 1's leak is warm-up
+  const json& site = row.at("top_sites").at(0);
+  requireRetained(site);
+  CHECK(site.at("device") == 0);
+  CHECK(site.at("kind") == "device");
+  CHECK(site.at("stack").is_number_unsigned());
+  CHECK(site.at("where") == "Layer::forwardPostMlp (layer.cpp:2305)");
+  CHECK(site.at("class") == "inter_iteration");
+}
+
+TEST_CASE("report.json has the memory summary, trends and stacks", "[report_json]") {
+  json j = toJson(sampleReport());
+  const json& m = j.at("memory").at(0);
+  for (const char* k : {"peak", "peak_ns", "live_at_end"}) requireUnsigned(m, k);
+  requireTally(m, "allocated");
+  requireTally(m, "freed");
+  CHECK(j.at("trend").at("verdict") == "growing");
+  const json& t = j.at("trend").at("per_memory").at(0);
+  CHECK(t.at("verdict") == "growing");
+  CHECK(t.at("points") == 3);
+  CHECK(t.at("first_iteration") == 2);
+  CHECK(t.at("slope_bytes_per_iteration").is_number_integer());
+  CHECK(t.at("growth_bytes").is_number_integer());
+  for (const char* k : {"threshold_bytes", "first_floor", "last_floor"}) requireUnsigned(t, k);
+  const json& stack = j.at("stacks").at(0);
+  requireUnsigned(stack, "id");
+  const json& frame = stack.at("frames").at(0);
+  CHECK(frame.at("kind") == "native");
+  CHECK(frame.at("module") == "libtrain.so");
+  requireUnsigned(frame, "offset");
+  CHECK(frame.at("function").is_string());
+  CHECK(frame.at("file").is_string());
+  requireUnsigned(frame, "line");
+  CHECK(frame.at("text").is_string());
+}
+
+TEST_CASE("report.json without markers says iterations are unknown", "[report_json]") {
+  TraceBuilder t;
+  t.alloc(1, 0x10, 100);
+  json j = toJson(analyze(t));
+  CHECK(j.at("iteration_source") == "unknown");
+  CHECK(j.at("iterations").empty());
+  CHECK(j.at("trend").at("verdict") == "unknown");
+  CHECK(j.at("memory").at(0).at("peak") == 100);
+}
+
+}  // namespace
+}  // namespace memfloor::reports::test

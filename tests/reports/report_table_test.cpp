@@ -1,0 +1,67 @@
+// Tests of formatTable and formatBytes: what a person reads after `memfloor analyze`.
+#include "reports/report_table.h"
+
+#include <catch2/catch.hpp>
+
+#include "scenarios.h"
+
+namespace memfloor::reports::test {
+namespace {
+
+TEST_CASE("formatBytes uses binary units", "[report_table]") {
+  CHECK(formatBytes(0) == "0 B");
+  CHECK(formatBytes(1023) == "1023 B");
+  CHECK(formatBytes(1536) == "1.50 KiB");
+  CHECK(formatBytes(72 * kMiB) == "72.0 MiB");
+  CHECK(formatBytes(3ull << 30) == "3.00 GiB");
+  CHECK(formatBytes(UINT64_MAX) == "16.0 EiB");
+}
+
+TEST_CASE("The table shows floors, retention classes and the top site", "[report_table]") {
+  Loop loop = trainingLoop({.iterations = 4});
+  std::string table = formatTable(analyze(loop.trace));
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("trace: built.mftrace (format 1.0, complete (trailer present))"));
+  CHECK_THAT(table, Catch::Contains("iterations: 4 from markers"));
+  CHECK_THAT(table, Catch::Contains("idle floor"));
+  // iteration 2: peak 104 MiB, idle floor 72 MiB = 64 persistent + 8 inter-iteration
+  CHECK_THAT(table, Catch::Contains("   2  0:device      104.0 MiB   72.0 MiB   64.0 MiB"
+                                    "   8.00 MiB        0 B  Layer::forwardPostMlp "
+                                    "(layer.cpp:2305) (inter_iteration)"));
+  CHECK_THAT(table, Catch::Contains("idle-floor trend: stable"));
+  CHECK_THAT(table, Catch::Contains("top retaining sites in the idle window after iteration 3"));
+  CHECK_THAT(table, Catch::Contains("Model::Model (model.cpp:10)"));
+}
+
+TEST_CASE("The table without markers is the whole-trace summary", "[report_table]") {
+  TraceBuilder t;
+  t.alloc(1, 0x10, 2048).alloc(2, 0x20, 1024).free(3, 0x10);
+  std::string table = formatTable(analyze(t));
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("iterations: unknown (no marker matches"));
+  CHECK_THAT(table, Catch::Contains("0:device       3.00 KiB   1.00 KiB          2          1"));
+  CHECK_THAT(table, !Catch::Contains("idle floor"));
+}
+
+TEST_CASE("The table names problems with the input", "[report_table]") {
+  TraceBuilder t;
+  t.record(trace::Dropped{trace::DropSource::kCupti, 3});
+  t.push(1, "step 1").free(2, 0x99, {}, 10).pop(3);
+  std::string table = formatTable(analyze(t));
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("dropped records: 3 by CUPTI, 0 by the writer"));
+  CHECK_THAT(table, Catch::Contains("pairing: 1 unmatched frees (10 B)"));
+}
+
+TEST_CASE("The table elides the middle of long runs", "[report_table]") {
+  Loop loop = trainingLoop({.iterations = 60});
+  std::string table = formatTable(analyze(loop.trace, {.warmup_iterations = 2}));
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("(20 iterations not shown; the JSON has them)"));
+  CHECK_THAT(table, Catch::Contains("   1w 0:device"));
+  CHECK_THAT(table, Catch::Contains("  60  0:device"));
+  CHECK_THAT(table, !Catch::Contains("  30  0:device"));
+}
+
+}  // namespace
+}  // namespace memfloor::reports::test
