@@ -37,7 +37,8 @@ std::string functionKey(const clang::FunctionDecl* function, const clang::Source
     key += function->getParamDecl(i)->getType().getCanonicalType().getAsString();
   }
   key += ")";
-  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function); method && method->isConst()) {
+  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function);
+      method && method->isConst()) {
     key += " const";
   }
   return key;

@@ -1,11 +1,11 @@
 // Turning AST nodes into fact records: locations, function and field keys, fix-it anchors.
 #pragma once
 
+#include <clang/Basic/SourceLocation.h>
+
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <clang/Basic/SourceLocation.h>
 
 #include "analyzer/facts.h"
 

@@ -1,10 +1,10 @@
 // Path questions on one function's control-flow graph (Clang's CFG, every expression an element).
 #include "analyzer/cfg_paths.h"
 
-#include <vector>
-
 #include <clang/AST/Decl.h>
 #include <llvm/ADT/SmallPtrSet.h>
+
+#include <vector>
 
 namespace memfloor::analyzer {
 namespace {

@@ -2,12 +2,12 @@
 // "on every path from the entry to here".
 #pragma once
 
+#include <clang/Analysis/CFG.h>
+#include <llvm/ADT/DenseMap.h>
+
 #include <functional>
 #include <memory>
 #include <optional>
-
-#include <clang/Analysis/CFG.h>
-#include <llvm/ADT/DenseMap.h>
 
 namespace memfloor::analyzer {
 
@@ -28,7 +28,8 @@ class FunctionPaths {
   // Where `s` is evaluated (its first element), if it is in the graph.
   std::optional<Pos> find(const clang::Stmt* s) const;
   // Every path from just after `from` to the exit evaluates a statement passing `event` (paths that
-  // end in a noreturn call or a throw count as passing). `first` gets the first such statement seen.
+  // end in a noreturn call or a throw count as passing). `first` gets the first such statement
+  // seen.
   bool allPathsToExit(Pos from, const StmtTest& event, const clang::Stmt** first = nullptr) const;
   // Every path from the entry to just before `to` evaluates a statement passing `guard` or leaves a
   // branch whose condition passes `condition`.

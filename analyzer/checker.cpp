@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "analyzer/findings_json.h"
@@ -19,8 +18,8 @@ namespace {
 
 std::string rootOf(const CheckOptions& options) {
   std::error_code ec;
-  const std::string root = options.root.empty() ? std::filesystem::current_path(ec).string()
-                                                : options.root;
+  const std::string root =
+      options.root.empty() ? std::filesystem::current_path(ec).string() : options.root;
   return std::filesystem::absolute(root, ec).lexically_normal().string();
 }
 
@@ -31,7 +30,8 @@ CheckOutcome evaluate(const Facts& facts, const Config& config, const CheckOptio
   outcome.findings = runRules(facts, config);
   outcome.suppressed = dropSuppressed(outcome.findings);
   if (!options.baseline.empty()) {
-    outcome.baselined = dropBaselined(outcome.findings, readBaseline(options.baseline), rootOf(options));
+    outcome.baselined =
+        dropBaselined(outcome.findings, readBaseline(options.baseline), rootOf(options));
   }
   return outcome;
 }
@@ -64,7 +64,8 @@ int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
   } else {
     throw Error("--format: expected text, json or sarif, not '" + options.format + "'");
   }
-  if (options.fix) err << "memfloor-check: applied " << applyFixits(outcome.findings) << " fix-its\n";
+  if (options.fix)
+    err << "memfloor-check: applied " << applyFixits(outcome.findings) << " fix-its\n";
   for (const std::string& e : unit_errors) err << "memfloor-check: error: " << e << "\n";
   err << "memfloor-check: " << outcome.findings.size() << " finding(s) in " << facts.units.size()
       << " unit(s); " << outcome.suppressed << " suppressed, " << outcome.baselined

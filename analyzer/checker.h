@@ -16,7 +16,7 @@ struct CheckOptions {
   std::string root;             // file names are written relative to it (default: cwd)
   std::string baseline;         // a findings document of accepted findings
   bool fix = false;
-  std::string emit_facts;                // write the merged facts here
+  std::string emit_facts;               // write the merged facts here
   std::vector<std::string> load_facts;  // facts documents merged before the rules run
 };
 

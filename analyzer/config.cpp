@@ -2,13 +2,27 @@
 #include "analyzer/config.h"
 
 #include <fstream>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "trace/error.h"
 
 namespace memfloor::analyzer {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Config, heavy_type_patterns, heavy_types,
+                                                light_types, heavy_annotation, light_annotation,
+                                                release_methods, store_methods, terminal_methods,
+                                                ignored_namespaces, disabled_rules,
+                                                mf001_min_belief_sites, mf001_min_belief_ratio,
+                                                mf003_min_released)
+
+namespace {
+
+bool sameKind(const nlohmann::json& a, const nlohmann::json& b) {
+  return a.type() == b.type() || (a.is_number() && b.is_number());
+}
+
+}  // namespace
 
 Config loadConfig(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -20,37 +34,19 @@ Config loadConfig(const std::filesystem::path& path) {
     throw Error(path.string() + ": not JSON: " + e.what());
   }
   if (!json.is_object()) throw Error(path.string() + ": expected a JSON object");
-  Config config;
-  const std::set<std::string> known{"heavy_type_patterns", "heavy_types", "light_types",
-                                    "heavy_annotation",    "light_annotation", "release_methods",
-                                    "store_methods",       "terminal_methods", "ignored_namespaces",
-                                    "disabled_rules",      "mf001_min_belief_sites", "mf001_min_belief_ratio",
-                                    "mf003_min_released"};
+  const nlohmann::json defaults = Config{};  // every key, with a value of the right kind
   for (const auto& [key, value] : json.items()) {
-    if (!known.count(key)) throw Error(path.string() + ": unknown key '" + key + "'");
-  }
-  const auto read = [&](const char* key, auto& into) {
-    if (!json.contains(key)) return;
-    try {
-      json.at(key).get_to(into);
-    } catch (const nlohmann::json::exception&) {
-      throw Error(path.string() + ": key '" + key + "' has the wrong type");
+    if (!defaults.contains(key)) throw Error(path.string() + ": unknown key '" + key + "'");
+    const nlohmann::json& expected = defaults.at(key);
+    const bool ok = sameKind(value, expected) &&
+                    (!value.is_array() || std::all_of(value.begin(), value.end(),
+                                                      [](const auto& v) { return v.is_string(); }));
+    if (!ok) {
+      throw Error(path.string() + ": key '" + key + "' should be " +
+                  (expected.is_array() ? "a list of strings" : expected.type_name()));
     }
-  };
-  read("heavy_type_patterns", config.heavy_type_patterns);
-  read("heavy_types", config.heavy_types);
-  read("light_types", config.light_types);
-  read("heavy_annotation", config.heavy_annotation);
-  read("light_annotation", config.light_annotation);
-  read("release_methods", config.release_methods);
-  read("store_methods", config.store_methods);
-  read("terminal_methods", config.terminal_methods);
-  read("ignored_namespaces", config.ignored_namespaces);
-  read("disabled_rules", config.disabled_rules);
-  read("mf001_min_belief_sites", config.mf001_min_belief_sites);
-  read("mf001_min_belief_ratio", config.mf001_min_belief_ratio);
-  read("mf003_min_released", config.mf003_min_released);
-  return config;
+  }
+  return json.get<Config>();
 }
 
 std::optional<std::filesystem::path> findConfig(const std::filesystem::path& start) {

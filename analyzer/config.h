@@ -9,9 +9,9 @@
 namespace memfloor::analyzer {
 
 struct Config {
-  // A record is heavy when its unqualified name matches one of these (POSIX extended regex, search),
-  // when its qualified name is listed in heavy_types, when it carries the annotation, or when one of
-  // its members, bases or template arguments is heavy. light_* wins over all of these.
+  // A record is heavy when its unqualified name matches one of these (POSIX extended regex,
+  // search), when its qualified name is listed in heavy_types, when it carries the annotation, or
+  // when one of its members, bases or template arguments is heavy. light_* wins over all of these.
   std::vector<std::string> heavy_type_patterns{"[Tt]ensor", "[Ss]torage"};
   std::vector<std::string> heavy_types;
   std::vector<std::string> light_types{"std::weak_ptr", "std::reference_wrapper", "std::function",
@@ -23,7 +23,7 @@ struct Config {
   std::vector<std::string> release_methods{"reset", "clear"};
   // Member calls that store into a container (an assignment for MF002 and MF003).
   std::vector<std::string> store_methods{"push_back", "emplace_back", "push_front", "emplace_front",
-                                         "insert", "emplace", "push", "assign"};
+                                         "insert",    "emplace",      "push",       "assign"};
   // Methods after which the object should be released, as if a site had taught it (MF001).
   std::vector<std::string> terminal_methods;
   // Calls on records of these namespaces are not MF001 sites (their methods are not "uses").

@@ -1,13 +1,13 @@
 // Collects the facts of one translation unit, function by function.
 #include "analyzer/fact_collector.h"
 
-#include <algorithm>
-#include <functional>
-#include <set>
-
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
 
 #include "analyzer/ast_facts.h"
 #include "analyzer/cfg_paths.h"
@@ -70,11 +70,13 @@ class FunctionScan {
       const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s);
       const clang::CXXMethodDecl* method = call ? call->getMethodDecl() : nullptr;
       std::optional<Handle> receiver = method ? receiverOf(call) : std::nullopt;
-      if (receiver) calls_.try_emplace(s, Call{*receiver, functionKey(method, sm_), method->getNameAsString()});
+      if (receiver)
+        calls_.try_emplace(s, Call{*receiver, functionKey(method, sm_), method->getNameAsString()});
     }
     for (const clang::Stmt* s : body.statements) classify(s);
     c_.facts_.functions.try_emplace(fact_.key, fact_);
-    if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function_)) addRecord(method->getParent());
+    if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function_))
+      addRecord(method->getParent());
   }
 
  private:
@@ -88,14 +90,17 @@ class FunctionScan {
     if (h.field == nullptr || !c_.heavy_.isHeavy(h.field->getType())) return false;
     FieldFact fact{fieldKey(h.field), h.field->getNameAsString(),
                    h.field->getParent()->getQualifiedNameAsString(),
-                   c_.heavy_.handleKind(h.field->getType()), sourceLoc(sm_, h.field->getLocation())};
+                   c_.heavy_.handleKind(h.field->getType()),
+                   sourceLoc(sm_, h.field->getLocation())};
     c_.facts_.fields.try_emplace(fact.key, fact);
-    if (const auto* record = llvm::dyn_cast<clang::CXXRecordDecl>(h.field->getParent())) addRecord(record);
+    if (const auto* record = llvm::dyn_cast<clang::CXXRecordDecl>(h.field->getParent()))
+      addRecord(record);
     return true;
   }
 
   void addRecord(const clang::CXXRecordDecl* record) {
-    if (!record->isLambda()) c_.facts_.records.try_emplace(record->getQualifiedNameAsString(), baseNames(record));
+    if (!record->isLambda())
+      c_.facts_.records.try_emplace(record->getQualifiedNameAsString(), baseNames(record));
   }
 
   FunctionPaths& paths() {
@@ -113,17 +118,19 @@ class FunctionScan {
       if (llvm::isa<clang::CXXMemberCallExpr>(s)) return;
     }
     if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s)) return memberCall(call);
-    const bool structors = fact_.kind == FunctionKind::kConstructor ||
-                           fact_.kind == FunctionKind::kDestructor;
+    const bool structors =
+        fact_.kind == FunctionKind::kConstructor || fact_.kind == FunctionKind::kDestructor;
     if (structors) return;
     if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(s)) {
       if ((op->getOperator() == clang::OO_Arrow || op->getOperator() == clang::OO_Star) &&
           op->getNumArgs() == 1) {
         deref(s, handleOf(op->getArg(0)), false);
       }
-    } else if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(s); member && member->isArrow()) {
+    } else if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(s);
+               member && member->isArrow()) {
       const clang::Expr* base = member->getBase()->IgnoreParenImpCasts();
-      if (!llvm::isa<clang::CXXOperatorCallExpr, clang::CXXThisExpr>(base)) deref(s, handleOf(base), true);
+      if (!llvm::isa<clang::CXXOperatorCallExpr, clang::CXXThisExpr>(base))
+        deref(s, handleOf(base), true);
     } else if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(s);
                unary && unary->getOpcode() == clang::UO_Deref) {
       deref(s, handleOf(unary->getSubExpr()), true);
@@ -174,7 +181,8 @@ class FunctionScan {
     std::optional<FunctionPaths::Pos> pos = paths().valid() ? paths().find(s) : std::nullopt;
     if (!pos) return;
     c_.facts_.derefs.push_back(DerefSite{fieldKey(h->field), fact_.key, h->text,
-                                         sourceLoc(sm_, s->getBeginLoc()), guardedBefore(s, *pos, *h)});
+                                         sourceLoc(sm_, s->getBeginLoc()),
+                                         guardedBefore(s, *pos, *h)});
   }
 
   // A call on `h` (releases its state) or on its owner (releases or assigns the field directly).
@@ -192,8 +200,9 @@ class FunctionScan {
 
   // The distinct candidate calls for `h` in the function, each with the path question answered
   // when its calls count as events too.
-  std::vector<Candidate> candidates(const clang::Stmt* use, const Handle& h, bool on_self,
-                                    const std::function<bool(const FunctionPaths::StmtTest&)>& ask) {
+  std::vector<Candidate> candidates(
+      const clang::Stmt* use, const Handle& h, bool on_self,
+      const std::function<bool(const FunctionPaths::StmtTest&)>& ask) {
     std::vector<Candidate> found;
     for (const auto& [stmt, call] : calls_) {
       std::optional<Candidate> cand = stmt != use ? candidate(stmt, h, on_self) : std::nullopt;
@@ -233,7 +242,8 @@ class FunctionScan {
     }
     if (!p.direct) {
       p.candidates = candidates(use, h, true, [&](const FunctionPaths::StmtTest& extra) {
-        return paths().allPathsToExit(pos, [&](const clang::Stmt* s) { return release(s) || extra(s); });
+        return paths().allPathsToExit(pos,
+                                      [&](const clang::Stmt* s) { return release(s) || extra(s); });
       });
     }
     return p;
@@ -278,8 +288,8 @@ void FactCollector::collect() {
 
 void FactCollector::analyzeFunction(const clang::FunctionDecl* function) {
   const clang::SourceManager& sm = context_.getSourceManager();
-  if (function->isDependentContext() || function->isInvalidDecl() || function->getBody() == nullptr ||
-      sm.isInSystemHeader(function->getLocation())) {
+  if (function->isDependentContext() || function->isInvalidDecl() ||
+      function->getBody() == nullptr || sm.isInSystemHeader(function->getLocation())) {
     return;
   }
   FunctionScan(*this, function).run();

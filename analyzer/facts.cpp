@@ -2,9 +2,8 @@
 #include "analyzer/facts.h"
 
 #include <algorithm>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "trace/error.h"
 
@@ -25,8 +24,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(FunctionKind, {{FunctionKind::kFunction, "function"
                                             {FunctionKind::kConstructor, "constructor"},
                                             {FunctionKind::kDestructor, "destructor"},
                                             {FunctionKind::kAssignment, "assignment"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(EventKind, {{EventKind::kAssign, "assign"},
-                                         {EventKind::kRelease, "release"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(EventKind,
+                             {{EventKind::kAssign, "assign"}, {EventKind::kRelease, "release"}})
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SourceLoc, file, line, column, offset)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FieldFact, key, name, record, kind, loc)
@@ -77,10 +76,10 @@ void Facts::merge(Facts other) {
 }
 
 nlohmann::json toJson(const Facts& facts) {
-  return nlohmann::json{{"schema", kFactsSchema},   {"units", facts.units},
-                        {"records", facts.records}, {"fields", facts.fields},
+  return nlohmann::json{{"schema", kFactsSchema},       {"units", facts.units},
+                        {"records", facts.records},     {"fields", facts.fields},
                         {"functions", facts.functions}, {"events", facts.events},
-                        {"calls", facts.calls},     {"derefs", facts.derefs}};
+                        {"calls", facts.calls},         {"derefs", facts.derefs}};
 }
 
 Facts factsFromJson(const nlohmann::json& json) {

@@ -1,12 +1,12 @@
-// Facts: what translation units say about heavy members and the calls on them; mergeable, serializable.
+// Facts: what translation units say about heavy members and the calls on them; mergeable,
+// serializable.
 #pragma once
 
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace memfloor::analyzer {
 
@@ -53,9 +53,9 @@ struct FunctionFact {
 enum class EventKind { kAssign, kRelease };
 struct FieldEvent {
   EventKind kind = EventKind::kAssign;
-  std::string field;     // FieldFact key
-  std::string function;  // FunctionFact key
-  std::string idiom;     // "= nullptr", ".reset()", "std::move", "= value", ".push_back()"...
+  std::string field;          // FieldFact key
+  std::string function;       // FunctionFact key
+  std::string idiom;          // "= nullptr", ".reset()", "std::move", "= value", ".push_back()"...
   bool through_this = false;  // the field of the function's own object
   SourceLoc loc;
 };
@@ -91,8 +91,8 @@ struct CallSite {
   bool handle_is_pointer = false;
   bool persistent = false;  // the object outlives the function (member, parameter, global)
   SourceLoc loc;
-  PathFacts released;    // released on every path from the call to the exit
-  SourceLoc fix_after;   // the end of the statement holding the call
+  PathFacts released;   // released on every path from the call to the exit
+  SourceLoc fix_after;  // the end of the statement holding the call
   std::string fix_indent;
 };
 

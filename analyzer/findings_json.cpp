@@ -2,7 +2,6 @@
 #include "analyzer/findings_json.h"
 
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "trace/error.h"
@@ -51,11 +50,12 @@ std::set<std::string> readBaseline(const std::filesystem::path& file) {
   try {
     const nlohmann::json json = nlohmann::json::parse(in);
     if (json.value("schema", "") != kFindingsSchema) {
-      throw Error(file.string() + ": not a findings document (expected schema " +
-                  kFindingsSchema + ")");
+      throw Error(file.string() + ": not a findings document (expected schema " + kFindingsSchema +
+                  ")");
     }
     std::set<std::string> fingerprints;
-    for (const auto& f : json.at("findings")) fingerprints.insert(f.at("fingerprint").get<std::string>());
+    for (const auto& f : json.at("findings"))
+      fingerprints.insert(f.at("fingerprint").get<std::string>());
     return fingerprints;
   } catch (const nlohmann::json::exception& e) {
     throw Error(file.string() + ": malformed baseline: " + e.what());

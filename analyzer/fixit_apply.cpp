@@ -15,7 +15,8 @@ std::size_t applyFixits(const std::vector<Finding>& findings) {
   using Edit = std::tuple<int, int, std::string>;  // offset, length, replacement
   std::map<std::string, std::vector<Edit>> edits;
   for (const Finding& f : findings) {
-    for (const FixIt& x : f.fixits) edits[x.loc.file].emplace_back(x.loc.offset, x.length, x.replacement);
+    for (const FixIt& x : f.fixits)
+      edits[x.loc.file].emplace_back(x.loc.offset, x.length, x.replacement);
   }
   std::size_t applied = 0;
   for (auto& [file, list] : edits) {

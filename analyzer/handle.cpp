@@ -1,12 +1,12 @@
 // Handles and the store and release idioms written on them.
 #include "analyzer/handle.h"
 
-#include <algorithm>
-
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
+
+#include <algorithm>
 
 namespace memfloor::analyzer {
 namespace {
@@ -49,11 +49,13 @@ std::optional<Store> assignment(const clang::Expr* lhs, const clang::Expr* rhs) 
 
 std::optional<Handle> handleOf(const clang::Expr* e) {
   e = e->IgnoreParenImpCasts();
-  if (const auto* op = llvm::dyn_cast<clang::UnaryOperator>(e); op && op->getOpcode() == clang::UO_Deref) {
+  if (const auto* op = llvm::dyn_cast<clang::UnaryOperator>(e);
+      op && op->getOpcode() == clang::UO_Deref) {
     return handleOf(op->getSubExpr());
   }
   if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) {
-    if (op->getOperator() == clang::OO_Star && op->getNumArgs() == 1) return handleOf(op->getArg(0));
+    if (op->getOperator() == clang::OO_Star && op->getNumArgs() == 1)
+      return handleOf(op->getArg(0));
     return std::nullopt;
   }
   if (const auto* self = llvm::dyn_cast<clang::CXXThisExpr>(e)) {
@@ -64,8 +66,8 @@ std::optional<Handle> handleOf(const clang::Expr* e) {
     const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
     if (var == nullptr) return std::nullopt;
     const std::string name = var->getNameAsString();
-    const std::string key =
-        var->hasGlobalStorage() ? var->getQualifiedNameAsString()
+    const std::string key = var->hasGlobalStorage()
+                                ? var->getQualifiedNameAsString()
                                 : name + "@" + std::to_string(var->getLocation().getRawEncoding());
     return Handle{key, name, "", nullptr, false, false, outlivesFunction(var), var->getType()};
   }
@@ -85,8 +87,14 @@ std::optional<Handle> handleOf(const clang::Expr* e) {
   }
   std::optional<Handle> parent = handleOf(base);
   if (!parent) return std::nullopt;
-  return Handle{parent->key + "." + name, parent->text + (arrow ? "->" : ".") + name, parent->key,
-                field, false, false, arrow || parent->persistent, field->getType()};
+  return Handle{parent->key + "." + name,
+                parent->text + (arrow ? "->" : ".") + name,
+                parent->key,
+                field,
+                false,
+                false,
+                arrow || parent->persistent,
+                field->getType()};
 }
 
 std::optional<Handle> receiverOf(const clang::CXXMemberCallExpr* call) {
@@ -138,17 +146,22 @@ std::optional<Store> storeOf(const clang::Stmt* s, const Config& config) {
 
 bool isEmptyValue(const clang::Expr* e) {
   e = e->IgnoreImplicit()->IgnoreParens();
-  if (llvm::isa<clang::CXXNullPtrLiteralExpr, clang::GNUNullExpr, clang::CXXScalarValueInitExpr>(e)) {
+  if (llvm::isa<clang::CXXNullPtrLiteralExpr, clang::GNUNullExpr, clang::CXXScalarValueInitExpr>(
+          e)) {
     return true;
   }
   if (const auto* lit = llvm::dyn_cast<clang::IntegerLiteral>(e)) return lit->getValue() == 0;
   if (const auto* list = llvm::dyn_cast<clang::InitListExpr>(e)) {
+    // As written: `{}` is empty even when the semantic form fills in default member initializers.
+    if (list->isSemanticForm() && list->getSyntacticForm() != nullptr)
+      list = list->getSyntacticForm();
     return list->getNumInits() == 0 || (list->getNumInits() == 1 && isEmptyValue(list->getInit(0)));
   }
   if (const auto* list = llvm::dyn_cast<clang::CXXStdInitializerListExpr>(e)) {
     return isEmptyValue(list->getSubExpr());
   }
-  if (const auto* arg = llvm::dyn_cast<clang::CXXDefaultArgExpr>(e)) return isEmptyValue(arg->getExpr());
+  if (const auto* arg = llvm::dyn_cast<clang::CXXDefaultArgExpr>(e))
+    return isEmptyValue(arg->getExpr());
   if (const auto* cast = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) {
     return isEmptyValue(cast->getSubExpr());
   }

@@ -2,10 +2,10 @@
 // store and release idioms written on them.
 #pragma once
 
+#include <clang/AST/Type.h>
+
 #include <optional>
 #include <string>
-
-#include <clang/AST/Type.h>
 
 #include "analyzer/config.h"
 #include "analyzer/facts.h"

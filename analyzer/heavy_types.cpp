@@ -1,21 +1,30 @@
 // Which types hold device memory: names, annotations, members, bases and template arguments.
 #include "analyzer/heavy_types.h"
 
-#include <algorithm>
-#include <set>
-
 #include <clang/AST/Attr.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/DeclTemplate.h>
+
+#include <algorithm>
+#include <set>
 
 namespace memfloor::analyzer {
 namespace {
 
 const std::set<std::string> kSmartPointers{"shared_ptr", "unique_ptr", "intrusive_ptr"};
 const std::set<std::string> kOptionals{"optional"};
-const std::set<std::string> kContainers{"vector", "deque", "list", "forward_list", "map",
-                                        "multimap", "set", "multiset", "unordered_map",
-                                        "unordered_set", "unordered_multimap", "SmallVector"};
+const std::set<std::string> kContainers{"vector",
+                                        "deque",
+                                        "list",
+                                        "forward_list",
+                                        "map",
+                                        "multimap",
+                                        "set",
+                                        "multiset",
+                                        "unordered_map",
+                                        "unordered_set",
+                                        "unordered_multimap",
+                                        "SmallVector"};
 
 const clang::CXXRecordDecl* recordOf(clang::QualType type) {
   return type.isNull() ? nullptr : type.getCanonicalType()->getAsCXXRecordDecl();
@@ -47,9 +56,9 @@ HeavyTypes::HeavyTypes(const Config& config) : config_(config) {
 
 bool HeavyTypes::inIgnoredNamespace(const clang::Decl* decl) const {
   const std::string outer = outerNamespace(decl);
-  return !outer.empty() && std::find(config_.ignored_namespaces.begin(),
-                                     config_.ignored_namespaces.end(),
-                                     outer) != config_.ignored_namespaces.end();
+  return !outer.empty() &&
+         std::find(config_.ignored_namespaces.begin(), config_.ignored_namespaces.end(), outer) !=
+             config_.ignored_namespaces.end();
 }
 
 bool HeavyTypes::isHeavy(clang::QualType type) {

@@ -2,12 +2,12 @@
 // template arguments; and how a field of such a type holds it.
 #pragma once
 
+#include <clang/AST/Type.h>
+#include <llvm/Support/Regex.h>
+
 #include <map>
 #include <string>
 #include <vector>
-
-#include <clang/AST/Type.h>
-#include <llvm/Support/Regex.h>
 
 #include "analyzer/config.h"
 #include "analyzer/facts.h"

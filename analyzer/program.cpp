@@ -60,12 +60,15 @@ const std::vector<const FieldEvent*>& Program::releasesOf(const std::string& fie
   return it == releases_of_.end() ? kNone : it->second;
 }
 
-bool Program::released(const PathFacts& path) const { return releaseOf(path).loc.valid() || path.direct; }
+bool Program::released(const PathFacts& path) const {
+  return releaseOf(path).loc.valid() || path.direct;
+}
 
 Program::Release Program::releaseOf(const PathFacts& path) const {
   if (path.direct) return {path.event, path.event_idiom, ""};
   for (const Candidate& c : path.candidates) {
-    const bool releases = c.field.empty() ? releasesState(c.method) : releasesDirectly(c.method, c.field);
+    const bool releases =
+        c.field.empty() ? releasesState(c.method) : releasesDirectly(c.method, c.field);
     if (c.all_paths && releases) return {c.loc, "call", c.name};
   }
   return {};

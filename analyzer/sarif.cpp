@@ -3,9 +3,8 @@
 
 #include <cctype>
 #include <cstdio>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 namespace memfloor::analyzer {
 namespace {
@@ -16,7 +15,8 @@ constexpr const char* kDocsBase = "https://github.com/memfloor/memfloor/blob/mai
 std::string encodeUri(const std::string& path) {
   std::string out;
   for (const unsigned char c : path) {
-    if (std::isalnum(c) || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
+    if (std::isalnum(c) ||
+        std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
       out += static_cast<char>(c);
     } else {
       char hex[4];
@@ -49,11 +49,12 @@ nlohmann::json toSarif(const std::vector<Finding>& findings, const std::vector<R
   }
   nlohmann::json results = nlohmann::json::array();
   for (const Finding& f : findings) {
-    nlohmann::json result{{"ruleId", f.rule},
-                          {"level", "warning"},
-                          {"message", {{"text", f.message}}},
-                          {"locations", {{{"physicalLocation", physical(f.loc, root)}}}},
-                          {"partialFingerprints", {{"memfloorFingerprint/v1", fingerprint(f, root)}}}};
+    nlohmann::json result{
+        {"ruleId", f.rule},
+        {"level", "warning"},
+        {"message", {{"text", f.message}}},
+        {"locations", {{{"physicalLocation", physical(f.loc, root)}}}},
+        {"partialFingerprints", {{"memfloorFingerprint/v1", fingerprint(f, root)}}}};
     for (std::size_t i = 0; i < rules.size(); ++i) {
       if (rules[i].id == f.rule) result["ruleIndex"] = i;
     }
@@ -66,27 +67,30 @@ nlohmann::json toSarif(const std::vector<Finding>& findings, const std::vector<R
     if (!related.empty()) result["relatedLocations"] = related;
     nlohmann::json fixes = nlohmann::json::array();
     for (const FixIt& x : f.fixits) {
-      nlohmann::json region{{"startLine", x.loc.line}, {"startColumn", x.loc.column},
-                            {"endLine", x.loc.line}, {"endColumn", x.loc.column + x.length}};
+      nlohmann::json region{{"startLine", x.loc.line},
+                            {"startColumn", x.loc.column},
+                            {"endLine", x.loc.line},
+                            {"endColumn", x.loc.column + x.length}};
       const std::string rel = relativePath(x.loc.file, root);
       nlohmann::json artifact{{"uri", encodeUri(rel)}};
       if (rel != x.loc.file) artifact["uriBaseId"] = "%SRCROOT%";
-      fixes.push_back({{"description", {{"text", "release after the last use"}}},
-                       {"artifactChanges",
-                        {{{"artifactLocation", artifact},
-                          {"replacements",
-                           {{{"deletedRegion", region},
-                             {"insertedContent", {{"text", x.replacement}}}}}}}}}});
+      fixes.push_back(
+          {{"description", {{"text", "release after the last use"}}},
+           {"artifactChanges",
+            {{{"artifactLocation", artifact},
+              {"replacements",
+               {{{"deletedRegion", region}, {"insertedContent", {{"text", x.replacement}}}}}}}}}});
     }
     if (!fixes.empty()) result["fixes"] = fixes;
     results.push_back(std::move(result));
   }
-  nlohmann::json run{
-      {"tool", {{"driver", {{"name", "memfloor-check"},
-                            {"version", MEMFLOOR_VERSION},
-                            {"informationUri", "https://github.com/memfloor/memfloor"},
-                            {"rules", rule_list}}}}},
-      {"results", results}};
+  nlohmann::json run{{"tool",
+                      {{"driver",
+                        {{"name", "memfloor-check"},
+                         {"version", MEMFLOOR_VERSION},
+                         {"informationUri", "https://github.com/memfloor/memfloor"},
+                         {"rules", rule_list}}}}},
+                     {"results", results}};
   if (!root.empty()) {
     std::string uri = "file://" + encodeUri(root);
     if (uri.back() != '/') uri += '/';

@@ -2,10 +2,9 @@
 // partial fingerprints and fixes.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "analyzer/finding.h"
 #include "analyzer/rules/rule.h"

@@ -25,8 +25,8 @@ bool suppresses(const std::string& line, const std::string& rule) {
   const std::size_t after = at + std::char_traits<char>::length(kMarker);
   if (after >= line.size() || line[after] != '[') return true;  // ignore everything
   const std::size_t close = line.find(']', after);
-  const std::string list = line.substr(after + 1, close == std::string::npos ? std::string::npos
-                                                                             : close - after - 1);
+  const std::string list =
+      line.substr(after + 1, close == std::string::npos ? std::string::npos : close - after - 1);
   std::size_t begin = 0;
   while (begin <= list.size()) {
     std::size_t end = list.find(',', begin);
@@ -57,11 +57,10 @@ std::size_t dropSuppressed(std::vector<Finding>& findings) {
 std::size_t dropBaselined(std::vector<Finding>& findings, const std::set<std::string>& accepted,
                           const std::string& root) {
   const std::size_t before = findings.size();
-  findings.erase(std::remove_if(findings.begin(), findings.end(),
-                                [&](const Finding& f) {
-                                  return accepted.count(fingerprint(f, root)) > 0;
-                                }),
-                 findings.end());
+  findings.erase(
+      std::remove_if(findings.begin(), findings.end(),
+                     [&](const Finding& f) { return accepted.count(fingerprint(f, root)) > 0; }),
+      findings.end());
   return before - findings.size();
 }
 

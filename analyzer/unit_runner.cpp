@@ -1,11 +1,6 @@
 // Runs the fact collector over translation units, one ClangTool per file, on one or more threads.
 #include "analyzer/unit_runner.h"
 
-#include <algorithm>
-#include <atomic>
-#include <mutex>
-#include <thread>
-
 #include <clang/AST/ASTConsumer.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
@@ -14,6 +9,11 @@
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 
 #include "analyzer/fact_collector.h"
 
@@ -94,16 +94,19 @@ Facts collectUnit(const clang::tooling::CompilationDatabase& database, const std
   FirstError diagnostics;
   tool.setDiagnosticConsumer(&diagnostics);
   tool.setPrintErrorMessage(false);
+  // No warnings, and no "N errors generated." on stderr: errors come back through FirstError.
   tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-      "-w", clang::tooling::ArgumentInsertPosition::END));
-  tool.appendArgumentsAdjuster([](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
-    const bool has = std::any_of(args.begin(), args.end(), [](const std::string& a) {
-      return llvm::StringRef(a).startswith("-resource-dir");
-    });
-    clang::tooling::CommandLineArguments out = args;
-    if (!has && !out.empty()) out.insert(out.begin() + 1, "-resource-dir=" MEMFLOOR_CLANG_RESOURCE_DIR);
-    return out;
-  });
+      {"-w", "-fno-caret-diagnostics"}, clang::tooling::ArgumentInsertPosition::END));
+  tool.appendArgumentsAdjuster(
+      [](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
+        const bool has = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+          return llvm::StringRef(a).startswith("-resource-dir");
+        });
+        clang::tooling::CommandLineArguments out = args;
+        if (!has && !out.empty())
+          out.insert(out.begin() + 1, "-resource-dir=" MEMFLOOR_CLANG_RESOURCE_DIR);
+        return out;
+      });
   CollectFactory factory(config, facts);
   const int status = tool.run(&factory);
   if (status != 0 || diagnostics.getNumErrors() > 0) {

@@ -15,29 +15,34 @@
 
 namespace memfloor::cli {
 
-int analyzeTraceFile(const AnalyzeRequest& request) {
-  TraceInputFile input(request.trace_path);
+reports::Report analyzeTrace(const std::string& trace_path, const reports::AnalysisOptions& options) {
+  TraceInputFile input(trace_path);
   trace::TimeOrderReader reader(input.source());
-  reports::Analysis analysis(request.options);
+  reports::Analysis analysis(options);
   trace::Record record;
   while (reader.next(record)) analysis.add(record);
 
   const trace::TraceEnd& end = reader.end();
   reports::TraceInput info;
-  info.path = request.trace_path;
+  info.path = trace_path;
   info.major = reader.major();
   info.minor = reader.minor();
   info.ending = trace::describe(end);
   info.complete = end.ending == trace::Ending::kTrailer;
-  reports::Report report = analysis.finish(info);
+  return analysis.finish(info);
+}
 
+int analyzeTraceFile(const AnalyzeRequest& request) {
+  reports::Report report = analyzeTrace(request.trace_path, request.options);
   if (!request.report_path.empty()) {
     std::ofstream out(request.report_path);
     out << reports::toJson(report).dump(2) << '\n';
     if (!out) throw Error(fmt::format("{}: cannot write the report", request.report_path));
   }
   if (request.print_table) fmt::print("{}", reports::formatTable(report));
-  if (!info.complete) fmt::print(stderr, "memfloor: warning: {}: {}\n", info.path, info.ending);
+  if (!report.input.complete) {
+    fmt::print(stderr, "memfloor: warning: {}: {}\n", report.input.path, report.input.ending);
+  }
   return kExitOk;
 }
 

@@ -15,8 +15,11 @@ struct AnalyzeRequest {
   bool print_table = true;
 };
 
-// Reads the trace in timestamp order, runs the analysis, writes the report and prints the table.
-// Returns kExitOk; throws memfloor::Error on unusable input.
+// Reads the trace (binary or text form) in timestamp order and runs the analysis.
+// Throws memfloor::Error on unusable input.
+reports::Report analyzeTrace(const std::string& trace_path, const reports::AnalysisOptions& options);
+
+// analyzeTrace, then writes the report and prints the table. Returns kExitOk.
 int analyzeTraceFile(const AnalyzeRequest& request);
 
 }  // namespace memfloor::cli

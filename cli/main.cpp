@@ -18,8 +18,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitError;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    fmt::print(stderr, "memfloor: error: {} (see memfloor --help)\n", e.what());
+    return kExitError;
   } catch (const memfloor::Error& e) {
     fmt::print(stderr, "memfloor: error: {}\n", e.what());
     return kExitError;

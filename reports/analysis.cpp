@@ -70,9 +70,14 @@ void Analysis::on(const trace::Marker& m) {
   noteTime(m.timestamp);
   ++records_.markers;
   switch (tracker_.onMarker(m, symbols_)) {
-    case Boundary::kBegin: beginIteration(); break;
-    case Boundary::kEnd: endIteration(); break;
-    case Boundary::kNone: break;
+    case Boundary::kBegin:
+      beginIteration();
+      break;
+    case Boundary::kEnd:
+      endIteration();
+      break;
+    case Boundary::kNone:
+      break;
   }
 }
 
@@ -108,8 +113,13 @@ Report Analysis::finish(const TraceInput& input) {
   assert(!finished_ && "finish called twice");
   finished_ = true;
   uint64_t end_ns = std::max(last_ns_, trailer_end_ns_);
-  if (tracker_.finish(end_ns)) endIteration();
-  if (tracker_.started() > 0) retention_.endWindow();
+  if (tracker_.finish(end_ns)) {
+    // The trace ended inside an iteration: what is live then is in flight, not retained.
+    timeline_.endIteration();
+    retention_.skipWindow();
+  } else if (tracker_.started() > 0) {
+    retention_.endWindow();
+  }
   timeline_.finish();
 
   Report report;

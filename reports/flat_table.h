@@ -18,7 +18,8 @@ inline uint64_t mixHash(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
 // half load; nothing is allocated per operation otherwise.
 //
 // Entry provides: `using Key`; `Key key() const`; `void setKey(const Key&)`; `bool empty() const`
-// (a value-initialized Entry is empty); `static uint64_t hash(const Key&)` (mixed in its high bits).
+// (a value-initialized Entry is empty); `static uint64_t hash(const Key&)` (mixed in its high
+// bits).
 template <typename Entry>
 class FlatTable {
  public:

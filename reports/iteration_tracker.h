@@ -58,9 +58,10 @@ class IterationTracker {
 
   std::regex pattern_;
   std::unordered_map<trace::StringId, bool> match_cache_;
-  std::unordered_map<uint64_t, std::vector<bool>> pushes_;  // per thread: open pushes, innermost last
-  std::unordered_map<uint64_t, bool> starts_;               // open start/end ranges by id
-  uint32_t depth_ = 0;  // matching ranges open now, over all threads
+  std::unordered_map<uint64_t, std::vector<bool>>
+      pushes_;                                 // per thread: open pushes, innermost last
+  std::unordered_map<uint64_t, bool> starts_;  // open start/end ranges by id
+  uint32_t depth_ = 0;                         // matching ranges open now, over all threads
   std::vector<IterationSpan> spans_;
   uint64_t unmatched_ends_ = 0;
   uint64_t unclosed_ranges_ = 0;

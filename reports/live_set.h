@@ -1,4 +1,5 @@
-// LiveSet: the allocations live right now, keyed by (timeline slot, address); pairs frees with them.
+// LiveSet: the allocations live right now, keyed by (timeline slot, address); pairs frees with
+// them.
 #pragma once
 
 #include <cstdint>
@@ -83,9 +84,7 @@ class LiveSet {
   // A free on a (device, kind) that never had an allocation.
   void unmatchedFree(uint64_t free_size) { stats_.unmatched_frees.add(free_size); }
 
-  const LiveAlloc* find(uint16_t slot, uint64_t address) {
-    return table_.find({address, slot});
-  }
+  const LiveAlloc* find(uint16_t slot, uint64_t address) { return table_.find({address, slot}); }
   size_t size() const { return table_.size(); }
   size_t capacity() const { return table_.capacity(); }
   const PairingStats& stats() const { return stats_; }

@@ -20,7 +20,8 @@ std::string_view toolVersion();
 struct TraceInput {
   std::string path;
   uint16_t major = 0, minor = 0;
-  std::string ending;  // one line, e.g. "complete (trailer present)" or "truncated at offset N: ..."
+  std::string
+      ending;  // one line, e.g. "complete (trailer present)" or "truncated at offset N: ..."
   bool complete = true;
 };
 
@@ -56,7 +57,8 @@ struct RetainedTally {
     return {inter_iteration.bytes + leak.bytes + persistent.bytes,
             inter_iteration.count + leak.count + persistent.count};
   }
-  RetentionClass dominant() const;  // the class holding the most bytes (ties: inter, leak, persistent)
+  RetentionClass dominant()
+      const;  // the class holding the most bytes (ties: inter, leak, persistent)
   bool operator==(const RetainedTally&) const = default;
 };
 
@@ -148,12 +150,13 @@ struct Stack {
 };
 
 struct Anomalies {
-  Tally unmatched_frees;     // frees with no live allocation at their address
-  Tally double_allocations;  // allocations closed because a new one arrived at their address
-  uint64_t size_mismatches = 0;      // frees whose size differs from their allocation's
-  uint64_t unmatched_range_ends = 0; // pops on an empty thread stack, ends of unknown range ids
-  uint64_t unclosed_ranges = 0;      // marker ranges still open at the end of the trace
-  uint64_t out_of_order_records = 0; // timed records earlier than the one before (input not sorted)
+  Tally unmatched_frees;         // frees with no live allocation at their address
+  Tally double_allocations;      // allocations closed because a new one arrived at their address
+  uint64_t size_mismatches = 0;  // frees whose size differs from their allocation's
+  uint64_t unmatched_range_ends = 0;  // pops on an empty thread stack, ends of unknown range ids
+  uint64_t unclosed_ranges = 0;       // marker ranges still open at the end of the trace
+  uint64_t out_of_order_records =
+      0;  // timed records earlier than the one before (input not sorted)
 };
 
 struct DeviceMeta {
@@ -203,14 +206,13 @@ struct Report {
 
   std::vector<MemorySummary> memory;  // ordered by device, then kind
   std::vector<IterationRow> iterations;
-  std::vector<Trend> trends;  // one per entry of `memory`, same order
+  std::vector<Trend> trends;                      // one per entry of `memory`, same order
   TrendVerdict verdict = TrendVerdict::kUnknown;  // growing if any trend grows
   std::vector<Stack> stacks;  // the stacks that top_sites refer to, ordered by id
 };
 
-std::string_view toString(RetentionClass c);      // "inter_iteration", "leak", "persistent"
-std::string_view toString(TrendVerdict v);        // "unknown", "stable", "growing"
-std::string_view toString(IterationSource s);     // "unknown", "markers"
-std::string_view kindName(trace::MemoryKind kind);  // "device", "pinned", ..., "device_static"
+std::string_view toString(RetentionClass c);   // "inter_iteration", "leak", "persistent"
+std::string_view toString(TrendVerdict v);     // "unknown", "stable", "growing"
+std::string_view toString(IterationSource s);  // "unknown", "markers"
 
 }  // namespace memfloor::reports

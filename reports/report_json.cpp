@@ -21,7 +21,7 @@ json toJson(const RetainedTally& r) {
 
 void putKey(json& j, const MemoryKey& key) {
   j["device"] = key.device;
-  j["kind"] = kindName(key.kind);
+  j["kind"] = trace::toString(key.kind);  // the trace text form's names
 }
 
 json toJson(const TraceInput& in, const Report& r) {
@@ -107,17 +107,17 @@ json toJson(const IterationRow& row) {
   json memory = json::array(), sites = json::array();
   for (const IterationMemory& m : row.memory) memory.push_back(toJson(m));
   for (const RetainedSite& s : row.top_sites) sites.push_back(toJson(s));
-  return {{"index", row.index},
-          {"name", row.name},
-          {"start_ns", row.start_ns},
-          {"end_ns", row.end_ns},
-          {"complete", row.complete},
-          {"warmup", row.warmup},
-          {"idle", {{"start_ns", row.idle_start_ns},
-                    {"end_ns", row.idle_end_ns},
-                    {"final", row.idle_final}}},
-          {"memory", memory},
-          {"top_sites", sites}};
+  return {
+      {"index", row.index},
+      {"name", row.name},
+      {"start_ns", row.start_ns},
+      {"end_ns", row.end_ns},
+      {"complete", row.complete},
+      {"warmup", row.warmup},
+      {"idle",
+       {{"start_ns", row.idle_start_ns}, {"end_ns", row.idle_end_ns}, {"final", row.idle_final}}},
+      {"memory", memory},
+      {"top_sites", sites}};
 }
 
 json toJson(const Trend& t) {
@@ -138,7 +138,7 @@ json toJson(const Trend& t) {
 json toJson(const Stack& s) {
   json frames = json::array();
   for (const Frame& f : s.frames) {
-    frames.push_back({{"kind", f.kind == trace::FrameKind::kPython ? "python" : "native"},
+    frames.push_back({{"kind", trace::toString(f.kind)},
                       {"module", f.module},
                       {"offset", f.offset},
                       {"function", f.function},

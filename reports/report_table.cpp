@@ -11,12 +11,12 @@ namespace {
 using Out = std::back_insert_iterator<std::string>;
 
 std::string memoryLabel(const MemoryKey& key) {
-  return fmt::format("{}:{}", key.device, kindName(key.kind));
+  return fmt::format("{}:{}", key.device, trace::toString(key.kind));
 }
 
 void header(Out out, const Report& r) {
-  fmt::format_to(out, "trace: {} (format {}.{}, {})\n", r.input.path, r.input.major,
-                 r.input.minor, r.input.ending);
+  fmt::format_to(out, "trace: {} (format {}.{}, {})\n", r.input.path, r.input.major, r.input.minor,
+                 r.input.ending);
   if (r.process.present) {
     fmt::format_to(out, "process: pid {} on {}", r.process.pid,
                    r.process.host.empty() ? "?" : r.process.host);
@@ -32,8 +32,10 @@ void header(Out out, const Report& r) {
                    r.dropped_writer);
   }
   if (a.unmatched_frees.count + a.double_allocations.count + a.size_mismatches > 0) {
-    fmt::format_to(out, "pairing: {} unmatched frees ({}), {} double allocations ({}), {} size "
-                   "mismatches\n", a.unmatched_frees.count, formatBytes(a.unmatched_frees.bytes),
+    fmt::format_to(out,
+                   "pairing: {} unmatched frees ({}), {} double allocations ({}), {} size "
+                   "mismatches\n",
+                   a.unmatched_frees.count, formatBytes(a.unmatched_frees.bytes),
                    a.double_allocations.count, formatBytes(a.double_allocations.bytes),
                    a.size_mismatches);
   }
@@ -107,8 +109,7 @@ void topSites(Out out, const Report& r) {
   for (const RetainedSite& s : row.top_sites) {
     Tally total = s.retained.total();
     fmt::format_to(out, "  {:<12} {:<16} {:>10} {:>7}  {}\n", memoryLabel(s.key),
-                   toString(s.retained.dominant()), formatBytes(total.bytes), total.count,
-                   s.where);
+                   toString(s.retained.dominant()), formatBytes(total.bytes), total.count, s.where);
   }
 }
 

@@ -10,9 +10,9 @@ namespace {
 
 // How a never-freed allocation of a counted iteration is classified, from its site's behaviour.
 enum class Fate : uint8_t {
-  kLeak,             // its site leaves never-freed allocations from two or more iterations
-  kInterIteration,   // its site's allocations are freed after outliving a window; the trace ended
-  kPersistent,       // allocated once and kept: lazily created state
+  kLeak,            // its site leaves never-freed allocations from two or more iterations
+  kInterIteration,  // its site's allocations are freed after outliving a window; the trace ended
+  kPersistent,      // allocated once and kept: lazily created state
 };
 
 // An allocation of a counted iteration that is still live at the end of the trace and that some
@@ -139,7 +139,7 @@ std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_c
         group.cumulative.back() = running;
       }
     }
-    group.fate = group.first_window.size() >= 2       ? Fate::kLeak
+    group.fate = group.first_window.size() >= 2      ? Fate::kLeak
                  : sites_[site].freed_after_retained ? Fate::kInterIteration
                                                      : Fate::kPersistent;
     for (size_t i = begin; i < end; ++i) survivors[i].fate = group.fate;
@@ -162,9 +162,10 @@ std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_c
     const ClosedWindow& w = windows_[i];
     RetainedWindow& r = out[i];
     r.per_slot.resize(slot_count);
+    if (w.skipped) continue;
     for (size_t slot = 0; slot < slot_count; ++slot) {
-      std::pair<Tally, Tally> born = slot < w.per_slot.size() ? w.per_slot[slot]
-                                                              : std::pair<Tally, Tally>{};
+      std::pair<Tally, Tally> born =
+          slot < w.per_slot.size() ? w.per_slot[slot] : std::pair<Tally, Tally>{};
       r.per_slot[slot] = classify(born.first, born.second, leak[slot], kept[slot]);
     }
     for (size_t k = 0; k < w.top.size(); ++k) {
@@ -175,9 +176,8 @@ std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_c
         fate = it->second.fate;
       }
       const auto& [p, c] = w.top_tallies[k];
-      r.top.emplace_back(w.top[k],
-                         classify(p, c, fate == Fate::kLeak ? never_freed : Tally{},
-                                  fate == Fate::kPersistent ? never_freed : Tally{}));
+      r.top.emplace_back(w.top[k], classify(p, c, fate == Fate::kLeak ? never_freed : Tally{},
+                                            fate == Fate::kPersistent ? never_freed : Tally{}));
     }
   }
   return out;

@@ -71,6 +71,8 @@ class Retention {
 
   void beginWindow(uint32_t window);  // idle window `window` (after iteration `window`) starts
   void endWindow();
+  // The window after an iteration the trace ended inside: there is none, so it retains nothing.
+  void skipWindow() { windows_.emplace_back().skipped = true; }
 
   // Classifies every closed window. slot_count: Timeline's; live: what is live at the end.
   std::vector<RetainedWindow> finish(const LiveSet& live, size_t slot_count) const;
@@ -102,6 +104,7 @@ class Retention {
     std::vector<std::pair<Tally, Tally>> per_slot;  // (persistent, counted) born
     std::vector<uint32_t> top;                      // site indexes
     std::vector<std::pair<Tally, Tally>> top_tallies;
+    bool skipped = false;
   };
 
   static void subtract(Tally& t, uint64_t size) {

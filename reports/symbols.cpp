@@ -43,7 +43,8 @@ std::string Symbols::render(const Frame& frame) {
   }
   std::string_view module = frame.module.empty() ? "?" : std::string_view{frame.module};
   // Only the file name: module paths are long and the full one is in the JSON.
-  if (auto slash = module.rfind('/'); slash != std::string_view::npos && slash + 1 < module.size()) {
+  if (auto slash = module.rfind('/');
+      slash != std::string_view::npos && slash + 1 < module.size()) {
     module.remove_prefix(slash + 1);
   }
   return fmt::format("{}+{:#x}", module, frame.offset);

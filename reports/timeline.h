@@ -29,7 +29,7 @@ struct SlotTimeline {
   uint64_t peak_ns = 0;
   Tally allocated;
   Tally freed;
-  Phase current;                 // the open phase (the prelude before the first iteration too)
+  Phase current;                  // the open phase (the prelude before the first iteration too)
   std::vector<Phase> iterations;  // closed iterations, by index
   std::vector<Phase> windows;     // closed idle windows: windows[i] follows iterations[i]
 };
@@ -38,7 +38,7 @@ struct SlotTimeline {
 // A slot first seen late gets zero phases for what came before it (it held nothing then).
 class Timeline {
  public:
-  static constexpr size_t kMaxSlots = 512;   // a trace naming more (device, kind) pairs is refused
+  static constexpr size_t kMaxSlots = 512;  // a trace naming more (device, kind) pairs is refused
 
   Timeline();
 

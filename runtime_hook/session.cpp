@@ -330,9 +330,10 @@ void Session::drainStacks(TraceOutput::Batch& batch) {
   if (config_.stacks == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
 }
 
-bool Session::joinCall(trace::MemoryEvent& event) {
+bool Session::joinCall(trace::MemoryEvent& event, bool is_alloc) {
   CallInfo call;
   if (!calls_.get(static_cast<uint32_t>(event.correlation), call)) return true;
+  if (!belongsTo(call, is_alloc, event.address, event.size)) return true;  // a stale id
   if ((call.flags & kCallVmm) != 0) {
     suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
     return false;  // written from the VMM callback already
@@ -360,9 +361,9 @@ void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buf
     }
     Translated t = translate(*record);
     if (auto* alloc = std::get_if<trace::Alloc>(&t)) {
-      if (joinCall(*alloc)) batch.write(*alloc);
+      if (joinCall(*alloc, true)) batch.write(*alloc);
     } else if (auto* free = std::get_if<trace::Free>(&t)) {
-      if (joinCall(*free)) batch.write(*free);
+      if (joinCall(*free, false)) batch.write(*free);
     } else if (auto* pool = std::get_if<trace::PoolEvent>(&t)) {
       batch.write(*pool);
     }
@@ -394,19 +395,85 @@ void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data
     if (data.callbackSite == CUPTI_API_EXIT) output_->flush();
     return;
   }
-  if (data.callbackSite != CUPTI_API_ENTER) return;
+  if (data.callbackSite != CUPTI_API_ENTER || data.functionParams == nullptr) return;
   CallInfo call;
   call.thread = threadId();
-  if (contains(kAllocCalls, cbid)) call.stack = stacks_.captureAndIntern(config_.max_stack_depth);
+  const void* p = data.functionParams;
+  switch (cbid) {  // what the MEMORY2 record of this call must show: its size or its address
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
+      call.key = static_cast<const cuMemAlloc_v2_params*>(p)->bytesize;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
+      call.key = static_cast<const cuMemAllocHost_v2_params*>(p)->bytesize;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc:
+      call.key = static_cast<const cuMemHostAlloc_params*>(p)->bytesize;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
+      call.key = static_cast<const cuMemAllocManaged_params*>(p)->bytesize;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
+      call.key = static_cast<const cuMemAllocAsync_params*>(p)->bytesize;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
+      call.key = static_cast<const cuMemAllocFromPoolAsync_params*>(p)->bytesize;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
+      const auto* q = static_cast<const cuMemAllocPitch_v2_params*>(p);
+      call.key = uint64_t{q->WidthInBytes} * q->Height;  // matches only when no padding was added
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+      call.key = static_cast<const cuMemFree_v2_params*>(p)->dptr;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
+      call.key = reinterpret_cast<uint64_t>(static_cast<const cuMemFreeHost_params*>(p)->p);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+      call.key = static_cast<const cuMemFreeAsync_params*>(p)->dptr;
+      break;
+    default:
+      return;
+  }
+  if (contains(kAllocCalls, cbid)) {
+    call.flags = kCallAlloc | kKeyIsSize;
+    call.stack = stacks_.captureAndIntern(config_.max_stack_depth);
+  } else {
+    call.flags = kCallFree | kKeyIsAddress;
+  }
   calls_.put(data.correlationId, call);
 }
 
 void Session::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   if (data.callbackSite == CUPTI_API_ENTER) {
-    // Any MEMORY2 record this call produces is a duplicate of what we write below.
+    // A MEMORY2 record of this call (if CUPTI makes one) duplicates what we write at its exit.
+    if (data.functionParams == nullptr) return;
     CallInfo call;
     call.thread = threadId();
-    call.flags = kCallVmm;
+    const void* p = data.functionParams;
+    switch (cbid) {
+      case CUPTI_DRIVER_TRACE_CBID_cuMemCreate:
+        call.key = static_cast<const cuMemCreate_params*>(p)->size;
+        call.flags = kCallVmm | kCallAlloc | kKeyIsSize;
+        break;
+      case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
+        call.key = static_cast<const cuMemMap_params*>(p)->ptr;
+        call.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
+        break;
+      case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess:
+        call.key = static_cast<const cuMemSetAccess_params*>(p)->ptr;
+        call.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
+        break;
+      case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
+        call.key = static_cast<const cuMemUnmap_params*>(p)->ptr;
+        call.flags = kCallVmm | kCallFree | kKeyIsAddress;
+        break;
+      default:
+        return;  // cuMemRelease: frees nothing a MEMORY2 record would name by address
+    }
     calls_.put(data.correlationId, call);
     return;
   }

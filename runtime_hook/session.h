@@ -57,7 +57,7 @@ class Session {
                      std::string_view domain);
   void drainStacks(TraceOutput::Batch& batch);
   // Adds what the driver callback learned (thread, stack); false for a VMM call's duplicate.
-  bool joinCall(trace::MemoryEvent& event);
+  bool joinCall(trace::MemoryEvent& event, bool is_alloc);
 
   Config config_;
   ProcessFacts facts_;

@@ -24,15 +24,14 @@ constexpr bool isEventCode(uint8_t code) {
 }
 
 const char* recordName(uint8_t code) {
-  static constexpr const char* kNames[] = {"record",  "string",   "module", "frame", "stack",
-                                           "process", "device",   "property", "alloc", "free",
-                                           "pool",    "marker",   "dropped", "trailer"};
+  static constexpr const char* kNames[] = {"record",  "string", "module",   "frame",  "stack",
+                                           "process", "device", "property", "alloc",  "free",
+                                           "pool",    "marker", "dropped",  "trailer"};
   return code < std::size(kNames) ? kNames[code] : "record";
 }
 
 std::string recordProblem(uint8_t code, uint64_t offset, const char* problem) {
-  return fmt::format("{} (type {}) at body offset {}: {}", recordName(code), code, offset,
-                     problem);
+  return fmt::format("{} (type {}) at body offset {}: {}", recordName(code), code, offset, problem);
 }
 
 std::string chunkProblem(const ChunkHeader& header, uint32_t records, uint64_t min_timestamp,
@@ -75,8 +74,8 @@ template <typename Visit>
 }
 
 // Reads a record's type and length at p (< end); false when the length runs past end.
-[[gnu::always_inline]] inline bool readFraming(const uint8_t*& p, const uint8_t* end,
-                                               uint8_t& code, const uint8_t*& payload,
+[[gnu::always_inline]] inline bool readFraming(const uint8_t*& p, const uint8_t* end, uint8_t& code,
+                                               const uint8_t*& payload,
                                                const uint8_t*& payload_end) {
   code = *p++;
   uint64_t length = 0;
@@ -228,12 +227,14 @@ void sortEvents(ChunkIndex& index, std::vector<EventKey>& scratch) {
   const auto range_bits = static_cast<unsigned>(std::bit_width(high - low));
   scratch.resize(keys.size());
   uint32_t counts[kBuckets];
-  for (unsigned shift = 0; shift < range_bits; shift += kDigitBits) {  // least significant digit first
+  for (unsigned shift = 0; shift < range_bits;
+       shift += kDigitBits) {  // least significant digit first
     std::fill(std::begin(counts), std::end(counts), 0u);
     for (const EventKey& k : keys) ++counts[((k.timestamp - low) >> shift) & (kBuckets - 1)];
     uint32_t total = 0;
     for (uint32_t& c : counts) total += std::exchange(c, total);
-    for (const EventKey& k : keys) scratch[counts[((k.timestamp - low) >> shift) & (kBuckets - 1)]++] = k;
+    for (const EventKey& k : keys)
+      scratch[counts[((k.timestamp - low) >> shift) & (kBuckets - 1)]++] = k;
     keys.swap(scratch);
   }
 }

@@ -56,14 +56,13 @@ struct ChunkIndex {
   std::vector<Record> untimed;   // definitions, metadata and bookkeeping, in file order
   bool has_trailer = false;      // the trailer is kept apart: it is delivered last
   Trailer trailer;
-  bool sorted = true;            // events are already in timestamp order
+  bool sorted = true;  // events are already in timestamp order
 };
 
 // Indexes a verified chunk: the framing of every record, the timestamp of every event, every
 // untimed record decoded whole, and the header's counts and timestamps checked. Returns "" or the
 // problem (the chunk is then unusable as a whole).
-std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
-                       ChunkIndex& index);
+std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body, ChunkIndex& index);
 
 // Sorts index.events by (timestamp, offset), stably: a radix sort on the timestamps' offset from
 // the chunk's smallest (the events come in file order, so equal timestamps keep it). scratch is

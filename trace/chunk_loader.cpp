@@ -2,9 +2,8 @@
 #include "trace/chunk_loader.h"
 
 #define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,5 @@
-// Private to trace/: little-endian integers, LEB128 varints and zigzag, shared by writer and reader.
+// Private to trace/: little-endian integers, LEB128 varints and zigzag, shared by writer and
+// reader.
 #pragma once
 
 #include <cstddef>
@@ -18,9 +19,7 @@ inline void storeLe32(uint8_t* p, uint32_t v) {
 inline void storeLe64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
-inline uint16_t loadLe16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
-}
+inline uint16_t loadLe16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 inline uint32_t loadLe32(const uint8_t* p) {
   uint32_t v = 0;
   for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];

@@ -35,8 +35,7 @@ struct FieldCursor {
   const uint8_t* end;  // the payload's end
   uint32_t problems = 0;
 
-  FieldCursor(const uint8_t* payload, const uint8_t* payload_end)
-      : p(payload), end(payload_end) {}
+  FieldCursor(const uint8_t* payload, const uint8_t* payload_end) : p(payload), end(payload_end) {}
 
   [[gnu::always_inline]] uint64_t u64() {
     if constexpr (kPadded) {
@@ -70,8 +69,8 @@ struct FieldCursor {
     const uint8_t* start = p;
     uint64_t v = 0;
     if (p >= end || !codec::getVarint(p, end, v)) {  // with 10 bytes there, a valid one fits
-      problems |= end - start >= static_cast<ptrdiff_t>(codec::kMaxVarintBytes) ? kMalformed
-                                                                                 : kEndsEarly;
+      problems |=
+          end - start >= static_cast<ptrdiff_t>(codec::kMaxVarintBytes) ? kMalformed : kEndsEarly;
       p = end;
     }
     return v;

@@ -45,12 +45,17 @@ bool FileOrderReader::Impl::loadChunk() {
     return false;
   }
   switch (loader.load(offset, buffer)) {
-    case ChunkLoader::Status::kOk: break;
+    case ChunkLoader::Status::kOk:
+      break;
     case ChunkLoader::Status::kEndOfFile:
       stop(Ending::kTruncated, "no trailer after the last complete chunk");
       return false;
-    case ChunkLoader::Status::kTruncated: stop(Ending::kTruncated, loader.detail()); return false;
-    case ChunkLoader::Status::kCorrupt: stop(Ending::kCorrupt, loader.detail()); return false;
+    case ChunkLoader::Status::kTruncated:
+      stop(Ending::kTruncated, loader.detail());
+      return false;
+    case ChunkLoader::Status::kCorrupt:
+      stop(Ending::kCorrupt, loader.detail());
+      return false;
   }
   decoder.reset(buffer.header(), buffer.body());
   in_chunk = true;

@@ -18,10 +18,10 @@ enum class Ending {
 
 struct TraceEnd {
   Ending ending = Ending::kTrailer;
-  uint64_t offset = 0;  // where reading stopped (start of the bad or incomplete chunk)
-  std::string detail;   // e.g. "checksum mismatch", "chunk body of 12 bytes, 3 present"
-  uint64_t chunks = 0;  // complete chunks read
-  uint64_t records = 0;
+  uint64_t offset = 0;   // where reading stopped (start of the bad or incomplete chunk)
+  std::string detail;    // e.g. "checksum mismatch", "chunk body of 12 bytes, 3 present"
+  uint64_t chunks = 0;   // complete chunks read
+  uint64_t records = 0;  // records delivered by next(), the trailer included
 };
 
 // One line for users: "complete (trailer present)", "truncated at offset 4096: ...",
@@ -33,13 +33,14 @@ bool looksLikeBinaryTrace(const Source& source);
 
 // Records exactly as written. Throws memfloor::Error (naming the source) when the source is empty,
 // is not a trace, or has a newer major version; problems after the header end the stream instead
-// and are reported by end().
+// and are reported by end(). Every complete chunk before the problem is delivered; a chunk that
+// passed its checksum but does not decode is delivered up to the bad record.
 class FileOrderReader {
  public:
   explicit FileOrderReader(const Source& source);
   ~FileOrderReader();
-  bool next(Record& out);        // false at the end
-  const TraceEnd& end() const;   // meaningful once next() returned false
+  bool next(Record& out);       // false at the end
+  const TraceEnd& end() const;  // meaningful once next() returned false
   uint16_t major() const;
   uint16_t minor() const;
 
@@ -50,8 +51,11 @@ class FileOrderReader {
 
 // Timed records in timestamp order, stable (equal timestamps keep file order); definitions,
 // metadata and bookkeeping records are delivered no later than the first timed record that follows
-// them in the file. Memory stays proportional to how far records are out of order, not to their
-// number: a first pass indexes the complete chunks with their timestamp ranges.
+// them in the file (each chunk's, when it is loaded), and the trailer last. Memory stays
+// proportional to how far records are out of order, not to their number: a first pass verifies
+// and indexes the complete chunks with their timestamp ranges (docs/trace-format.md has the
+// algorithm). Errors and endings as for FileOrderReader; a chunk that passed its checksum but does
+// not decode may be partly delivered.
 class TimeOrderReader {
  public:
   explicit TimeOrderReader(const Source& source);

@@ -146,12 +146,11 @@ template <typename Cursor, typename Visit>
   return RecordClass::kUnknown;
 }
 
-
 // Decodes the known fields of one record and, when they are valid, passes it to visit as its own
 // type. timestamp is the delta base on entry and the event's timestamp on exit.
 template <typename Cursor, typename Visit>
-[[gnu::always_inline]] inline RecordClass decodeRecord(uint8_t code, Cursor& c,
-                                                       uint64_t& timestamp, Visit& visit) {
+[[gnu::always_inline]] inline RecordClass decodeRecord(uint8_t code, Cursor& c, uint64_t& timestamp,
+                                                       Visit& visit) {
   constexpr auto kAlloc = static_cast<uint8_t>(RecordCode::kAlloc);
   constexpr auto kFree = static_cast<uint8_t>(RecordCode::kFree);
   if (code != kAlloc && code != kFree) [[unlikely]] {

@@ -8,8 +8,8 @@ namespace memfloor::trace {
 namespace {
 
 template <typename T>
-constexpr bool kIsTimed = std::is_base_of_v<MemoryEvent, T> || std::is_same_v<T, PoolEvent> ||
-                          std::is_same_v<T, Marker>;
+constexpr bool kIsTimed =
+    std::is_base_of_v<MemoryEvent, T> || std::is_same_v<T, PoolEvent> || std::is_same_v<T, Marker>;
 
 }  // namespace
 
@@ -31,48 +31,66 @@ uint64_t timestampOf(const Record& record) {
 
 std::string_view toString(MemoryKind kind) {
   switch (kind) {
-    case MemoryKind::kDevice: return "device";
-    case MemoryKind::kPinned: return "pinned";
-    case MemoryKind::kManaged: return "managed";
-    case MemoryKind::kDeviceStatic: return "device_static";
-    case MemoryKind::kPool: return "pool";
-    case MemoryKind::kUnknown: break;
+    case MemoryKind::kDevice:
+      return "device";
+    case MemoryKind::kPinned:
+      return "pinned";
+    case MemoryKind::kManaged:
+      return "managed";
+    case MemoryKind::kDeviceStatic:
+      return "device_static";
+    case MemoryKind::kPool:
+      return "pool";
+    case MemoryKind::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view toString(MarkerType type) {
   switch (type) {
-    case MarkerType::kPush: return "push";
-    case MarkerType::kPop: return "pop";
-    case MarkerType::kStart: return "start";
-    case MarkerType::kEnd: return "end";
-    case MarkerType::kInstant: return "instant";
+    case MarkerType::kPush:
+      return "push";
+    case MarkerType::kPop:
+      return "pop";
+    case MarkerType::kStart:
+      return "start";
+    case MarkerType::kEnd:
+      return "end";
+    case MarkerType::kInstant:
+      return "instant";
   }
   return "unknown";
 }
 
 std::string_view toString(PoolEventType type) {
   switch (type) {
-    case PoolEventType::kCreated: return "created";
-    case PoolEventType::kTrimmed: return "trimmed";
-    case PoolEventType::kDestroyed: return "destroyed";
+    case PoolEventType::kCreated:
+      return "created";
+    case PoolEventType::kTrimmed:
+      return "trimmed";
+    case PoolEventType::kDestroyed:
+      return "destroyed";
   }
   return "unknown";
 }
 
 std::string_view toString(FrameKind kind) {
   switch (kind) {
-    case FrameKind::kNative: return "native";
-    case FrameKind::kPython: return "python";
+    case FrameKind::kNative:
+      return "native";
+    case FrameKind::kPython:
+      return "python";
   }
   return "unknown";
 }
 
 std::string_view toString(DropSource source) {
   switch (source) {
-    case DropSource::kCupti: return "cupti";
-    case DropSource::kWriter: return "writer";
+    case DropSource::kCupti:
+      return "cupti";
+    case DropSource::kWriter:
+      return "writer";
   }
   return "unknown";
 }

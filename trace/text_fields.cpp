@@ -29,8 +29,8 @@ TextFields::TextFields(TextLineContext& context, std::string_view word,
     : context_(context), word_(word), args_(args), used_(args.size(), false) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].key.empty()) {
-      context_.fail(fmt::format("unexpected '{}' in a {} line (fields are key=value)",
-                                args[i].value, word));
+      context_.fail(
+          fmt::format("unexpected '{}' in a {} line (fields are key=value)", args[i].value, word));
     }
     for (size_t j = 0; j < i; ++j) {
       if (args[j].key == args[i].key) {

@@ -40,10 +40,10 @@ class TextFields {
   void u8(std::string_view key, uint8_t& out);
   void s32(std::string_view key, int32_t& out);
   void stringId(std::string_view key, StringId& out);  // a number or an inline "string"
-  void memoryKind(MemoryKind& out);                     // key "kind": a name or a number
-  void frameKind(FrameKind& out);                       // key "kind": native or python
-  void flags(uint8_t& out);                             // key "flags": async|vmm|0x80
-  void frames(std::vector<FrameId>& out);               // key "frames": 1,2,3
+  void memoryKind(MemoryKind& out);                    // key "kind": a name or a number
+  void frameKind(FrameKind& out);                      // key "kind": native or python
+  void flags(uint8_t& out);                            // key "flags": async|vmm|0x80
+  void frames(std::vector<FrameId>& out);              // key "frames": 1,2,3
   void done() const;
 
  private:

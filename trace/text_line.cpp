@@ -25,12 +25,24 @@ std::string readQuoted(std::string_view line, size_t& i, TextToken& token) {
       const char e = line[i + 1];
       i += 2;
       switch (e) {
-        case '\\': token.text += '\\'; break;
-        case '"': token.text += '"'; break;
-        case 'n': token.text += '\n'; break;
-        case 't': token.text += '\t'; break;
-        case 'r': token.text += '\r'; break;
-        case '0': token.text += '\0'; break;
+        case '\\':
+          token.text += '\\';
+          break;
+        case '"':
+          token.text += '"';
+          break;
+        case 'n':
+          token.text += '\n';
+          break;
+        case 't':
+          token.text += '\t';
+          break;
+        case 'r':
+          token.text += '\r';
+          break;
+        case '0':
+          token.text += '\0';
+          break;
         case 'x': {
           const int hi = i < line.size() ? hexDigit(line[i]) : -1;
           const int lo = i + 1 < line.size() ? hexDigit(line[i + 1]) : -1;

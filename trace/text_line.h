@@ -12,7 +12,7 @@ struct TextToken {
   std::string_view key;    // empty for a positional token
   std::string_view value;  // the raw value (for a quoted one, without the quotes, still escaped)
   bool quoted = false;
-  std::string text;        // the unescaped value of a quoted token
+  std::string text;  // the unescaped value of a quoted token
 };
 
 // Splits line into tokens, dropping a trailing comment. Returns an empty string, or what is

@@ -29,7 +29,7 @@ struct TextReader::Impl final : TextLineContext {
   std::vector<TextToken> tokens;
   std::vector<Record> pending;  // a line's inline strings, then its record
   size_t pending_position = 0;
-  StringId max_string_id = 0;   // the largest string id defined so far, explicitly or not
+  StringId max_string_id = 0;  // the largest string id defined so far, explicitly or not
   std::unordered_map<std::string, StringId> inline_ids;
   std::unordered_map<StringId, size_t> inline_id_lines;  // automatic id -> line that assigned it
 };
@@ -48,8 +48,8 @@ StringId TextReader::Impl::inlineString(const std::string& text) {
 uint32_t TextReader::Impl::definitionId(std::span<const TextToken> args,
                                         std::string_view word) const {
   uint64_t id = 0;
-  if (args.empty() || !args[0].key.empty() || args[0].quoted ||
-      !parseUnsigned(args[0].value, id) || id > UINT32_MAX) {
+  if (args.empty() || !args[0].key.empty() || args[0].quoted || !parseUnsigned(args[0].value, id) ||
+      id > UINT32_MAX) {
     fail(fmt::format("{} needs its id first (a number up to {})", word, UINT32_MAX));
   }
   if (id == kNoId) fail(fmt::format("{} id must be non-zero", word));
@@ -68,7 +68,9 @@ Enum TextReader::Impl::positionalEnum(std::span<const TextToken> args, std::stri
 }
 
 void TextReader::Impl::parseRecord(std::string_view word, std::span<const TextToken> args) {
-  auto fields = [&](size_t positional) { return TextFields(*this, word, args.subspan(positional)); };
+  auto fields = [&](size_t positional) {
+    return TextFields(*this, word, args.subspan(positional));
+  };
   auto memoryEvent = [&](MemoryEvent& e) {
     TextFields f = fields(0);
     f.u64("t", e.timestamp);
@@ -115,9 +117,10 @@ void TextReader::Impl::parseRecord(std::string_view word, std::span<const TextTo
       fail("expected: string ID \"TEXT\"");
     }
     if (const auto it = inline_id_lines.find(id); it != inline_id_lines.end()) {
-      fail(fmt::format("string id {} was already given to an inline string on line {}; define "
-                       "explicit strings before inline ones",
-                       id, it->second));
+      fail(
+          fmt::format("string id {} was already given to an inline string on line {}; define "
+                      "explicit strings before inline ones",
+                      id, it->second));
     }
     max_string_id = std::max(max_string_id, id);
     record = StringDef{id, args[1].text};

@@ -19,12 +19,24 @@ void appendEscaped(Out& out, std::string_view text) {
   for (const char ch : text) {
     const auto byte = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '\\': fmt::format_to(it, "\\\\"); break;
-      case '"': fmt::format_to(it, "\\\""); break;
-      case '\n': fmt::format_to(it, "\\n"); break;
-      case '\t': fmt::format_to(it, "\\t"); break;
-      case '\r': fmt::format_to(it, "\\r"); break;
-      case '\0': fmt::format_to(it, "\\0"); break;
+      case '\\':
+        fmt::format_to(it, "\\\\");
+        break;
+      case '"':
+        fmt::format_to(it, "\\\"");
+        break;
+      case '\n':
+        fmt::format_to(it, "\\n");
+        break;
+      case '\t':
+        fmt::format_to(it, "\\t");
+        break;
+      case '\r':
+        fmt::format_to(it, "\\r");
+        break;
+      case '\0':
+        fmt::format_to(it, "\\0");
+        break;
       default:
         if (byte < 0x20 || byte >= 0x7f) {
           fmt::format_to(it, "\\x{:02x}", byte);
@@ -84,7 +96,8 @@ struct LineWriter {
   }
   void operator()(const FrameDef& f) {
     fmt::format_to(std::back_inserter(out), "frame {}", f.id);
-    if (f.kind != FrameKind::kNative) fmt::format_to(std::back_inserter(out), " kind={}", toString(f.kind));
+    if (f.kind != FrameKind::kNative)
+      fmt::format_to(std::back_inserter(out), " kind={}", toString(f.kind));
     fmt::format_to(std::back_inserter(out), " module={} offset={:#x}", f.module, f.offset);
     optional(out, "function", f.function);
     optional(out, "file", f.file);

@@ -75,7 +75,7 @@ struct TimeOrderReader::Impl {
 
   std::vector<Run> runs;  // a pool; free_runs lists those not in use
   std::vector<size_t> free_runs;
-  std::vector<size_t> heap;   // runs waiting, a min-heap by runAfter
+  std::vector<size_t> heap;  // runs waiting, a min-heap by runAfter
   std::vector<detail::EventKey> sort_scratch;
   size_t current = SIZE_MAX;  // the run with the smallest head, outside the heap
   bool finished = false;
@@ -134,13 +134,13 @@ void TimeOrderReader::Impl::loadNextChunk() {
   if (status == ChunkLoader::Status::kOk) {
     problem = detail::indexChunk(run.bytes.header(), run.bytes.body(), run.index);
   } else {
-    problem = status == ChunkLoader::Status::kEndOfFile ? "file shrank while reading"
-                                                        : loader.detail();
+    problem =
+        status == ChunkLoader::Status::kEndOfFile ? "file shrank while reading" : loader.detail();
   }
   if (!problem.empty()) {
     free_runs.push_back(run_index);
-    const bool truncated = status == ChunkLoader::Status::kTruncated ||
-                           status == ChunkLoader::Status::kEndOfFile;
+    const bool truncated =
+        status == ChunkLoader::Status::kTruncated || status == ChunkLoader::Status::kEndOfFile;
     setEnd(truncated ? Ending::kTruncated : Ending::kCorrupt, offset, std::move(problem));
     loading_done = true;
     return;

@@ -153,8 +153,8 @@ bool Writer::write(const StringDef& string) { return writeString(string.id, stri
 
 bool Writer::writeString(StringId id, std::string_view text) {
   if (id == kNoId) return false;
-  uint8_t* p = reserve(code(RecordCode::kString),
-                       varintSize(id) + varintSize(text.size()) + text.size());
+  uint8_t* p =
+      reserve(code(RecordCode::kString), varintSize(id) + varintSize(text.size()) + text.size());
   if (p == nullptr) return false;
   p = putVarint(putVarint(p, id), text.size());
   if (!text.empty()) std::memcpy(p, text.data(), text.size());

@@ -18,7 +18,8 @@ struct Tally {
 // The statement that releases `site`'s handle the way `belief` released its own.
 std::string releaseStatement(const CallSite& site, const Program::Release& belief) {
   const std::string& h = site.handle;
-  if (belief.idiom == "call") return h + (site.handle_is_pointer ? "->" : ".") + belief.method + "();";
+  if (belief.idiom == "call")
+    return h + (site.handle_is_pointer ? "->" : ".") + belief.method + "();";
   if (belief.idiom == ".reset()" || belief.idiom == ".clear()") return h + belief.idiom + ";";
   if (belief.idiom == "= nullptr" || (belief.idiom != "= {}" && site.handle_is_pointer)) {
     return h + " = nullptr;";
@@ -50,23 +51,16 @@ const RuleInfo& ReleaseAfterUseRule::info() const {
 
 void ReleaseAfterUseRule::check(const Program& program, std::vector<Finding>& out) const {
   std::vector<std::pair<const CallSite*, bool>> sites;
-  // Only the last released call on an object in a function teaches: earlier calls are followed
-  // by the same release, but it belongs to the last one.
-  std::map<std::pair<std::string, std::string>, const CallSite*> last;  // (function, handle)
+  std::map<Key, Tally> tallies;
   for (const CallSite& c : program.facts().calls) {
     const bool released = program.released(c.released);
     sites.emplace_back(&c, released);
-    const CallSite*& l = last[{c.function, c.handle}];
-    if (released && (l == nullptr || l->loc < c.loc)) l = &c;
-  }
-  std::map<Key, Tally> tallies;
-  for (const auto& [c, released] : sites) {
-    std::vector<Key> keys{Key{"", c->method}};
-    if (!c->field.empty()) keys.emplace_back(c->field, c->method);
+    std::vector<Key> keys{Key{"", c.method}};
+    if (!c.field.empty()) keys.emplace_back(c.field, c.method);
     for (const Key& key : keys) {
       Tally& t = tallies[key];
       ++t.total;
-      if (released && last[{c->function, c->handle}] == c) t.released.push_back(c);
+      if (released) t.released.push_back(&c);
     }
   }
   const auto belief = [&](const Key& key) -> const CallSite* {
@@ -94,18 +88,19 @@ void ReleaseAfterUseRule::check(const Program& program, std::vector<Finding>& ou
     f.message = "'" + site->handle + "' keeps its device memory after '" + site->method_display +
                 "' in '" + f.function + "': it is not released on every path to the exit";
     if (teacher != nullptr) {
-      f.message += ", while '" + program.displayOf(teacher->function) +
-                   "' releases it after the same call";
+      f.message +=
+          ", while '" + program.displayOf(teacher->function) + "' releases it after the same call";
       f.related.push_back({teacher->loc, "'" + program.displayOf(teacher->function) + "' calls '" +
-                                             teacher->method_display + "' on '" + teacher->handle + "'"});
+                                             teacher->method_display + "' on '" + teacher->handle +
+                                             "'"});
       if (const SourceLoc at = program.releaseOf(teacher->released).loc; at.valid()) {
         f.related.push_back({at, "and releases '" + teacher->handle + "' here"});
       }
     } else {
       f.message += " ('" + site->method_display + "' is a configured terminal method)";
     }
-    const std::string statement =
-        releaseStatement(*site, teacher ? program.releaseOf(teacher->released) : Program::Release{});
+    const std::string statement = releaseStatement(
+        *site, teacher ? program.releaseOf(teacher->released) : Program::Release{});
     if (site->fix_after.valid() && !statement.empty()) {
       f.fixits.push_back({site->fix_after, 0, "\n" + site->fix_indent + statement});
     }

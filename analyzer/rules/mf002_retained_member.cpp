@@ -8,9 +8,10 @@ namespace memfloor::analyzer {
 RetainedMemberRule::RetainedMemberRule(const Config&) {}
 
 const RuleInfo& RetainedMemberRule::info() const {
-  static const RuleInfo kInfo{"MF002", "member-retained-across-calls",
-                              "A heavy member assigned outside constructors is released nowhere, so "
-                              "it keeps its last value between calls."};
+  static const RuleInfo kInfo{
+      "MF002", "member-retained-across-calls",
+      "A heavy member assigned outside constructors is released nowhere, so "
+      "it keeps its last value between calls."};
   return kInfo;
 }
 
@@ -33,7 +34,8 @@ void RetainedMemberRule::check(const Program& program, std::vector<Finding>& out
     f.function = program.displayOf(e.function);
     f.field = name;
     f.message = "'" + name + "' is assigned in '" + f.function + "' and released nowhere in '" +
-                record + "' or its subclasses (destructor aside): it keeps the last value's "
+                record +
+                "' or its subclasses (destructor aside): it keeps the last value's "
                 "device memory until the next assignment";
     if (field != program.facts().fields.end()) {
       f.related.push_back({field->second.loc, "'" + name + "' is declared here"});

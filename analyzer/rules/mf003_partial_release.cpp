@@ -28,8 +28,8 @@ void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out
   std::map<std::string, MethodEvents> methods;
   for (const FieldEvent& e : program.facts().events) {
     if (!e.through_this || program.kindOf(e.function) != FunctionKind::kMethod) continue;
-    auto& side = e.kind == EventKind::kAssign ? methods[e.function].assigned
-                                              : methods[e.function].released;
+    auto& side =
+        e.kind == EventKind::kAssign ? methods[e.function].assigned : methods[e.function].released;
     side.try_emplace(e.field, &e);
   }
   const auto recordOf = [&](const std::string& function) {

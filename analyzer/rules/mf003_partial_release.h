@@ -1,4 +1,5 @@
-// MF003 partial release: a method releases several heavy members that another method assigns, but not all of them.
+// MF003 partial release: a method releases several heavy members that another method assigns, but
+// not all of them.
 #pragma once
 
 #include "analyzer/rules/rule.h"

@@ -1,4 +1,5 @@
-// MF004 use after release: a heavy member released somewhere is dereferenced with no null check and no assignment on every path before the use.
+// MF004 use after release: a heavy member released somewhere is dereferenced with no null check and
+// no assignment on every path before the use.
 #pragma once
 
 #include "analyzer/rules/rule.h"

@@ -94,8 +94,14 @@ class Holder {
     shared_->consume();  // expect: MF001
   }
 
-  // Negatives: a peek() is no terminal use (nothing learned about it).
+  // Negatives: peek() is followed by a release once (in loopThenRelease) and not at three other
+  // sites: below mf001_min_belief_ratio, so nothing is learned about it.
   void peekOnly() { shared_->peek(); }
+  void peekTwice() {
+    shared_->peek();
+    shared_->peek();
+    unique_->peek();
+  }
   // A local object dies with the function.
   void local() {
     std::shared_ptr<Buffer> mine = std::make_shared<Buffer>();

@@ -56,7 +56,7 @@ class Layer {
     maybe_ = std::nullopt;
   }
   Tensor useOptional(const Tensor& t) {
-    return maybe_->groupOffload(t);  // expect: MF004
+    return maybe_->groupOffload(t);  // expect: MF001 MF004
   }
 
  private:

@@ -49,7 +49,7 @@ class CombinedOneFOneB {
   // As shipped: the loss node keeps its inputs through the whole combined backward.
   void backwardChain(MicroBatchChain& chain) {
     runBackward(chain.loss, Tensor());
-    std::vector<Tensor> grads = chain.loss_node->getGrad();  // expect: MF001{{while 'ScheduleNode::backward' releases it after the same call}}
+    std::vector<Tensor> grads = chain.loss_node->getGrad();  // expect: MF001{{while 'CombinedOneFOneB::backwardChainFixed' releases it after the same call}}
     for (std::shared_ptr<ScheduleNode>& node : chain.nodes) grads = node->backward(grads.front());
   }
 

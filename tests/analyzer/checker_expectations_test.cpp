@@ -2,12 +2,12 @@
 // directory another) and compares the findings with the expectations written inline:
 //   code();  // expect: MF001 MF004{{part of the message}}
 // Missing and unexpected findings both fail. `// config: {...}` in an input sets its configuration.
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
-
-#include <catch2/catch.hpp>
 
 #include "analyzer/rules/rule.h"
 #include "analyzer/suppression.h"
@@ -122,8 +122,8 @@ TEST_CASE("Every annotated input gives exactly the expected findings", "[checker
   const auto programs = inputs();
   REQUIRE(programs.size() >= 8);
   for (const auto& files : programs) {
-    DYNAMIC_SECTION(files.front().parent_path().filename().string() << "/"
-                                                                    << files.front().filename().string()) {
+    DYNAMIC_SECTION(files.front().parent_path().filename().string()
+                    << "/" << files.front().filename().string()) {
       const Program program = readProgram(files);
       compare(program, check(program, configOf(program)));
     }
@@ -154,7 +154,8 @@ TEST_CASE("A unit that does not parse is named and the others go on", "[checker]
   const std::string include = "-I" MEMFLOOR_TESTDATA_DIR "/checker";
   Facts facts = collectFacts({bad.string(), good}, {"-std=c++17", include}, Config{}, errors);
   REQUIRE(errors.messages.size() == 1);
-  CHECK(errors.messages.front().find("memfloor-check-bad.cpp: does not parse") != std::string::npos);
+  CHECK(errors.messages.front().find("memfloor-check-bad.cpp: does not parse") !=
+        std::string::npos);
   CHECK_FALSE(runRules(facts, Config{}).empty());
 }
 

@@ -1,10 +1,9 @@
 // Tests of the configuration file: defaults, reading, errors a user can act on, upward search.
 #include "analyzer/config.h"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-
-#include <catch2/catch.hpp>
 
 #include "trace/error.h"
 
@@ -56,7 +55,8 @@ TEST_CASE("The configuration is found in the directory or above it", "[config]")
   const fs::path dir = scratch("find");
   fs::create_directories(dir / "src" / "deep");
   std::ofstream(dir / "src" / "deep" / "a.cpp") << "";
-  CHECK(findConfig(dir / "src" / "deep" / "a.cpp") != std::optional<fs::path>(dir / kConfigFileName));
+  CHECK(findConfig(dir / "src" / "deep" / "a.cpp") !=
+        std::optional<fs::path>(dir / kConfigFileName));
   std::ofstream(dir / kConfigFileName) << "{}";
   CHECK(findConfig(dir / "src" / "deep" / "a.cpp") == dir / kConfigFileName);
   CHECK(findConfig(dir / "src") == dir / kConfigFileName);

@@ -1,9 +1,8 @@
 // Tests of the facts: merging keeps a site seen in two units once; the JSON form round-trips.
 #include "analyzer/facts.h"
 
-#include <nlohmann/json.hpp>
-
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "trace/error.h"
 
@@ -14,15 +13,20 @@ Facts unit(const std::string& name) {
   Facts f;
   f.units = {name};
   f.records["ns::Layer"] = {"ns::Base"};
-  f.fields["ns::Layer::m_"] = {"ns::Layer::m_", "m_", "ns::Layer", HandleKind::kSmartPointer,
-                               {"layer.h", 3, 5, 40}};
-  f.events.push_back({EventKind::kRelease, "ns::Layer::m_", "ns::Layer::post()", "= nullptr", true,
+  f.fields["ns::Layer::m_"] = {
+      "ns::Layer::m_", "m_", "ns::Layer", HandleKind::kSmartPointer, {"layer.h", 3, 5, 40}};
+  f.events.push_back({EventKind::kRelease,
+                      "ns::Layer::m_",
+                      "ns::Layer::post()",
+                      "= nullptr",
+                      true,
                       {"layer.h", 10, 7, 120}});
   CallSite c;
   c.method = "ns::I::use()";
   c.handle = "m_";
   c.loc = {"layer.h", 9, 7, 100};
-  c.released.candidates.push_back({"ns::Layer::drop()", "ns::Layer::m_", "drop", true, {"layer.h", 11, 3, 130}});
+  c.released.candidates.push_back(
+      {"ns::Layer::drop()", "ns::Layer::m_", "drop", true, {"layer.h", 11, 3, 130}});
   f.calls.push_back(c);
   f.derefs.push_back({"ns::Layer::m_", "ns::Layer::post()", "m_", {"layer.h", 9, 7, 100}, {}});
   return f;

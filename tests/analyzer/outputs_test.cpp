@@ -1,7 +1,6 @@
 // Tests of the outputs: clang-style text, the findings document and SARIF 2.1.0.
-#include <nlohmann/json.hpp>
-
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "analyzer/findings_json.h"
 #include "analyzer/sarif.h"
@@ -35,7 +34,8 @@ TEST_CASE("The findings document follows memfloor.findings/1", "[outputs]") {
   CHECK(json.at("schema") == kFindingsSchema);
   const nlohmann::json& f = json.at("findings").at(0);
   CHECK(f.at("rule") == "MF001");
-  CHECK(f.at("location") == nlohmann::json{{"file", "src/hc layer.cpp"}, {"line", 12}, {"column", 7}});
+  CHECK(f.at("location") ==
+        nlohmann::json{{"file", "src/hc layer.cpp"}, {"line", 12}, {"column", 7}});
   CHECK(f.at("related").at(0).at("location").at("file") == "src/base.cpp");
   CHECK(f.at("function") == "Hc::post");
   CHECK(f.at("field") == "m_");

@@ -1,10 +1,9 @@
 // Tests of in-source suppressions and baselines.
 #include "analyzer/suppression.h"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-
-#include <catch2/catch.hpp>
 
 namespace memfloor::analyzer {
 namespace {

@@ -36,7 +36,7 @@ class NaiveReplay {
 
   void alloc(size_t slot, uint64_t address, uint64_t size, trace::StackId stack) {
     if (auto it = live_.find({slot, address}); it != live_.end()) close(it);
-    Alloc a{next_id_++, size, slot, stack, in_iteration_ ? started_ - 1 : started_,
+    Alloc a{next_id_++,         size, slot, stack, in_iteration_ ? started_ - 1 : started_,
             started_ <= warmup_};
     live_.emplace(std::pair{slot, address}, a);
     all_.push_back(a);
@@ -57,9 +57,11 @@ class NaiveReplay {
     for (const auto& [key, a] : live_) snapshot_.insert(a.id);
     in_iteration_ = false;
   }
+  // An iteration the trace ended inside has no idle window after it: it retains nothing.
   void finish() {
-    if (in_iteration_) end();
-    if (started_ > 0) closeWindow();
+    bool cut = in_iteration_;
+    if (cut) end();
+    if (started_ > 0) closeWindow(cut);
   }
 
   const std::vector<Row>& iterations() const { return iterations_; }
@@ -74,7 +76,8 @@ class NaiveReplay {
     for (const auto& ids : retained_) {
       for (uint64_t id : ids) {
         const Alloc& a = all_[id];
-        if (!a.persistent_born && !alive.contains(id)) freed_after_retained.insert({a.slot, a.stack});
+        if (!a.persistent_born && !alive.contains(id))
+          freed_after_retained.insert({a.slot, a.stack});
       }
     }
     for (const Alloc& a : all_) {
@@ -124,11 +127,11 @@ class NaiveReplay {
     into.push_back(current_);
     open();
   }
-  void closeWindow() {
+  void closeWindow(bool cut = false) {
     finishPhase(windows_);
     std::vector<uint64_t> kept;
     for (const auto& [key, a] : live_) {
-      if (snapshot_.contains(a.id)) kept.push_back(a.id);
+      if (snapshot_.contains(a.id) && !cut) kept.push_back(a.id);
     }
     retained_.push_back(std::move(kept));
   }

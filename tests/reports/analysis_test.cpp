@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <ctime>
 #include <iostream>
@@ -56,8 +57,8 @@ TEST_CASE("Address reuse pairs every free with the allocation before it", "[anal
 
 TEST_CASE("Unmatched frees are counted, never crash and never go below zero", "[analysis]") {
   TraceBuilder t;
-  t.free(5, 0x9000, {}, 64);                                  // before any allocation
-  t.free(6, 0x9000, {.device = 3, .kind = MemoryKind::kManaged}, 16);  // on an unseen device
+  t.free(5, 0x9000, {}, 64);                                            // before any allocation
+  t.free(6, 0x9000, {.device = 3, .kind = MemoryKind::kManaged}, 16);   // on an unseen device
   t.alloc(10, 0x1000, 100).free(20, 0x1000).free(30, 0x1000, {}, 100);  // freed twice
   Report r = analyze(t);
   checkInvariants(r);
@@ -163,6 +164,10 @@ TEST_CASE("Iterations from nested ranges on several threads", "[analysis]") {
   CHECK(r.iterations[2].idle_end_ns == 55);
   CHECK(r.iterations[2].idle_final);
   CHECK(r.anomalies.unclosed_ranges == 1);
+  // No idle window follows an iteration cut off by the end of the trace: nothing is retained.
+  CHECK(memoryOf(r.iterations[2]).idle.floor == 16);
+  CHECK(memoryOf(r.iterations[2]).idle.retained.total() == Tally{});
+  CHECK(r.iterations[2].top_sites.empty());
 }
 
 TEST_CASE("The trailer's end timestamp extends the final window", "[analysis]") {
@@ -188,7 +193,8 @@ TEST_CASE("Metadata, drops and out-of-order records reach the report", "[analysi
   t.record(p);
   t.record(trace::DeviceInfo{1, t.name("NVIDIA H200"), 150ull << 30});
   t.record(trace::DeviceInfo{0, t.name("NVIDIA H200"), 150ull << 30});
-  t.record(trace::Property{t.name("env.PYTORCH_CUDA_ALLOC_CONF"), t.name("backend:cudaMallocAsync")});
+  t.record(
+      trace::Property{t.name("env.PYTORCH_CUDA_ALLOC_CONF"), t.name("backend:cudaMallocAsync")});
   t.record(trace::Dropped{trace::DropSource::kCupti, 5});
   t.record(trace::Dropped{trace::DropSource::kWriter, 2});
   t.record(trace::Dropped{trace::DropSource::kCupti, 1});
@@ -236,7 +242,7 @@ namespace {
 // (LIVE=n sets the live set). A steady live set with random frees each followed by an allocation
 // at the freed address, iteration markers every 1000 events and 64 sites. Records are decoded into
 // one reused trace::Record as the readers do; the time of that decoding alone is measured too and
-// subtracted.
+// subtracted. Times are this thread's CPU time, best of five runs.
 TEST_CASE("Analysis::add throughput", "[.][bench]") {
   const char* live_env = std::getenv("LIVE");
   const uint64_t live = live_env != nullptr ? std::stoull(live_env) : 20000;
@@ -314,17 +320,21 @@ TEST_CASE("Analysis::add throughput", "[.][bench]") {
     a.size = 4096;
     analysis.add(a);
   }
+  // Best of five: the machine is shared, and the fastest run is the one least disturbed.
   uint64_t sink = 0;
-  double decode = time([&] { sink = replay(nullptr); });
-  double total = time([&] { replay(&analysis); });
+  double decode = 1e9, total = 1e9;
+  for (int run = 0; run < 5; ++run) {
+    decode = std::min(decode, time([&] { sink += replay(nullptr); }));
+    total = std::min(total, time([&] { replay(&analysis); }));
+  }
   Report r = analysis.finish({});
   auto events = static_cast<double>(ops.size());
   std::cout << fmt::format(
       "live {}: {:.0f} records: decode only {:.3f} s, decode + add {:.3f} s; "
       "Analysis::add {:.1f} M records/s ({:.1f} ns each), with decode {:.1f} M records/s "
       "[{} iterations, {}]\n",
-      live, events, decode, total, events / (total - decode) / 1e6,
-      (total - decode) / events * 1e9, events / total / 1e6, r.iterations.size(), sink % 2);
+      live, events, decode, total, events / (total - decode) / 1e6, (total - decode) / events * 1e9,
+      events / total / 1e6, r.iterations.size(), sink % 2);
   CHECK(r.anomalies.unmatched_frees.count == 0);
   CHECK(r.memory[0].live_at_end == live * 4096);
 }

@@ -78,8 +78,11 @@ TEST_CASE("Golden reports of the analysis fixtures", "[golden]") {
     Report report = replay(fixture, 64);
     checkInvariants(report);
     json actual = normalized(report);
-    // The chunking must not matter: one chunk (time order within it) or many.
-    CHECK(normalized(replay(fixture, trace::Writer::kDefaultChunkBytes)) == actual);
+    // The chunking must not matter (one chunk, time order within it, or many), but for where a
+    // truncated file stops.
+    json one_chunk = normalized(replay(fixture, trace::Writer::kDefaultChunkBytes));
+    one_chunk["trace"]["ending"] = actual["trace"]["ending"];
+    CHECK(one_chunk == actual);
 
     fs::path golden = fixture;
     golden.replace_extension(".expected.json");

@@ -3,21 +3,20 @@
 
 #include <catch2/catch.hpp>
 
-
 namespace memfloor::reports::test {
 
 const IterationMemory& memoryOf(const IterationRow& row, uint32_t device, trace::MemoryKind kind) {
   for (const IterationMemory& m : row.memory) {
     if (m.key == MemoryKey{device, kind}) return m;
   }
-  FAIL("iteration " << row.index << " has no memory " << device << ":" << kindName(kind));
+  FAIL("iteration " << row.index << " has no memory " << device << ":" << trace::toString(kind));
   throw;  // unreachable: FAIL throws
 }
 
 void checkInvariants(const Report& r) {
   REQUIRE(r.trends.size() == r.memory.size());
   for (const MemorySummary& m : r.memory) {
-    INFO("memory " << m.key.device << ":" << kindName(m.key.kind));
+    INFO("memory " << m.key.device << ":" << trace::toString(m.key.kind));
     CHECK(m.allocated.bytes - m.freed.bytes == m.live_at_end);
     CHECK(m.allocated.count >= m.freed.count);
     CHECK(m.live_at_end <= m.peak);
@@ -34,7 +33,7 @@ void checkInvariants(const Report& r) {
     RetainedTally sites_total;
     for (size_t k = 0; k < row.memory.size(); ++k) {
       const IterationMemory& m = row.memory[k];
-      INFO("memory " << m.key.device << ":" << kindName(m.key.kind));
+      INFO("memory " << m.key.device << ":" << trace::toString(m.key.kind));
       CHECK(m.key == r.memory[k].key);
       CHECK(m.floor <= m.live_at_start);
       CHECK(m.live_at_start <= m.peak);

@@ -1,7 +1,22 @@
 // The invariants of architecture.md / docs/design.md, asserted on every report a test builds.
 #pragma once
 
+#include <ostream>
+
 #include "reports/report.h"
+
+namespace memfloor::reports {
+
+// For Catch2's messages (found by argument-dependent lookup, hence this namespace).
+inline std::ostream& operator<<(std::ostream& out, const Tally& t) {
+  return out << "{" << t.bytes << " B, " << t.count << "}";
+}
+inline std::ostream& operator<<(std::ostream& out, const RetainedTally& r) {
+  return out << "{inter " << r.inter_iteration << ", leak " << r.leak << ", persistent "
+             << r.persistent << "}";
+}
+
+}  // namespace memfloor::reports
 
 namespace memfloor::reports::test {
 

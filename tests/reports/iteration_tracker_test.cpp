@@ -32,7 +32,9 @@ struct Feed {
   Boundary push(uint64_t ts, std::string_view name, uint64_t thread = 1) {
     return marker(MarkerType::kPush, ts, name, thread);
   }
-  Boundary pop(uint64_t ts, uint64_t thread = 1) { return marker(MarkerType::kPop, ts, {}, thread); }
+  Boundary pop(uint64_t ts, uint64_t thread = 1) {
+    return marker(MarkerType::kPop, ts, {}, thread);
+  }
   Boundary start(uint64_t ts, uint64_t id, std::string_view name, uint64_t thread = 1) {
     return marker(MarkerType::kStart, ts, name, thread, id);
   }

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "invariants.h"
+
 namespace memfloor::reports {
 namespace {
 

@@ -77,8 +77,8 @@ TEST_CASE("report.json counts anomalies", "[report_json]") {
   json a = toJson(sampleReport()).at("anomalies");
   CHECK(a.at("unmatched_frees") == json{{"bytes", 12}, {"count", 1}});
   requireTally(a, "double_allocations");
-  for (const char* k : {"size_mismatches", "unmatched_range_ends", "unclosed_ranges",
-                        "out_of_order_records"}) {
+  for (const char* k :
+       {"size_mismatches", "unmatched_range_ends", "unclosed_ranges", "out_of_order_records"}) {
     requireUnsigned(a, k);
   }
 }

@@ -21,7 +21,8 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
   Loop loop = trainingLoop({.iterations = 4});
   std::string table = formatTable(analyze(loop.trace));
   INFO(table);
-  CHECK_THAT(table, Catch::Contains("trace: built.mftrace (format 1.0, complete (trailer present))"));
+  CHECK_THAT(table,
+             Catch::Contains("trace: built.mftrace (format 1.0, complete (trailer present))"));
   CHECK_THAT(table, Catch::Contains("iterations: 4 from markers"));
   CHECK_THAT(table, Catch::Contains("idle floor"));
   // iteration 2: peak 104 MiB, idle floor 72 MiB = 64 persistent + 8 inter-iteration

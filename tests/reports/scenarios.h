@@ -45,7 +45,8 @@ inline Loop trainingLoop(const LoopOptions& o = {}) {
     if (o.retained > 0) {
       t.alloc(base + 300, 0x30000000 + i * 0x1000000, o.retained, {.stack = loop.retained_site});
     }
-    if (o.leak > 0) t.alloc(base + 400, 0x40000000 + i * 0x1000000, o.leak, {.stack = loop.leak_site});
+    if (o.leak > 0)
+      t.alloc(base + 400, 0x40000000 + i * 0x1000000, o.leak, {.stack = loop.leak_site});
     t.pop(base + 500);
     t.free(base + 800, 0x20000000);
     t.pop(base + 900);

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "invariants.h"
 #include "trace/error.h"
 
 namespace memfloor::reports {

@@ -50,9 +50,13 @@ class TraceBuilder {
       if (inserted) {
         records_.push_back(trace::ModuleDef{next_module_++, path, 0x400000, 1 << 20, trace::kNoId});
       }
-      trace::FrameDef frame{next_frame_++, trace::FrameKind::kNative, m->second, f.offset,
+      trace::FrameDef frame{next_frame_++,
+                            trace::FrameKind::kNative,
+                            m->second,
+                            f.offset,
                             f.function.empty() ? trace::kNoId : name(f.function),
-                            f.file.empty() ? trace::kNoId : name(f.file), f.line};
+                            f.file.empty() ? trace::kNoId : name(f.file),
+                            f.line};
       records_.push_back(frame);
       def.frames.push_back(frame.id);
     }

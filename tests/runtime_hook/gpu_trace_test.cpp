@@ -37,22 +37,15 @@ bool haveGpu() {
   return ::stat("/dev/nvidiactl", &st) == 0 || ::stat("/dev/nvidia0", &st) == 0;
 }
 
-const char* kindName(trace::MemoryKind kind) {
-  switch (kind) {
-    case trace::MemoryKind::kDevice:
-      return "device";
-    case trace::MemoryKind::kPinned:
-      return "pinned";
-    case trace::MemoryKind::kManaged:
-      return "managed";
-    default:
-      return nullptr;  // device-static and others: the program did not ask for them
-  }
+// The kinds the program allocates; device-static and the rest are not its doing.
+bool programKind(trace::MemoryKind kind) {
+  return kind == trace::MemoryKind::kDevice || kind == trace::MemoryKind::kPinned ||
+         kind == trace::MemoryKind::kManaged;
 }
 
 std::string line(char what, const trace::MemoryEvent& e) {
   std::ostringstream s;
-  s << what << ' ' << kindName(e.kind) << ' ' << std::hex << e.address << std::dec << ' ' << e.size
+  s << what << ' ' << trace::toString(e.kind) << ' ' << std::hex << e.address << std::dec << ' ' << e.size
     << ' ' << static_cast<int>(e.flags);
   return s.str();
 }
@@ -91,7 +84,7 @@ Traced readTrace(const std::string& path) {
     }
     if (event != nullptr) {
       if (event->kind == trace::MemoryKind::kDeviceStatic) ++t.device_static;
-      if (kindName(event->kind) == nullptr) continue;
+      if (!programKind(event->kind)) continue;
       t.memory.insert(line(what, *event));
       if (what == 'A') {
         ++t.allocs;

@@ -67,7 +67,7 @@ TEST_CASE("the traced environment points CUDA and NVTX at the hook", "[runtime_h
   CHECK(notes.empty());
 }
 
-TEST_CASE("--torch-allocator async respects a user's PYTORCH_CUDA_ALLOC_CONF",
+TEST_CASE("torch-allocator async respects a user's PYTORCH_CUDA_ALLOC_CONF",
           "[runtime_hook][run]") {
   RunRequest request;
   request.torch_allocator = "async";

@@ -140,7 +140,8 @@ TEST_CASE("nothing may follow the trailer in its chunk", "[trace][chunk_decoder]
   CHECK(decode(body, 2) == "dropped (type 12) at body offset 4: record after the trailer");
 }
 
-TEST_CASE("varints of 9 and 10 bytes, and too long ones, in both cursors", "[trace][chunk_decoder]") {
+TEST_CASE("varints of 9 and 10 bytes, and too long ones, in both cursors",
+          "[trace][chunk_decoder]") {
   for (uint64_t value : {uint64_t{1} << 56, uint64_t{1} << 63, UINT64_MAX}) {
     const Bytes alloc = makeRecord(kAlloc, {0, 0, 0, 0, value, value, value, 0, value, 0});
     Bytes padded = alloc;
@@ -153,14 +154,14 @@ TEST_CASE("varints of 9 and 10 bytes, and too long ones, in both cursors", "[tra
     CHECK(std::get<Alloc>(records.at(0)).address == value);
   }
   // an 11-byte varint in the address of a padded alloc
-  Bytes bad{kAlloc, 20, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-            0x01, 0, 0, 0, 0, 0};
+  Bytes bad{kAlloc, 20,   0,    0,    0,    0,    0x80, 0x80, 0x80, 0x80, 0x80,
+            0x80,   0x80, 0x80, 0x80, 0x80, 0x01, 0,    0,    0,    0,    0};
   const Bytes filler = makeRecord(12, {0, 0});
   for (int i = 0; i < 40; ++i) bad.insert(bad.end(), filler.begin(), filler.end());
   CHECK(decode(bad, 41, nullptr, 0, 0) == "alloc (type 8) at body offset 0: malformed varint");
   // bits beyond 64 in the 10th byte
-  Bytes wide{kAlloc, 19, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
-             0, 0, 0, 0, 0};
+  Bytes wide{kAlloc, 19,   0,    0,    0,    0, 0xff, 0xff, 0xff, 0xff, 0xff,
+             0xff,   0xff, 0xff, 0xff, 0x02, 0, 0,    0,    0,    0};
   for (int i = 0; i < 40; ++i) wide.insert(wide.end(), filler.begin(), filler.end());
   CHECK(decode(wide, 41, nullptr, 0, 0) == "alloc (type 8) at body offset 0: malformed varint");
 }
@@ -203,8 +204,8 @@ TEST_CASE("sortEvents is a stable sort by timestamp", "[trace][chunk_decoder]") 
     for (uint64_t spread : {uint64_t{3}, uint64_t{5000}, uint64_t{1} << 40, UINT64_MAX}) {
       detail::ChunkIndex index;
       for (size_t i = 0; i < n; ++i) {
-        index.events.push_back({spread == UINT64_MAX ? rng() : rng() % spread,
-                                static_cast<uint32_t>(i * 3)});
+        index.events.push_back(
+            {spread == UINT64_MAX ? rng() : rng() % spread, static_cast<uint32_t>(i * 3)});
       }
       index.sorted = false;
       std::vector<detail::EventKey> expected = index.events;
@@ -226,8 +227,8 @@ TEST_CASE("sortEvents is a stable sort by timestamp", "[trace][chunk_decoder]") 
 TEST_CASE("records near the end of a body are read with bounds checks", "[trace][chunk_decoder]") {
   // The same alloc decoded with room after it (the unchecked fast path) and as the last bytes of
   // the body (the checked path), complete and cut short.
-  const Bytes alloc = makeRecord(kAlloc, {codec::zigzag(5), 2, 1, 3, 0x7f0000001000, 4096,
-                                          123456, 9, 1u << 30, 1});
+  const Bytes alloc =
+      makeRecord(kAlloc, {codec::zigzag(5), 2, 1, 3, 0x7f0000001000, 4096, 123456, 9, 1u << 30, 1});
   Bytes padded = alloc;
   for (int i = 0; i < 20; ++i) {
     const Bytes filler = makeRecord(12, {0, uint64_t(i) << 40});
@@ -246,8 +247,8 @@ TEST_CASE("records near the end of a body are read with bounds checks", "[trace]
   CHECK(decode(short_alloc, 1, nullptr, 5, 5) ==
         "alloc (type 8) at body offset 0: payload ends inside its fields");
   Bytes short_padded = short_alloc;
-  short_padded.insert(short_padded.end(), padded.begin() + static_cast<std::ptrdiff_t>(alloc.size()),
-                      padded.end());
+  short_padded.insert(short_padded.end(),
+                      padded.begin() + static_cast<std::ptrdiff_t>(alloc.size()), padded.end());
   CHECK(decode(short_padded, 21, nullptr, 5, 5) ==
         "alloc (type 8) at body offset 0: payload ends inside its fields");
 }

@@ -64,7 +64,8 @@ TEST_CASE("incomplete and damaged chunks", "[trace][chunk_loader]") {
   CHECK(detail == "empty chunk body");
 }
 
-TEST_CASE("the loader reuses its buffer across chunks of different sizes", "[trace][chunk_loader]") {
+TEST_CASE("the loader reuses its buffer across chunks of different sizes",
+          "[trace][chunk_loader]") {
   const Bytes small = testing::makeChunk(testing::makeRecord(12, {0, 5}), 1);
   Bytes big_body;
   for (int i = 0; i < 500; ++i) {

@@ -57,14 +57,15 @@ TEST_CASE("without a trailer the trace reads as truncated", "[trace][file_order]
 }
 
 // The records a reader must deliver when it stops before chunk `stop`.
-std::vector<Record> prefix(const std::vector<Record>& all, const std::vector<testing::ChunkSpan>& spans,
-                           size_t stop) {
+std::vector<Record> prefix(const std::vector<Record>& all,
+                           const std::vector<testing::ChunkSpan>& spans, size_t stop) {
   size_t n = 0;
   for (size_t i = 0; i < stop; ++i) n += spans[i].records;
   return {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(n, all.size()))};
 }
 
-TEST_CASE("truncated at every byte: the complete chunks read, never a crash", "[trace][file_order]") {
+TEST_CASE("truncated at every byte: the complete chunks read, never a crash",
+          "[trace][file_order]") {
   std::vector<Record> all = manyRecords(25);
   const Bytes file = testing::writeBinary(all, 256, true, 99999);
   all.emplace_back(Trailer{all.size(), 99999});
@@ -138,13 +139,11 @@ TEST_CASE("unknown record codes are skipped; data after the trailer is reported"
   file.insert(file.end(), {1, 2, 3});
   CHECK(testing::readAll<FileOrderReader>(file, &end) == expected);
   CHECK(end.ending == Ending::kCorrupt);
-  CHECK(describe(end) ==
-        "corrupt chunk at offset " + std::to_string(file.size() - 3) +
-            ": 3 bytes after the trailer chunk");
+  CHECK(describe(end) == "corrupt chunk at offset " + std::to_string(file.size() - 3) +
+                             ": 3 bytes after the trailer chunk");
 }
 
-TEST_CASE("a chunk that verifies but does not decode ends the trace there",
-          "[trace][file_order]") {
+TEST_CASE("a chunk that verifies but does not decode ends the trace there", "[trace][file_order]") {
   const Bytes good = testing::makeChunk(testing::makeRecord(12, {0, 1}), 1);
   const Bytes bad = testing::makeChunk(
       testing::concat({testing::makeRecord(12, {0, 2}), testing::makeRecord(1, {0, 0})}), 2);
@@ -160,7 +159,7 @@ TEST_CASE("a chunk that verifies but does not decode ends the trace there",
 }
 
 TEST_CASE("fuzz findings kept in testdata read without a crash", "[trace][file_order]") {
-  for (const std::string& path : testing::testdataFiles("regressions")) {
+  for (const std::string& path : testing::testdataFiles("regressions/binary")) {
     INFO(path);
     const Bytes bytes = testing::readFile(path);
     try {

@@ -21,14 +21,15 @@ void checkHeaderErrors() {
     Reader reader(source);
   };
   CHECK_THROWS_WITH(open({}), "run.mftrace: empty file");
-  CHECK_THROWS_WITH(open({'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '!', '!', '!',
-                          '!', '!', '!'}),
-                    "run.mftrace: not a memfloor trace (bad magic)");
+  CHECK_THROWS_WITH(
+      open({'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '!', '!', '!', '!', '!', '!'}),
+      "run.mftrace: not a memfloor trace (bad magic)");
   CHECK_THROWS_WITH(open({'M', 'F'}), "run.mftrace: not a memfloor trace (bad magic)");
   Bytes short_header = testing::fileHeader();
   short_header.resize(12);
-  CHECK_THROWS_WITH(open(short_header),
-                    "run.mftrace: not a memfloor trace (12 bytes, shorter than the 16-byte header)");
+  CHECK_THROWS_WITH(
+      open(short_header),
+      "run.mftrace: not a memfloor trace (12 bytes, shorter than the 16-byte header)");
   CHECK_THROWS_WITH(open(testing::fileHeader(2, 0)),
                     "run.mftrace: trace major version 2 is newer than this memfloor reads (1)");
   CHECK_THROWS_WITH(open(testing::fileHeader(0, 0)),

@@ -41,10 +41,14 @@ TEST_CASE("random records round-trip through the text form", "[trace][text_reade
   std::mt19937_64 rng(1234);
   auto any = [&]() -> uint64_t {
     switch (rng() % 4) {
-      case 0: return 0;
-      case 1: return rng() % 100;
-      case 2: return rng();
-      default: return UINT64_MAX;
+      case 0:
+        return 0;
+      case 1:
+        return rng() % 100;
+      case 2:
+        return rng();
+      default:
+        return UINT64_MAX;
     }
   };
   std::vector<Record> records;
@@ -149,14 +153,32 @@ TEST_CASE("parse errors name the line", "[trace][text_reader]") {
         "fixture.txt:1: dev=\"gpu0\": expected a number up to 4294967295");
 }
 
-TEST_CASE("the shipped text fixtures read and are canonical", "[trace][text_reader]") {
-  for (const std::string& path : testing::testdataFiles("text")) {
+TEST_CASE("text fuzz findings kept in testdata read without a crash", "[trace][text_reader]") {
+  for (const std::string& path : testing::testdataFiles("regressions/text")) {
+    INFO(path);
+    const testing::Bytes bytes = testing::readFile(path);
+    std::vector<Record> records;
+    try {
+      records = fromText(std::string(bytes.begin(), bytes.end()), path);
+    } catch (const Error&) {
+      continue;
+    }
+    CHECK(fromText(toText(records)) == records);
+  }
+}
+
+TEST_CASE("the text fixtures of the fuzz corpus read, also in binary", "[trace][text_reader]") {
+  const std::vector<std::string> paths = testing::testdataFiles("corpus");
+  CHECK(paths.size() >= 3);
+  for (const std::string& path : paths) {
     INFO(path);
     const testing::Bytes bytes = testing::readFile(path);
     const std::string text(bytes.begin(), bytes.end());
     const std::vector<Record> records = fromText(text, path);
     CHECK_FALSE(records.empty());
     CHECK(fromText(toText(records)) == records);
+    const testing::Bytes file = testing::writeBinary(records, 256, false);
+    CHECK(testing::readAll<FileOrderReader>(file) == records);
   }
 }
 

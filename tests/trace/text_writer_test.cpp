@@ -46,7 +46,8 @@ TEST_CASE("defaults are omitted, the always-written fields are not", "[trace][te
   Alloc both;
   both.flags = kMemoryFlagAsync | kMemoryFlagVmm;
   both.kind = static_cast<MemoryKind>(200);  // out of range: written as unknown
-  CHECK(testing::toText({both}) == "alloc t=0 kind=unknown dev=0 addr=0x0 size=0 flags=async|vmm\n");
+  CHECK(testing::toText({both}) ==
+        "alloc t=0 kind=unknown dev=0 addr=0x0 size=0 flags=async|vmm\n");
   Free odd;
   odd.flags = 0x44;
   CHECK(testing::toText({odd}) == "free t=0 kind=device dev=0 addr=0x0 size=0 flags=0x44\n");

@@ -1,5 +1,7 @@
 // Tests of trace/time_order_reader.cpp: stable timestamp order across chunks, definitions first,
 // the trailer last, and the same endings as the file-order reader on damaged files.
+#include <time.h>
+
 #include <random>
 
 #include "trace/codec.h"
@@ -41,8 +43,9 @@ void checkTimeOrder(const std::vector<Record>& input, const std::vector<Record>&
   std::vector<Record> expected_timed;
   std::vector<Record> expected_untimed;
   for (const Record& r : input) (isTimed(r) ? expected_timed : expected_untimed).push_back(r);
-  std::stable_sort(expected_timed.begin(), expected_timed.end(),
-                   [](const Record& a, const Record& b) { return timestampOf(a) < timestampOf(b); });
+  std::stable_sort(
+      expected_timed.begin(), expected_timed.end(),
+      [](const Record& a, const Record& b) { return timestampOf(a) < timestampOf(b); });
   std::vector<Record> timed;
   std::vector<Record> untimed;
   std::vector<size_t> untimed_before(input.size() + 1, 0);  // untimed records with index < i
@@ -167,7 +170,8 @@ TEST_CASE("damaged files end like the file-order reader says", "[trace][time_ord
     CHECK(time_end.detail == file_end.detail);
     CHECK(time_end.chunks == file_end.chunks);
     CHECK(time_end.records == file_end.records);
-    const bool trailer = !in_file_order.empty() && std::holds_alternative<Trailer>(in_file_order.back());
+    const bool trailer =
+        !in_file_order.empty() && std::holds_alternative<Trailer>(in_file_order.back());
     if (trailer) in_file_order.pop_back();
     checkTimeOrder(in_file_order, in_time_order, trailer);
   };
@@ -192,10 +196,10 @@ TEST_CASE("a chunk that verifies but does not decode: earlier chunks are all del
   auto alloc = [](int64_t delta, uint64_t flags) {
     return testing::makeRecord(8, {codec::zigzag(delta), 0, 0, 0, 0x10, 8, 0, 0, 0, flags});
   };
-  const Bytes first = testing::makeChunk(testing::concat({alloc(100, 0), alloc(200, 0)}), 2, 100,
-                                         300);
-  const Bytes second = testing::makeChunk(testing::concat({alloc(200, 999), alloc(200, 0)}), 2,
-                                          200, 400);
+  const Bytes first =
+      testing::makeChunk(testing::concat({alloc(100, 0), alloc(200, 0)}), 2, 100, 300);
+  const Bytes second =
+      testing::makeChunk(testing::concat({alloc(200, 999), alloc(200, 0)}), 2, 200, 400);
   const Bytes file = testing::concat({testing::fileHeader(), first, second});
   TraceEnd end;
   const std::vector<Record> records = testing::readAll<TimeOrderReader>(file, &end);
@@ -214,13 +218,71 @@ TEST_CASE("a chunk that verifies but does not decode: earlier chunks are all del
 
 TEST_CASE("fuzz findings kept in testdata read in time order without a crash",
           "[trace][time_order]") {
-  for (const std::string& path : testing::testdataFiles("regressions")) {
+  for (const std::string& path : testing::testdataFiles("regressions/binary")) {
     INFO(path);
     const Bytes bytes = testing::readFile(path);
     try {
       testing::readAll<TimeOrderReader>(bytes);
     } catch (const Error&) {
     }
+  }
+}
+
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Millions of records per second of thread CPU time, the best of three runs.
+template <typename Reader>
+double throughput(const Source& source, uint64_t expected) {
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    const double start = cpuSeconds();
+    Reader reader(source);
+    Record r;
+    uint64_t n = 0;
+    while (reader.next(r)) ++n;
+    const double seconds = cpuSeconds() - start;
+    best = std::max(best, static_cast<double>(n) / seconds / 1e6);
+    CHECK(n == expected);
+  }
+  return best;
+}
+
+// Not run by default: `memfloor_trace_tests "[.bench]"` prints the readers' throughput on a
+// synthetic alloc/free trace, with timestamps in order and jittered by up to 2 us.
+TEST_CASE("reader throughput", "[.bench]") {
+  constexpr uint64_t kRecords = 4'000'000;
+  for (uint64_t jitter : {uint64_t{0}, uint64_t{2000}}) {
+    std::mt19937_64 rng(1);
+    MemorySink sink;
+    Writer writer(sink);
+    REQUIRE(writer.begin());
+    for (uint64_t i = 0; i < kRecords; i += 2) {
+      Alloc a;
+      a.timestamp = 1'000'000'000 + i * 50 + rng() % (jitter + 1);
+      a.address = 0x7f0000000000 + (rng() % 100000) * 512;
+      a.size = 512u << (rng() % 8);
+      a.thread = 12345;
+      a.stream = 7;
+      a.correlation = i;
+      a.stack = static_cast<uint32_t>(rng() % 500 + 1);
+      a.flags = kMemoryFlagAsync;
+      Free f;
+      static_cast<MemoryEvent&>(f) = a;
+      f.timestamp = a.timestamp + 20 + rng() % (jitter + 1);
+      f.correlation = i + 1;
+      REQUIRE((writer.write(a) && writer.write(f)));
+    }
+    REQUIRE(writer.finish(0));
+    MemorySource source(sink.bytes(), "bench");
+    WARN("jitter " << jitter << " ns, " << sink.bytes().size() / kRecords
+                   << " bytes/record: file order "
+                   << throughput<FileOrderReader>(source, kRecords + 1)
+                   << " M records/s, time order "
+                   << throughput<TimeOrderReader>(source, kRecords + 1) << " M records/s");
   }
 }
 

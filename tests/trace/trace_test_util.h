@@ -4,8 +4,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <sstream>
@@ -201,8 +201,8 @@ inline std::vector<ChunkSpan> chunkSpans(const Bytes& file) {
   uint64_t offset = kFileHeaderSize;
   while (offset + kChunkHeaderSize <= file.size()) {
     const uint32_t body = codec::loadLe32(file.data() + offset + 8);
-    spans.push_back({offset, kChunkHeaderSize + uint64_t{body},
-                     codec::loadLe32(file.data() + offset + 12)});
+    spans.push_back(
+        {offset, kChunkHeaderSize + uint64_t{body}, codec::loadLe32(file.data() + offset + 12)});
     offset += kChunkHeaderSize + body;
   }
   return spans;

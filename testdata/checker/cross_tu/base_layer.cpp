@@ -2,7 +2,7 @@
 #include "layer.h"
 
 Tensor Layer::postMlp(const Tensor& x) {
-  Tensor out = manager_->groupOffload(x);
+  Tensor out = manager_->groupOffload(x);  // expect: MF004{{but 'Layer::postMlp' releases it}}
   manager_ = nullptr;
   return out;
 }
