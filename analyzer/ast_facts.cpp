@@ -120,6 +120,14 @@ std::optional<FixAnchor> fixAnchorOf(const clang::Expr* e, clang::ASTContext& co
     after = clang::Lexer::findLocationAfterToken(end, clang::tok::semi, sm, lang, false);
   }
   if (after.isInvalid()) return std::nullopt;
+  // After a trailing comment when only one follows the semicolon, so that it stays on its line.
+  const char* rest = sm.getCharacterData(after);
+  unsigned skip = 0;
+  while (rest[skip] == ' ' || rest[skip] == '\t') ++skip;
+  if (rest[skip] == '/' && rest[skip + 1] == '/') {
+    while (rest[skip] != '\n' && rest[skip] != '\r' && rest[skip] != '\0') ++skip;
+    after = after.getLocWithOffset(static_cast<int>(skip));
+  }
   FixAnchor anchor{sourceLoc(sm, after), ""};
   const SourceLoc begin = sourceLoc(sm, statement->getBeginLoc());
   const char* line =

@@ -110,7 +110,8 @@ Facts collectUnit(const clang::tooling::CompilationDatabase& database, const std
   CollectFactory factory(config, facts);
   const int status = tool.run(&factory);
   if (status != 0 || diagnostics.getNumErrors() > 0) {
-    error = file + ": does not parse" + (diagnostics.first.empty() ? "" : ": " + diagnostics.first);
+    error = file + ": not checked: " +
+            (diagnostics.first.empty() ? "the compiler failed" : diagnostics.first);
   }
   return facts;
 }

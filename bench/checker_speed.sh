@@ -6,7 +6,8 @@
 #
 #   bench/checker_speed.sh BUILD_DIR [MAX_UNITS] [HEADER_DIR...]
 #
-# Prints units, seconds per unit for both tools, the ratio, findings and failed units.
+# Prints units, seconds per unit for both tools (wall, and CPU user+sys, which is what to compare on
+# a shared machine), the ratio, findings and failed units.
 set -euo pipefail
 build=${1:?usage: checker_speed.sh BUILD_DIR [MAX_UNITS] [HEADER_DIR...]}
 max=${2:-400}
@@ -33,24 +34,28 @@ echo '{"heavy_type_patterns": ["[Tt]ensor", "[Ss]torage", "Buffer$", "Cache$"]}'
 
 start=$(date +%s.%N)
 set +e
-"$checker" -p "$work" --config "$work/config.json" --format json > "$work/findings.json" \
-  2> "$work/checker.err"
+/usr/bin/time -f "%U %S" -o "$work/checker.cpu" "$checker" -p "$work" --config "$work/config.json" \
+  --format json > "$work/findings.json" 2> "$work/checker.err"
 status=$?
 set -e
 mid=$(date +%s.%N)
-clang-tidy-14 -p "$work" --checks='-*,bugprone-use-after-move' --quiet "${files[@]}" \
-  > "$work/tidy.out" 2>&1 || true
+/usr/bin/time -f "%U %S" -o "$work/tidy.cpu" clang-tidy-14 -p "$work" \
+  --checks='-*,bugprone-use-after-move' --quiet "${files[@]}" > "$work/tidy.out" 2>&1 || true
 end=$(date +%s.%N)
 
-python3 - "$work/findings.json" "$start" "$mid" "$end" "${#files[@]}" "$status" <<'PY'
+python3 - "$work/findings.json" "$start" "$mid" "$end" "${#files[@]}" "$status" \
+  "$work/checker.cpu" "$work/tidy.cpu" <<'PY'
 import collections, json, sys
 doc = json.load(open(sys.argv[1]))
 start, mid, end, units, status = map(float, sys.argv[2:7])
+cpu = [sum(map(float, open(f).read().split()[-2:])) / units for f in sys.argv[7:9]]
 ours, tidy = (mid - start) / units, (end - mid) / units
 rules = collections.Counter(f["rule"] for f in doc["findings"])
 print(f"units: {int(units)}  memfloor-check exit {int(status)}")
-print(f"memfloor-check: {ours:.3f} s/unit  clang-tidy-14 use-after-move: {tidy:.3f} s/unit  "
+print(f"wall: memfloor-check {ours:.3f} s/unit, clang-tidy-14 use-after-move {tidy:.3f} s/unit, "
       f"ratio {ours / tidy:.2f}")
+print(f"cpu:  memfloor-check {cpu[0]:.3f} s/unit, clang-tidy-14 use-after-move {cpu[1]:.3f} s/unit, "
+      f"ratio {cpu[0] / cpu[1]:.2f}")
 print(f"findings: {len(doc['findings'])} {dict(rules)}  failed units: {len(doc['errors'])}")
 for f in doc["findings"][:40]:
     loc = f["location"]

@@ -80,10 +80,14 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
     }
     for (const auto& [site_index, tally] : retained[i].top) {
       const Site& site = retention_.site(site_index);
-      row.top_sites.push_back(
-          {timeline_.slot(site.slot).key, site.stack, symbols_.where(site.stack), tally});
+      row.top_sites.push_back({timeline_.slot(site.slot).key, site.stack, {}, tally});
       if (site.stack != trace::kNoId) stacks.insert(site.stack);
     }
+  }
+  // Sites are named by the first frame that tells the listed stacks apart.
+  size_t skip = symbols_.sharedDepth({stacks.begin(), stacks.end()});
+  for (IterationRow& row : report.iterations) {
+    for (RetainedSite& site : row.top_sites) site.where = symbols_.where(site.stack, skip);
   }
   for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
 }

@@ -92,7 +92,7 @@ struct IterationMemory {
 struct RetainedSite {
   MemoryKey key;
   trace::StackId stack = trace::kNoId;
-  std::string where;  // the innermost frame, rendered (see Symbols::where)
+  std::string where;  // the first frame not shared by every listed stack (Symbols::sharedDepth)
   RetainedTally retained;
 };
 

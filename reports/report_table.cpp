@@ -45,17 +45,17 @@ void header(Out out, const Report& r) {
 }
 
 void summary(Out out, const Report& r) {
-  fmt::format_to(out, "\n{:<12} {:>10} {:>10} {:>10} {:>10}\n", "memory", "peak", "at end",
+  fmt::format_to(out, "\n{:<16} {:>10} {:>10} {:>10} {:>10}\n", "memory", "peak", "at end",
                  "allocs", "frees");
   for (const MemorySummary& m : r.memory) {
-    fmt::format_to(out, "{:<12} {:>10} {:>10} {:>10} {:>10}\n", memoryLabel(m.key),
+    fmt::format_to(out, "{:<16} {:>10} {:>10} {:>10} {:>10}\n", memoryLabel(m.key),
                    formatBytes(m.peak), formatBytes(m.live_at_end), m.allocated.count,
                    m.freed.count);
   }
 }
 
 void iterationRows(Out out, const Report& r) {
-  fmt::format_to(out, "\n{:>5} {:<12} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", "iter", "memory",
+  fmt::format_to(out, "\n{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", "iter", "memory",
                  "peak", "idle floor", "persistent", "inter-iter", "leak", "top retaining site");
   size_t n = r.iterations.size();
   size_t half = kTableMaxIterations / 2;
@@ -75,7 +75,7 @@ void iterationRows(Out out, const Report& r) {
           break;
         }
       }
-      fmt::format_to(out, "{:>4}{:1} {:<12} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", row.index,
+      fmt::format_to(out, "{:>4}{:1} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", row.index,
                      mark, memoryLabel(m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
                      formatBytes(m.idle.retained.persistent.bytes),
                      formatBytes(m.idle.retained.inter_iteration.bytes),
@@ -89,7 +89,7 @@ void trends(Out out, const Report& r) {
   fmt::format_to(out, "\nidle-floor trend: {}\n", toString(r.verdict));
   for (const Trend& t : r.trends) {
     if (t.points == 0) continue;
-    fmt::format_to(out, "  {:<12} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {})\n",
+    fmt::format_to(out, "  {:<16} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {})\n",
                    memoryLabel(t.key), toString(t.verdict), t.slope_bytes_per_iteration,
                    t.first_iteration, t.last_iteration, formatBytes(t.first_floor),
                    formatBytes(t.last_floor));
@@ -104,11 +104,11 @@ void topSites(Out out, const Report& r) {
       r.iterations.size() >= 2 ? r.iterations[r.iterations.size() - 2] : r.iterations.back();
   if (row.top_sites.empty()) return;
   fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", row.index);
-  fmt::format_to(out, "  {:<12} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",
+  fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",
                  "where");
   for (const RetainedSite& s : row.top_sites) {
     Tally total = s.retained.total();
-    fmt::format_to(out, "  {:<12} {:<16} {:>10} {:>7}  {}\n", memoryLabel(s.key),
+    fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", memoryLabel(s.key),
                    toString(s.retained.dominant()), formatBytes(total.bytes), total.count, s.where);
   }
 }

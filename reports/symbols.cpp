@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 namespace memfloor::reports {
 
 std::string_view Symbols::string(trace::StringId id) const {
@@ -50,12 +53,35 @@ std::string Symbols::render(const Frame& frame) {
   return fmt::format("{}+{:#x}", module, frame.offset);
 }
 
-std::string Symbols::where(trace::StackId id) const {
+size_t Symbols::sharedDepth(const std::vector<trace::StackId>& ids) const {
+  const std::vector<trace::FrameId>* first = nullptr;
+  size_t depth = SIZE_MAX;
+  size_t known = 0;
+  for (trace::StackId id : ids) {
+    auto it = stacks_.find(id);
+    if (it == stacks_.end()) continue;
+    const std::vector<trace::FrameId>& frames = it->second;
+    ++known;
+    if (first == nullptr) {
+      first = &frames;
+      depth = frames.empty() ? 0 : frames.size() - 1;
+      continue;
+    }
+    size_t shared = 0;
+    while (shared < depth && shared < frames.size() && frames[shared] == (*first)[shared]) {
+      ++shared;
+    }
+    depth = std::min(shared, frames.empty() ? 0 : frames.size() - 1);
+  }
+  return known < 2 ? 0 : depth;
+}
+
+std::string Symbols::where(trace::StackId id, size_t skip) const {
   if (id == trace::kNoId) return "(no stack)";
   auto it = stacks_.find(id);
   if (it == stacks_.end()) return fmt::format("(unknown stack {})", id);
   if (it->second.empty()) return "(empty stack)";
-  return render(frame(it->second.front()));
+  return render(frame(it->second[std::min(skip, it->second.size() - 1)]));
 }
 
 }  // namespace memfloor::reports

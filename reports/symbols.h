@@ -26,9 +26,15 @@ class Symbols {
   // The frames of a stack, innermost first; unknown frame ids give an empty Frame.
   Stack stack(trace::StackId id) const;
 
-  // One line naming a site: the innermost frame as "function (file:line)", "function",
-  // "module+0xoffset", or "(no stack)" / "(unknown stack N)".
-  std::string where(trace::StackId id) const;
+  // How many innermost frames all of `ids` share (unknown stacks do not count), kept at least
+  // one frame short of the shortest stack: the allocator's own frames (cudaMalloc, a caching
+  // allocator, a tensor constructor) that would name every site alike. 0 with fewer than two
+  // known stacks: nothing to tell apart, and the innermost frame is then the most specific.
+  size_t sharedDepth(const std::vector<trace::StackId>& ids) const;
+
+  // One line naming a site: its frame `skip` (0: the innermost, clamped to the outermost) as
+  // "function (file:line)", "function", "module+0xoffset"; or "(no stack)" / "(unknown stack N)".
+  std::string where(trace::StackId id, size_t skip = 0) const;
 
   static std::string render(const Frame& frame);
 

@@ -1,10 +1,8 @@
 // Private to trace/: reads the fields of one record's payload, checking each one.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -21,7 +19,8 @@ namespace memfloor::trace::detail {
 // body goes on), so fixed-size fields are read without a bounds check per byte and the payload's
 // end is checked once, by finish(). Variable-length parts (strings, frame lists) are always
 // checked.
-inline constexpr ptrdiff_t kPaddedMargin = 128;  // > 12 fields of at most 10 bytes
+// The most varints in a fixed-field record is 10 (alloc), each read as at most 10 bytes.
+inline constexpr ptrdiff_t kPaddedMargin = 128;
 
 template <bool kPadded>
 struct FieldCursor {

@@ -10,7 +10,8 @@
 // Records are appended to one buffer holding the chunk header and body; when the next record does
 // not fit, the chunk is sealed (header filled in, checksum computed) and handed to the sink in one
 // write. A record that cannot fit even an empty chunk (a huge string or stack) is refused: the call
-// returns false but the writer stays usable (failed() stays false).
+// returns false but the writer stays usable (failed() stays false). Not thread-safe: callers that
+// write from several threads serialize the calls.
 #pragma once
 
 #include <cstddef>

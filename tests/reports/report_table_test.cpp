@@ -26,7 +26,7 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
   CHECK_THAT(table, Catch::Contains("iterations: 4 from markers"));
   CHECK_THAT(table, Catch::Contains("idle floor"));
   // iteration 2: peak 104 MiB, idle floor 72 MiB = 64 persistent + 8 inter-iteration
-  CHECK_THAT(table, Catch::Contains("   2  0:device      104.0 MiB   72.0 MiB   64.0 MiB"
+  CHECK_THAT(table, Catch::Contains("   2  0:device          104.0 MiB   72.0 MiB   64.0 MiB"
                                     "   8.00 MiB        0 B  Layer::forwardPostMlp "
                                     "(layer.cpp:2305) (inter_iteration)"));
   CHECK_THAT(table, Catch::Contains("idle-floor trend: stable"));
@@ -40,7 +40,8 @@ TEST_CASE("The table without markers is the whole-trace summary", "[report_table
   std::string table = formatTable(analyze(t));
   INFO(table);
   CHECK_THAT(table, Catch::Contains("iterations: unknown (no marker matches"));
-  CHECK_THAT(table, Catch::Contains("0:device       3.00 KiB   1.00 KiB          2          1"));
+  CHECK_THAT(table,
+             Catch::Contains("0:device           3.00 KiB   1.00 KiB          2          1"));
   CHECK_THAT(table, !Catch::Contains("idle floor"));
 }
 

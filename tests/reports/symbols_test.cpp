@@ -50,6 +50,23 @@ TEST_CASE("Symbols names a site by its innermost frame", "[symbols]") {
   CHECK(s.where(99) == "(unknown stack 99)");
 }
 
+TEST_CASE("Sites are told apart by the first frame their stacks do not share", "[symbols]") {
+  Symbols s;
+  // Three stacks through the same allocator frames (10, 11) from different callers.
+  s.add(StackDef{1, {10, 11, 20, 30}});
+  s.add(StackDef{2, {10, 11, 21, 30}});
+  s.add(StackDef{3, {10, 11, 22}});
+  s.add(StackDef{4, {10}});
+  s.add(FrameDef{21, FrameKind::kNative, trace::kNoId, 0x21, trace::kNoId, trace::kNoId, 0});
+  CHECK(s.sharedDepth({1, 2, 3}) == 2);
+  CHECK(s.where(2, 2) == "?+0x21");
+  CHECK(s.sharedDepth({1, 2, 99, trace::kNoId}) == 2);  // unknown stacks do not count
+  CHECK(s.sharedDepth({1}) == 0);                       // one stack: nothing to tell apart
+  CHECK(s.sharedDepth({1, 4}) == 0);                    // never past the shortest stack
+  CHECK(s.sharedDepth({}) == 0);
+  CHECK(s.where(4, 5) == "?+0x0");  // clamped to the outermost frame
+}
+
 TEST_CASE("Symbols tolerates ids that were never defined", "[symbols]") {
   Symbols s;
   s.add(StackDef{1, {7}});
