@@ -146,9 +146,9 @@ Facts collectFacts(const clang::tooling::CompilationDatabase& database,
 }
 
 Facts collectFacts(const std::vector<std::string>& files, const std::vector<std::string>& arguments,
-                   const Config& config, UnitErrors& errors) {
+                   const Config& config, UnitErrors& errors, unsigned jobs) {
   const clang::tooling::FixedCompilationDatabase database(".", arguments);
-  return collectFacts(database, files, config, 1, errors);
+  return collectFacts(database, files, config, jobs, errors);
 }
 
 }  // namespace memfloor::analyzer

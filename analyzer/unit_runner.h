@@ -26,6 +26,6 @@ Facts collectFacts(const clang::tooling::CompilationDatabase& database,
 
 // The same for files compiled with `arguments` (e.g. {"-std=c++17"}), without a database.
 Facts collectFacts(const std::vector<std::string>& files, const std::vector<std::string>& arguments,
-                   const Config& config, UnitErrors& errors);
+                   const Config& config, UnitErrors& errors, unsigned jobs = 1);
 
 }  // namespace memfloor::analyzer

@@ -146,6 +146,25 @@ TEST_CASE("A belief learned in one unit applies in another, also through saved f
   compare(program, findings);
 }
 
+TEST_CASE("Units on several threads give the same facts as on one", "[checker]") {
+  std::vector<std::string> files;
+  for (const auto& files_of : inputs()) {
+    for (const fs::path& f : files_of) files.push_back(f.string());
+  }
+  files.erase(
+      std::remove_if(files.begin(), files.end(),
+                     [](const std::string& f) { return f.find("real_std") != std::string::npos; }),
+      files.end());
+  const std::string include = "-I" MEMFLOOR_TESTDATA_DIR "/checker";
+  UnitErrors errors;
+  const Facts one = collectFacts(files, {"-std=c++17", include}, Config{}, errors, 1);
+  const Facts four = collectFacts(files, {"-std=c++17", include}, Config{}, errors, 4);
+  CHECK(errors.messages.empty());
+  CHECK(one.units.size() == files.size());
+  CHECK(runRules(one, Config{}).size() == runRules(four, Config{}).size());
+  CHECK(one.calls.size() == four.calls.size());
+}
+
 TEST_CASE("MF001 fix-its write the teacher's release for this site's handle", "[checker]") {
   const auto fixOn = [](const std::string& input, int line) {
     const Program program = readProgram({MEMFLOOR_TESTDATA_DIR "/checker/" + input});
