@@ -19,8 +19,10 @@ struct Config {
   std::string heavy_annotation = "memfloor::heavy";
   std::string light_annotation = "memfloor::light";
   // Member calls that release the object they are called on (besides `= nullptr`, `= {}`,
-  // std::exchange, moving out and the methods found to release state).
-  std::vector<std::string> release_methods{"reset", "clear"};
+  // `delete`, std::exchange, moving out and the methods found to release state).
+  // `reset(p)` with a value is a store; the others release whatever their arguments.
+  std::vector<std::string> release_methods{"reset",     "clear", "pop_back",
+                                           "pop_front", "pop",   "erase"};
   // Member calls that store into a container (an assignment for MF002 and MF003).
   std::vector<std::string> store_methods{"push_back", "emplace_back", "push_front", "emplace_front",
                                          "insert",    "emplace",      "push",       "assign"};

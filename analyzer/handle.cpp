@@ -127,8 +127,13 @@ std::optional<Store> storeOf(const clang::Stmt* s, const Config& config) {
     if (!h) return std::nullopt;
     const bool empty = std::all_of(call->arg_begin(), call->arg_end(),
                                    [](const clang::Expr* a) { return isEmptyValue(a); });
-    const bool releases = release && empty;
+    const bool releases = release && (empty || name != "reset");
     return Store{*h, releases ? EventKind::kRelease : EventKind::kAssign, "." + name + "()"};
+  }
+  if (const auto* del = llvm::dyn_cast<clang::CXXDeleteExpr>(s)) {
+    std::optional<Handle> h = handleOf(del->getArgument());
+    if (!h) return std::nullopt;
+    return Store{*h, EventKind::kRelease, "delete"};
   }
   if (const clang::CallExpr* call = stdCall(s, "exchange"); call && call->getNumArgs() == 2) {
     std::optional<Handle> h = handleOf(call->getArg(0));

@@ -61,12 +61,14 @@ bool HeavyTypes::inIgnoredNamespace(const clang::Decl* decl) const {
              config_.ignored_namespaces.end();
 }
 
-bool HeavyTypes::isHeavy(clang::QualType type) {
+bool HeavyTypes::isHeavy(clang::QualType type, bool owning) {
   if (type.isNull()) return false;
   type = type.getCanonicalType();
   if (type->isReferenceType()) return false;
-  if (const auto* array = type->getAsArrayTypeUnsafe()) return isHeavy(array->getElementType());
-  if (type->isPointerType()) return isHeavy(type->getPointeeType());
+  if (const auto* array = type->getAsArrayTypeUnsafe()) {
+    return isHeavy(array->getElementType(), owning);
+  }
+  if (type->isPointerType()) return !owning && isHeavy(type->getPointeeType());
   const clang::CXXRecordDecl* record = recordOf(type);
   return record != nullptr && isHeavyRecord(record);
 }
@@ -104,10 +106,12 @@ bool HeavyTypes::computeHeavy(const clang::CXXRecordDecl* record) {
   }
   if (const auto* spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(record)) {
     for (const clang::TemplateArgument& arg : spec->getTemplateArgs().asArray()) {
-      if (arg.getKind() == clang::TemplateArgument::Type && isHeavy(arg.getAsType())) return true;
+      if (arg.getKind() == clang::TemplateArgument::Type && isHeavy(arg.getAsType(), true)) {
+        return true;
+      }
       if (arg.getKind() != clang::TemplateArgument::Pack) continue;
       for (const clang::TemplateArgument& inner : arg.pack_elements()) {
-        if (inner.getKind() == clang::TemplateArgument::Type && isHeavy(inner.getAsType())) {
+        if (inner.getKind() == clang::TemplateArgument::Type && isHeavy(inner.getAsType(), true)) {
           return true;
         }
       }
@@ -120,7 +124,7 @@ bool HeavyTypes::computeHeavy(const clang::CXXRecordDecl* record) {
     }
   }
   return std::any_of(record->field_begin(), record->field_end(),
-                     [this](const clang::FieldDecl* f) { return isHeavy(f->getType()); });
+                     [this](const clang::FieldDecl* f) { return isHeavy(f->getType(), true); });
 }
 
 HandleKind HeavyTypes::handleKind(clang::QualType type) const {

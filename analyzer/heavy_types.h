@@ -23,9 +23,9 @@ class HeavyTypes {
  public:
   explicit HeavyTypes(const Config& config);
 
-  // The type owns device memory: a heavy record, or a pointer, array or container of one.
-  // References do not own.
-  bool isHeavy(clang::QualType type);
+  // The type leads to device memory: a heavy record, or a pointer, array or container of one.
+  // References do not. With `owning`, raw pointers do not either (what makes a record heavy).
+  bool isHeavy(clang::QualType type, bool owning = false);
   bool isHeavyRecord(const clang::CXXRecordDecl* record);
   // How a field or variable of `type` holds its memory.
   HandleKind handleKind(clang::QualType type) const;

@@ -11,7 +11,9 @@ Program::Program(Facts facts) : facts_(std::move(facts)) {
   for (const FieldEvent& e : facts_.events) {
     const bool release = e.kind == EventKind::kRelease;
     if (e.through_this) (release ? releases_ : assigns_).emplace(e.function, e.field);
-    if (release && kindOf(e.function) != FunctionKind::kDestructor) {
+    // Destructors end the object; constructors and assignments release the moved-from source.
+    const FunctionKind kind = kindOf(e.function);
+    if (release && (kind == FunctionKind::kMethod || kind == FunctionKind::kFunction)) {
       releases_of_[e.field].push_back(&e);
     }
   }

@@ -26,7 +26,8 @@ class Program {
   bool releasesDirectly(const std::string& function, const std::string& field) const;
   // `function` is a method that releases heavy fields of its object and assigns none.
   bool releasesState(const std::string& function) const;
-  // The releases of `field` anywhere but in destructors, in source order.
+  // The releases of `field` in methods and functions (not in constructors, assignment operators
+  // or destructors), in source order.
   const std::vector<const FieldEvent*>& releasesOf(const std::string& field) const;
 
   // Path answers with the candidate calls resolved.

@@ -6,9 +6,11 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Serialization/PCHContainerOperations.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/VirtualFileSystem.h>
 
 #include <algorithm>
 #include <atomic>
@@ -90,7 +92,12 @@ Facts collectUnit(const clang::tooling::CompilationDatabase& database, const std
     error = file + ": no compile command in the compilation database";
     return facts;
   }
-  clang::tooling::ClangTool tool(database, {file});
+  // A file system of its own: ClangTool changes the working directory of its file system to the
+  // compile command's, which for the real one is the process's, shared by the other threads.
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> files(
+      llvm::vfs::createPhysicalFileSystem().release());
+  clang::tooling::ClangTool tool(database, {file},
+                                 std::make_shared<clang::PCHContainerOperations>(), files);
   FirstError diagnostics;
   tool.setDiagnosticConsumer(&diagnostics);
   tool.setPrintErrorMessage(false);

@@ -25,6 +25,10 @@ void RetainedMemberRule::check(const Program& program, std::vector<Finding>& out
       continue;
     }
     const auto field = program.facts().fields.find(e.field);
+    // A raw pointer does not own what it points to: storing one retains nothing.
+    if (field != program.facts().fields.end() && field->second.kind == HandleKind::kRawPointer) {
+      continue;
+    }
     const std::string name = program.fieldName(e.field);
     const std::string record =
         field == program.facts().fields.end() ? "" : program.shortRecord(field->second.record);

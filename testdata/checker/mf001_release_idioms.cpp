@@ -48,6 +48,10 @@ class Holder {
     raw_->consume();
     raw_ = nullptr;
   }
+  void deleteRaw() {
+    raw_->consume();
+    delete raw_;
+  }
   void optionalReset() {
     optional_->consume();
     optional_ = std::nullopt;

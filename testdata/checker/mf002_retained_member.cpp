@@ -39,6 +39,10 @@ class Model {
   void arena(std::unique_ptr<DeviceArena> a) {
     arena_ = std::move(a);  // expect: MF002
   }
+  // A raw pointer owns nothing; a stack popped elsewhere is released.
+  void borrow(Tensor* t) { borrowed_ = t; }
+  void push(const Tensor& t) { stack_.push_back(t); }
+  void pop() { stack_.pop_back(); }
   void flush() {
     scratch_ = Tensor();
     pending_.clear();
@@ -60,6 +64,8 @@ class Model {
   Tensor derived_only_;
   std::vector<Tensor> history_;
   std::vector<Tensor> pending_;
+  std::vector<Tensor> stack_;
+  Tensor* borrowed_ = nullptr;
   std::shared_ptr<Manager> manager_;
   std::weak_ptr<Manager> watcher_;
   std::shared_ptr<Plain> plain_;

@@ -92,6 +92,7 @@ class vector {
   void push_back(const T& v);
   template <class... A> void emplace_back(A&&... a);
   void clear() noexcept;
+  void pop_back();
   size_t size() const noexcept { return n_; }
   bool empty() const noexcept { return n_ == 0; }
   T& operator[](size_t i) { return p_[i]; }

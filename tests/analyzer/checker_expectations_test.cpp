@@ -178,7 +178,7 @@ TEST_CASE("MF001 fix-its write the teacher's release for this site's handle", "[
   CHECK(seed1.loc.line == 64);  // at the end of the line, after its trailing comment
   const FixIt seed2 = fixOn("seed_combined_1f1b.cpp", 52);
   CHECK(seed2.replacement == "\n    chain.loss_node->releaseState();");
-  CHECK(fixOn("mf001_release_idioms.cpp", 82).replacement == "\n    unique_.reset();");
+  CHECK(fixOn("mf001_release_idioms.cpp", 86).replacement == "\n    unique_.reset();");
 }
 
 TEST_CASE("A unit that does not parse is named and the others go on", "[checker]") {

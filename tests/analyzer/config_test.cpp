@@ -22,7 +22,8 @@ fs::path scratch(const std::string& name) {
 TEST_CASE("The defaults cover tensors, storages and the common release idioms", "[config]") {
   const Config config;
   CHECK(config.heavy_type_patterns == std::vector<std::string>{"[Tt]ensor", "[Ss]torage"});
-  CHECK(config.release_methods == std::vector<std::string>{"reset", "clear"});
+  CHECK(config.release_methods ==
+        std::vector<std::string>{"reset", "clear", "pop_back", "pop_front", "pop", "erase"});
   CHECK(config.heavy_annotation == "memfloor::heavy");
 }
 
