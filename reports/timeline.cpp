@@ -23,10 +23,7 @@ uint16_t Timeline::addSlot(MemoryKey key) {
   return static_cast<uint16_t>(slots_.size() - 1);
 }
 
-uint16_t Timeline::findSlot(MemoryKey key) const {
-  if (key.device < kDirectDevices) {
-    return direct_[key.device * trace::kMemoryKindCount + static_cast<uint32_t>(key.kind)];
-  }
+uint16_t Timeline::slowFindSlot(MemoryKey key) const {
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].key == key) return static_cast<uint16_t>(i);
   }

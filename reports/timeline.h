@@ -55,7 +55,12 @@ class Timeline {
   }
 
   // The slot if it exists, else kNoSlot (a free must not create one).
-  uint16_t findSlot(MemoryKey key) const;
+  uint16_t findSlot(MemoryKey key) const {
+    if (key.device < kDirectDevices) {
+      return direct_[key.device * trace::kMemoryKindCount + static_cast<uint32_t>(key.kind)];
+    }
+    return slowFindSlot(key);
+  }
 
   void onAlloc(uint16_t slot, uint64_t size, uint64_t timestamp) {
     SlotTimeline& s = slots_[slot];
@@ -91,6 +96,7 @@ class Timeline {
 
   uint16_t addSlot(MemoryKey key);
   uint16_t slowSlotFor(MemoryKey key);
+  uint16_t slowFindSlot(MemoryKey key) const;
   void closePhase(std::vector<Phase> SlotTimeline::*into);
 
   std::vector<SlotTimeline> slots_;

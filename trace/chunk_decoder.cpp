@@ -18,15 +18,11 @@ namespace memfloor::trace::detail {
 
 namespace {
 
-constexpr bool isEventCode(uint8_t code) {
-  return code >= static_cast<uint8_t>(RecordCode::kAlloc) &&
-         code <= static_cast<uint8_t>(RecordCode::kMarker);
-}
-
 const char* recordName(uint8_t code) {
-  static constexpr const char* kNames[] = {"record",  "string", "module",   "frame",  "stack",
-                                           "process", "device", "property", "alloc",  "free",
-                                           "pool",    "marker", "dropped",  "trailer"};
+  static constexpr const char* kNames[] = {
+      "record",  "string",   "module",         "frame",        "stack",      "process",
+      "device",  "property", "alloc",          "free",         "pool",       "marker",
+      "dropped", "trailer",  "memory context", "packed alloc", "packed free"};
   return code < std::size(kNames) ? kNames[code] : "record";
 }
 
@@ -59,16 +55,16 @@ template <typename Visit>
 [[gnu::always_inline]] inline RecordClass decodePayload(uint8_t code, const uint8_t* payload,
                                                         const uint8_t* payload_end,
                                                         const uint8_t* body_end,
-                                                        uint64_t& timestamp, Visit& visit,
-                                                        const char*& problem) {
+                                                        uint64_t& timestamp, ContextTable& contexts,
+                                                        Visit& visit, const char*& problem) {
   if (body_end - payload >= kPaddedMargin) [[likely]] {
     FieldCursor<true> c{payload, payload_end};
-    const RecordClass kind = decodeRecord(code, c, timestamp, visit);
+    const RecordClass kind = decodeRecord(code, c, timestamp, contexts, visit);
     problem = c.problem();
     return kind;
   }
   FieldCursor<false> c{payload, payload_end};
-  const RecordClass kind = decodeRecord(code, c, timestamp, visit);
+  const RecordClass kind = decodeRecord(code, c, timestamp, contexts, visit);
   problem = c.problem();
   return kind;
 }
@@ -105,6 +101,7 @@ void ChunkDecoder::reset(const ChunkHeader& header, std::span<const uint8_t> bod
   after_trailer_ = false;
   done_ = false;
   problem_.clear();
+  contexts_.reset();
 }
 
 bool ChunkDecoder::fail(std::string problem) {
@@ -128,11 +125,11 @@ bool ChunkDecoder::next(Record& out) {
     ++records_;
     const char* problem = nullptr;
     const RecordClass kind =
-        decodePayload(code, payload, payload_end, end_, timestamp_, visit, problem);
+        decodePayload(code, payload, payload_end, end_, timestamp_, contexts_, visit, problem);
     if (problem != nullptr) [[unlikely]] {
       return fail(recordProblem(code, offset, problem));
     }
-    if (kind == RecordClass::kUnknown) continue;
+    if (kind == RecordClass::kUnknown || kind == RecordClass::kContext) continue;
     if (kind == RecordClass::kTimed) {
       min_timestamp_ = std::min(min_timestamp_, timestamp_);
       max_timestamp_ = std::max(max_timestamp_, timestamp_);
@@ -148,117 +145,204 @@ bool ChunkDecoder::next(Record& out) {
   return false;
 }
 
+namespace {
+
+// Fills a TimedRecord from a decoded event; the other records go to the index whole.
+struct IndexVisit {
+  ChunkIndex& index;
+  static void memory(TimedRecord& t, const MemoryEvent& e, RecordCode code) {
+    t.timestamp = e.timestamp;
+    t.address = e.address;
+    t.size = e.size;
+    t.thread = e.thread;
+    t.correlation = e.correlation;
+    t.stream = e.stream;
+    t.stack = e.stack;
+    t.device = e.device;
+    t.code = static_cast<uint8_t>(code);
+    t.kind = static_cast<uint8_t>(e.kind);
+    t.flags = e.flags;
+  }
+  void operator()(Alloc&& a) { memory(index.events.emplace_back(), a, RecordCode::kAlloc); }
+  void operator()(Free&& f) { memory(index.events.emplace_back(), f, RecordCode::kFree); }
+  void operator()(PoolEvent&& p) {
+    index.events.push_back({p.timestamp, p.address, p.size, 0, p.utilized, 0, 0, p.device,
+                            static_cast<uint8_t>(RecordCode::kPool), static_cast<uint8_t>(p.type),
+                            p.pool_type});
+  }
+  void operator()(Marker&& m) {
+    index.events.push_back({m.timestamp, m.id, 0, m.thread, 0, 0, m.name, m.domain,
+                            static_cast<uint8_t>(RecordCode::kMarker), static_cast<uint8_t>(m.type),
+                            0});
+  }
+  void operator()(Trailer&& t) {
+    index.trailer = t;
+    index.has_trailer = true;
+  }
+  template <typename T>
+  void operator()(T&& record) {
+    index.untimed.emplace_back(std::forward<T>(record));
+  }
+};
+
+}  // namespace
+
 std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
                        ChunkIndex& index) {
-  index.events.clear();
+  constexpr auto kAllocPacked = static_cast<uint8_t>(RecordCode::kAllocPacked);
+  constexpr auto kFreePacked = static_cast<uint8_t>(RecordCode::kFreePacked);
+  constexpr auto kAllocCode = static_cast<uint8_t>(RecordCode::kAlloc);
+  constexpr auto kFreeCode = static_cast<uint8_t>(RecordCode::kFree);
   index.untimed.clear();
   index.has_trailer = false;
   index.sorted = true;
+  index.contexts.reset();
+  index.events.clear();
+  // Every event takes at least 8 bytes (a marker: type, length, six one-byte fields).
+  index.events.reserve(std::min<size_t>(header.record_count, body.size() / 8 + 1));
   const uint8_t* p = body.data();
   const uint8_t* const end = p + body.size();
   uint64_t timestamp = 0;
   uint64_t min_timestamp = UINT64_MAX;
   uint64_t max_timestamp = 0;
   uint32_t records = 0;
-  auto keep = [&index](auto&& record) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(record)>, Trailer>) {
-      index.trailer = record;
-      index.has_trailer = true;
-    } else {
-      index.untimed.emplace_back(std::move(record));
-    }
+  IndexVisit visit{index};
+  auto failed = [&](std::string problem) {
+    index.events.clear();
+    return problem;
   };
   while (p < end) {
     const auto offset = static_cast<uint32_t>(p - body.data());
     uint8_t code = 0;
     const uint8_t* payload = nullptr;
     const uint8_t* payload_end = nullptr;
-    if (!readFraming(p, end, code, payload, payload_end)) {
-      return recordProblem(code, offset, "length runs past the chunk body");
+    if (!readFraming(p, end, code, payload, payload_end)) [[unlikely]] {
+      return failed(recordProblem(code, offset, "length runs past the chunk body"));
     }
-    if (index.has_trailer) return recordProblem(code, offset, "record after the trailer");
+    if (index.has_trailer) [[unlikely]] {
+      return failed(recordProblem(code, offset, "record after the trailer"));
+    }
     ++records;
-    if (isEventCode(code)) {  // only the timestamp now; the rest when it is delivered
-      uint64_t delta = 0;
-      const char* problem = nullptr;
-      if (end - payload >= kPaddedMargin) [[likely]] {
-        FieldCursor<true> c{payload, payload_end};
-        delta = c.u64();
-        if (!c.finish()) problem = c.problem();
-      } else {
-        FieldCursor<false> c{payload, payload_end};
-        delta = c.u64();
-        if (!c.finish()) problem = c.problem();
+    // The common record first: a well-formed packed alloc/free, straight into its slot.
+    if ((code == kAllocPacked || code == kFreePacked) &&
+        payload_end - payload == kPackedMemoryPayload) [[likely]] {
+      const MemoryContext& context = index.contexts.entries[payload[4]];
+      if (context.defined) [[likely]] {
+        timestamp +=
+            static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(loadLe32(payload))));
+        TimedRecord& t = index.events.emplace_back();
+        t.timestamp = timestamp;
+        t.stack = loadLe32(payload + 5);
+        t.address = loadLe64(payload + 9);
+        t.size = loadLe64(payload + 17);
+        t.correlation = loadLe64(payload + 25);
+        t.thread = context.thread;
+        t.stream = context.stream;
+        t.device = context.device;
+        t.code = code == kAllocPacked ? kAllocCode : kFreeCode;
+        t.kind = static_cast<uint8_t>(context.kind);
+        t.flags = context.flags;
+        index.sorted = index.sorted && timestamp >= max_timestamp;
+        min_timestamp = std::min(min_timestamp, timestamp);
+        max_timestamp = std::max(max_timestamp, timestamp);
+        continue;
       }
-      if (problem != nullptr) return recordProblem(code, offset, problem);
-      timestamp += static_cast<uint64_t>(codec::unzigzag(delta));
+    }
+    const char* problem = nullptr;
+    const RecordClass kind =
+        decodePayload(code, payload, payload_end, end, timestamp, index.contexts, visit, problem);
+    if (problem != nullptr) [[unlikely]] {
+      return failed(recordProblem(code, offset, problem));
+    }
+    if (kind == RecordClass::kTimed) {
       index.sorted = index.sorted && timestamp >= max_timestamp;
       min_timestamp = std::min(min_timestamp, timestamp);
       max_timestamp = std::max(max_timestamp, timestamp);
-      index.events.push_back({timestamp, offset});
-      continue;
     }
-    const char* problem = nullptr;
-    decodePayload(code, payload, payload_end, end, timestamp, keep, problem);
-    if (problem != nullptr) return recordProblem(code, offset, problem);
   }
   if (records != header.record_count || min_timestamp != header.min_timestamp ||
       max_timestamp != header.max_timestamp) {
-    return chunkProblem(header, records, min_timestamp, max_timestamp);
+    return failed(chunkProblem(header, records, min_timestamp, max_timestamp));
   }
   return {};
 }
 
-void sortEvents(ChunkIndex& index, std::vector<EventKey>& scratch) {
-  std::vector<EventKey>& keys = index.events;
-  if (index.sorted || keys.size() < 2) return;
-  if (keys.size() < 64) {
-    std::stable_sort(keys.begin(), keys.end());
+void sortEvents(ChunkIndex& index, SortScratch& scratch) {
+  std::vector<TimedRecord>& events = index.events;
+  if (index.sorted || events.size() < 2) return;
+  if (events.size() < 64) {
+    std::stable_sort(events.begin(), events.end(), [](const TimedRecord& a, const TimedRecord& b) {
+      return a.timestamp < b.timestamp;
+    });
     return;
   }
   uint64_t low = UINT64_MAX;
   uint64_t high = 0;
-  for (const EventKey& k : keys) {
-    low = std::min(low, k.timestamp);
-    high = std::max(high, k.timestamp);
+  for (const TimedRecord& e : events) {
+    low = std::min(low, e.timestamp);
+    high = std::max(high, e.timestamp);
+  }
+  using Key = SortScratch::Key;
+  std::vector<Key>& keys = scratch.keys;
+  std::vector<Key>& other = scratch.keys2;
+  keys.resize(events.size());
+  other.resize(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    keys[i] = {events[i].timestamp - low, static_cast<uint32_t>(i)};
   }
   constexpr unsigned kDigitBits = 11;
   constexpr size_t kBuckets = size_t{1} << kDigitBits;
   const auto range_bits = static_cast<unsigned>(std::bit_width(high - low));
-  scratch.resize(keys.size());
   uint32_t counts[kBuckets];
-  for (unsigned shift = 0; shift < range_bits;
-       shift += kDigitBits) {  // least significant digit first
+  // Least significant digit first; each pass is stable, so equal timestamps keep file order.
+  for (unsigned shift = 0; shift < range_bits; shift += kDigitBits) {
     std::fill(std::begin(counts), std::end(counts), 0u);
-    for (const EventKey& k : keys) ++counts[((k.timestamp - low) >> shift) & (kBuckets - 1)];
+    for (const Key& k : keys) ++counts[(k.timestamp >> shift) & (kBuckets - 1)];
     uint32_t total = 0;
     for (uint32_t& c : counts) total += std::exchange(c, total);
-    for (const EventKey& k : keys)
-      scratch[counts[((k.timestamp - low) >> shift) & (kBuckets - 1)]++] = k;
-    keys.swap(scratch);
+    for (const Key& k : keys) other[counts[(k.timestamp >> shift) & (kBuckets - 1)]++] = k;
+    keys.swap(other);
   }
+  scratch.events.resize(events.size());
+  for (size_t i = 0; i < keys.size(); ++i) scratch.events[i] = events[keys[i].position];
+  events.swap(scratch.events);
 }
 
-bool decodeEvent(std::span<const uint8_t> body, const EventKey& key, Record& out,
-                 std::string& problem) {
-  const uint8_t* p = body.data() + key.offset;
-  const uint8_t* const end = body.data() + body.size();
-  uint8_t code = 0;
-  const uint8_t* payload = nullptr;
-  const uint8_t* payload_end = nullptr;
-  readFraming(p, end, code, payload, payload_end);  // checked by indexChunk()
-  auto visit = [&out, &key](auto&& record) {
-    if constexpr (requires { record.timestamp; }) record.timestamp = key.timestamp;
-    assign(out, std::move(record));
-  };
-  uint64_t timestamp = 0;
-  const char* field_problem = nullptr;
-  decodePayload(code, payload, payload_end, end, timestamp, visit, field_problem);
-  if (field_problem == nullptr) [[likely]] {
-    return true;
+void toRecord(const TimedRecord& e, Record& out) {
+  switch (static_cast<RecordCode>(e.code)) {
+    case RecordCode::kAlloc:
+    case RecordCode::kFree: {
+      MemoryEvent* m = e.code == static_cast<uint8_t>(RecordCode::kAlloc)
+                           ? static_cast<MemoryEvent*>(std::get_if<Alloc>(&out))
+                           : static_cast<MemoryEvent*>(std::get_if<Free>(&out));
+      if (m == nullptr) [[unlikely]] {
+        if (e.code == static_cast<uint8_t>(RecordCode::kAlloc)) {
+          m = &out.emplace<Alloc>();
+        } else {
+          m = &out.emplace<Free>();
+        }
+      }
+      m->timestamp = e.timestamp;
+      m->address = e.address;
+      m->size = e.size;
+      m->thread = e.thread;
+      m->correlation = e.correlation;
+      m->stream = e.stream;
+      m->stack = e.stack;
+      m->device = e.device;
+      m->kind = static_cast<MemoryKind>(e.kind);
+      m->flags = e.flags;
+      return;
+    }
+    case RecordCode::kPool:
+      out.emplace<PoolEvent>(PoolEvent{e.timestamp, e.address, e.size, e.correlation, e.device,
+                                       static_cast<PoolEventType>(e.kind), e.flags});
+      return;
+    default:
+      out.emplace<Marker>(Marker{e.timestamp, e.thread, e.address, e.stack, e.device,
+                                 static_cast<MarkerType>(e.kind)});
+      return;
   }
-  problem = recordProblem(code, key.offset, field_problem);
-  return false;
 }
 
 }  // namespace memfloor::trace::detail

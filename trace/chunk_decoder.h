@@ -1,9 +1,9 @@
 // Private to trace/: decodes the records of one verified chunk body, checking every field.
 //
 // Two ways in: ChunkDecoder walks a body in file order, decoding each record straight into the
-// caller's Record (the file-order reader); indexChunk() reads only the framing and the timestamps
-// of the events (and the untimed records whole) so that events can be sorted by (timestamp,
-// offset) and decoded later, one by one, with decodeEvent() (the time-order reader).
+// caller's Record (the file-order reader); indexChunk() decodes a whole chunk at once, its events
+// into compact TimedRecords that are sorted by timestamp and merged across chunks (the time-order
+// reader), its untimed records whole.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "trace/chunk_loader.h"
+#include "trace/record_decoder.h"
 #include "trace/records.h"
 
 namespace memfloor::trace::detail {
@@ -40,38 +41,52 @@ class ChunkDecoder {
   bool after_trailer_ = false;
   bool done_ = true;
   std::string problem_;
+  ContextTable contexts_;
 };
 
-// Where an event lies in its chunk body and when it happened.
-struct EventKey {
+// Any event (alloc, free, pool, marker) in 56 bytes, so that sorting and merging move little.
+// Pool and marker fields share the memory event's slots (see toRecord()).
+struct TimedRecord {
   uint64_t timestamp;
-  uint32_t offset;  // of the record's type byte; increases in file order
-  friend bool operator<(const EventKey& a, const EventKey& b) {
-    return a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.offset < b.offset;
-  }
+  uint64_t address;  // marker: id
+  uint64_t size;
+  uint64_t thread;
+  uint64_t correlation;  // pool: utilized
+  uint32_t stream;
+  uint32_t stack;   // marker: name
+  uint32_t device;  // marker: domain
+  uint8_t code;     // RecordCode of the delivered type: kAlloc, kFree, kPool or kMarker
+  uint8_t kind;     // memory kind; pool: type; marker: type
+  uint8_t flags;    // pool: pool_type
 };
 
 struct ChunkIndex {
-  std::vector<EventKey> events;  // in file order; by (timestamp, offset) after sortEvents()
-  std::vector<Record> untimed;   // definitions, metadata and bookkeeping, in file order
-  bool has_trailer = false;      // the trailer is kept apart: it is delivered last
+  std::vector<TimedRecord> events;  // in file order; by timestamp (stable) after sortEvents()
+  std::vector<Record> untimed;      // definitions, metadata and bookkeeping, in file order
+  bool has_trailer = false;         // the trailer is kept apart: it is delivered last
   Trailer trailer;
   bool sorted = true;  // events are already in timestamp order
+  ContextTable contexts;
 };
 
-// Indexes a verified chunk: the framing of every record, the timestamp of every event, every
-// untimed record decoded whole, and the header's counts and timestamps checked. Returns "" or the
-// problem (the chunk is then unusable as a whole).
+// Decodes a verified chunk whole: every event into index.events, every untimed record into
+// index.untimed, the header's counts and timestamps checked. Returns "" or the problem (the chunk
+// is then unusable as a whole).
 std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body, ChunkIndex& index);
 
-// Sorts index.events by (timestamp, offset), stably: a radix sort on the timestamps' offset from
-// the chunk's smallest (the events come in file order, so equal timestamps keep it). scratch is
-// reused memory.
-void sortEvents(ChunkIndex& index, std::vector<EventKey>& scratch);
+// Sorts index.events by timestamp, stably: a radix sort of (timestamp offset from the chunk's
+// smallest, position) keys, then one gather. scratch is reused memory.
+struct SortScratch {
+  struct Key {
+    uint64_t timestamp;
+    uint32_t position;
+  };
+  std::vector<Key> keys, keys2;
+  std::vector<TimedRecord> events;
+};
+void sortEvents(ChunkIndex& index, SortScratch& scratch);
 
-// Decodes the event that indexChunk() found at key.offset into out, with key's timestamp. False
-// when one of the fields that indexChunk() did not read is bad: problem then says what.
-bool decodeEvent(std::span<const uint8_t> body, const EventKey& key, Record& out,
-                 std::string& problem);
+// The record an event stands for.
+void toRecord(const TimedRecord& event, Record& out);
 
 }  // namespace memfloor::trace::detail

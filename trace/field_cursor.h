@@ -29,6 +29,7 @@ struct FieldCursor {
   static constexpr uint32_t kTooLarge = 4;     // "value too large for its field"
   static constexpr uint32_t kUnknownEnum = 8;  // "unknown enum value"
   static constexpr uint32_t kZeroId = 16;      // "id 0"
+  static constexpr uint32_t kNoContext = 32;   // "memory context not defined in this chunk"
 
   const uint8_t* p;
   const uint8_t* end;  // the payload's end
@@ -85,6 +86,7 @@ struct FieldCursor {
     if (problems & kTooLarge) return "value too large for its field";
     if (problems & kUnknownEnum) return "unknown enum value";
     if (problems & kZeroId) return "id 0";
+    if (problems & kNoContext) return "memory context not defined in this chunk";
     return nullptr;
   }
 

@@ -17,7 +17,8 @@
 // strings are varint length + bytes. A reader skips record types it does not know and payload
 // bytes after the fields it knows: a minor version may add record types and append fields.
 // Timestamps of timed records are stored as a zigzag delta from the previous timed record of the
-// same chunk (the first one from 0), so every chunk decodes on its own.
+// same chunk (the first one from 0), so every chunk decodes on its own. Packed alloc/free records
+// (1.1) have fixed-width fields and name a memory context defined earlier in their chunk.
 //
 // A writer killed at any byte leaves a prefix whose complete chunks verify; the trailer record,
 // alone in the last chunk, says the writer closed cleanly. docs/trace-format.md has the field
@@ -30,7 +31,7 @@ namespace memfloor::trace {
 
 inline constexpr char kMagic[8] = {'M', 'F', 'T', 'R', 'A', 'C', 'E', '\0'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 0;
+inline constexpr uint16_t kMinorVersion = 1;
 inline constexpr uint32_t kFileHeaderSize = 16;
 inline constexpr uint32_t kChunkHeaderSize = 32;
 inline constexpr uint32_t kMaxChunkBody = 16u << 20;  // readers refuse larger chunks
@@ -50,6 +51,17 @@ enum class RecordCode : uint8_t {
   kMarker = 11,
   kDropped = 12,
   kTrailer = 13,
+  // 1.1: alloc and free in a fixed-width form, with the fields that repeat (kind, device, stream,
+  // thread, flags) carried by a memory context defined earlier in the same chunk.
+  kMemoryContext = 14,
+  kAllocPacked = 15,
+  kFreePacked = 16,
 };
+
+// The packed alloc/free payload (little endian, at fixed offsets; a longer payload's extra bytes
+// are skipped as appended fields):
+//   i32 timestamp delta | u8 context | u32 stack | u64 address | u64 size | u64 correlation
+inline constexpr uint32_t kPackedMemoryPayload = 33;
+inline constexpr uint32_t kMemoryContexts = 256;  // context indexes 0..255, per chunk
 
 }  // namespace memfloor::trace

@@ -1,7 +1,10 @@
 // Private to trace/: the fields of each record type, read in file order from a FieldCursor.
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "trace/codec.h"
@@ -10,7 +13,82 @@
 
 namespace memfloor::trace::detail {
 
-enum class RecordClass { kUnknown, kUntimed, kTimed };
+// kContext: a memory context, read into the chunk's table and not delivered.
+enum class RecordClass { kUnknown, kUntimed, kTimed, kContext };
+
+// The memory contexts of one chunk (format 1.1): what packed alloc/free records leave out.
+struct MemoryContext {
+  uint64_t thread = 0;
+  uint32_t device = 0;
+  uint32_t stream = 0;
+  MemoryKind kind = MemoryKind::kDevice;
+  uint8_t flags = 0;
+  bool defined = false;
+};
+struct ContextTable {
+  MemoryContext entries[kMemoryContexts];
+  bool any = false;  // some entry is defined: reset() has work to do
+  void reset() {
+    if (!any) return;
+    for (MemoryContext& c : entries) c.defined = false;
+    any = false;
+  }
+};
+
+inline uint64_t loadLe64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);  // little-endian hosts only (x86-64, aarch64)
+  return v;
+}
+inline uint32_t loadLe32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Decodes a packed alloc/free payload: fixed offsets, one length check.
+template <typename Cursor>
+[[gnu::always_inline]] inline void readPackedMemoryEvent(Cursor& c, const ContextTable& contexts,
+                                                         uint64_t& timestamp, MemoryEvent& e) {
+  static_assert(std::endian::native == std::endian::little, "packed records are little endian");
+  const uint8_t* p = c.p;
+  if (c.end - p < static_cast<ptrdiff_t>(kPackedMemoryPayload)) [[unlikely]] {
+    c.problems |= Cursor::kEndsEarly;
+    c.p = c.end;
+    return;
+  }
+  timestamp += static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(loadLe32(p))));
+  e.timestamp = timestamp;
+  const MemoryContext& context = contexts.entries[p[4]];
+  c.problems |= static_cast<uint32_t>(!context.defined) * Cursor::kNoContext;
+  e.stack = loadLe32(p + 5);
+  e.address = loadLe64(p + 9);
+  e.size = loadLe64(p + 17);
+  e.correlation = loadLe64(p + 25);
+  e.thread = context.thread;
+  e.device = context.device;
+  e.stream = context.stream;
+  e.kind = context.kind;
+  e.flags = context.flags;
+  c.p = c.end;  // bytes after the known fields: appended by a later minor version
+}
+
+// A memory context record: its fields go into the table, nothing is delivered.
+template <typename Cursor>
+[[gnu::noinline]] void readMemoryContext(Cursor& c, ContextTable& contexts) {
+  const uint8_t index = c.u8();
+  MemoryContext m;
+  m.kind = c.memoryKind();
+  m.device = c.u32();
+  m.stream = c.u32();
+  m.thread = c.u64();
+  m.flags = c.u8();
+  m.defined = true;
+  if (c.finish()) {
+    contexts.entries[index] = m;
+    contexts.any = true;
+  }
+}
 
 template <typename Cursor>
 [[gnu::always_inline]] inline void readMemoryEvent(Cursor& c, MemoryEvent& e) {
@@ -134,6 +212,9 @@ template <typename Cursor, typename Visit>
     }
     case RecordCode::kAlloc:
     case RecordCode::kFree:
+    case RecordCode::kAllocPacked:
+    case RecordCode::kFreePacked:
+    case RecordCode::kMemoryContext:
       break;  // decodeRecord's
     case RecordCode::kTrailer: {
       Trailer t;
@@ -148,20 +229,33 @@ template <typename Cursor, typename Visit>
 
 // Decodes the known fields of one record and, when they are valid, passes it to visit as its own
 // type. timestamp is the delta base on entry and the event's timestamp on exit.
+// Memory contexts are read into `contexts` (the chunk's; reset at each chunk) and reported as
+// untimed records that deliver nothing. Packed alloc/free records are delivered as Alloc/Free.
 template <typename Cursor, typename Visit>
 [[gnu::always_inline]] inline RecordClass decodeRecord(uint8_t code, Cursor& c, uint64_t& timestamp,
-                                                       Visit& visit) {
+                                                       ContextTable& contexts, Visit& visit) {
   constexpr auto kAlloc = static_cast<uint8_t>(RecordCode::kAlloc);
   constexpr auto kFree = static_cast<uint8_t>(RecordCode::kFree);
-  if (code != kAlloc && code != kFree) [[unlikely]] {
+  constexpr auto kAllocPacked = static_cast<uint8_t>(RecordCode::kAllocPacked);
+  constexpr auto kFreePacked = static_cast<uint8_t>(RecordCode::kFreePacked);
+  MemoryEvent e;
+  bool alloc = false;
+  if (code == kAllocPacked || code == kFreePacked) [[likely]] {
+    readPackedMemoryEvent(c, contexts, timestamp, e);
+    alloc = code == kAllocPacked;
+  } else if (code == kAlloc || code == kFree) {
+    timestamp += static_cast<uint64_t>(codec::unzigzag(c.u64()));
+    e.timestamp = timestamp;
+    readMemoryEvent(c, e);
+    alloc = code == kAlloc;
+  } else if (code == static_cast<uint8_t>(RecordCode::kMemoryContext)) {
+    readMemoryContext(c, contexts);
+    return RecordClass::kContext;
+  } else {
     return decodeOtherRecord(code, c, timestamp, visit);
   }
-  MemoryEvent e;
-  timestamp += static_cast<uint64_t>(codec::unzigzag(c.u64()));
-  e.timestamp = timestamp;
-  readMemoryEvent(c, e);
   if (c.finish()) [[likely]] {
-    if (code == kAlloc) {
+    if (alloc) {
       visit(Alloc{e});
     } else {
       visit(Free{e});

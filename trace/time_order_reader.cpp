@@ -2,13 +2,13 @@
 //
 // Pass 1 verifies every chunk's checksum and indexes the complete ones with their smallest
 // timestamp; suffix_min[i] is the smallest timestamp in chunks i.. . Pass 2 loads chunks in file
-// order. A loaded chunk keeps its bytes and becomes a run: the (timestamp, offset) keys of its
-// events, sorted; its untimed records are delivered at once (the trailer at the very end). A key
-// is released once its timestamp is <= suffix_min[next chunk to load]: no unloaded event is
-// earlier, and on a tie the loaded one comes first in the file. Runs are merged through a min-heap
-// keyed by (head timestamp, chunk index); the run holding the minimum is kept outside the heap
-// (current) so that chunks that do not overlap stream without heap work. An event is decoded only
-// when it is delivered, straight into the caller's record.
+// order and decodes each one whole: its untimed records are delivered at once (the trailer at the
+// very end), its events are sorted (stable) by timestamp and merged into `pending`, the events of
+// earlier chunks still waiting, which are sorted too. A merge is stable with the waiting events
+// first, so equal timestamps keep (chunk, position) order. An event is released once its
+// timestamp is <= suffix_min[next chunk to load]: no unloaded event is earlier, and on a tie the
+// loaded one comes first in the file. Chunks that do not overlap are appended without a merge; a
+// chunk's bytes are not kept once it is decoded.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,36 +22,12 @@
 
 namespace memfloor::trace {
 
-namespace {
-
-struct Run {
-  ChunkBuffer bytes;
-  detail::ChunkIndex index;
-  size_t position = 0;
-  size_t chunk = 0;  // tie-breaker: earlier chunks first
-  const detail::EventKey& head() const { return index.events[position]; }
-  bool exhausted() const { return position == index.events.size(); }
-};
-
-}  // namespace
-
 struct TimeOrderReader::Impl {
   explicit Impl(const Source& s) : source(s), header(readFileHeader(s)), loader(s) {}
 
   void indexFile();
   void loadNextChunk();
-  bool nextTimed(Record& out);
-  void dropRunsFrom(size_t chunk);  // a run failed to decode: it and later chunks are dropped
-  size_t newRun();
-  bool runAfter(size_t a, size_t b) const {  // heap order: true when a comes after b
-    const uint64_t x = runs[a].head().timestamp;
-    const uint64_t y = runs[b].head().timestamp;
-    return x != y ? x > y : runs[a].chunk > runs[b].chunk;
-  }
-  void pushRun(size_t run) {
-    heap.push_back(run);
-    std::push_heap(heap.begin(), heap.end(), [this](size_t a, size_t b) { return runAfter(a, b); });
-  }
+  void mergeEvents();  // index.events (sorted) into pending
   void setEnd(Ending ending, uint64_t offset, std::string detail) {
     end.ending = ending;
     end.offset = offset;
@@ -68,16 +44,17 @@ struct TimeOrderReader::Impl {
   size_t next_chunk = 0;
   bool loading_done = false;
 
-  std::vector<Record> untimed;  // the last loaded chunk's definitions and metadata
-  size_t untimed_position = 0;
+  ChunkBuffer bytes;         // the chunk being decoded
+  detail::ChunkIndex index;  // its records
+  detail::SortScratch sort_scratch;
+  size_t untimed_position = 0;  // in index.untimed: the last loaded chunk's untimed records
   bool has_trailer = false;
   Trailer trailer;
 
-  std::vector<Run> runs;  // a pool; free_runs lists those not in use
-  std::vector<size_t> free_runs;
-  std::vector<size_t> heap;  // runs waiting, a min-heap by runAfter
-  std::vector<detail::EventKey> sort_scratch;
-  size_t current = SIZE_MAX;  // the run with the smallest head, outside the heap
+  std::vector<detail::TimedRecord> pending;  // waiting events, sorted; [0, position) delivered
+  size_t position = 0;
+  uint64_t bound = 0;  // events up to this timestamp may be delivered
+  std::vector<detail::TimedRecord> merge_scratch;
   bool finished = false;
   TraceEnd end;
 };
@@ -114,57 +91,35 @@ void TimeOrderReader::Impl::indexFile() {
   if (loading_done) setEnd(pass1_end.ending, pass1_end.offset, pass1_end.detail);
 }
 
-size_t TimeOrderReader::Impl::newRun() {
-  if (free_runs.empty()) {
-    runs.emplace_back();
-    return runs.size() - 1;
-  }
-  const size_t run = free_runs.back();
-  free_runs.pop_back();
-  return run;
-}
-
 void TimeOrderReader::Impl::loadNextChunk() {
   const size_t chunk = next_chunk++;
   const uint64_t offset = offsets[chunk];
-  const size_t run_index = newRun();
-  Run& run = runs[run_index];
-  const ChunkLoader::Status status = loader.load(offset, run.bytes);  // again: files change
+  const ChunkLoader::Status status = loader.load(offset, bytes);  // again: files change
   std::string problem;
   if (status == ChunkLoader::Status::kOk) {
-    problem = detail::indexChunk(run.bytes.header(), run.bytes.body(), run.index);
+    problem = detail::indexChunk(bytes.header(), bytes.body(), index);
   } else {
     problem =
         status == ChunkLoader::Status::kEndOfFile ? "file shrank while reading" : loader.detail();
   }
+  untimed_position = 0;
   if (!problem.empty()) {
-    free_runs.push_back(run_index);
+    index.untimed.clear();
     const bool truncated =
         status == ChunkLoader::Status::kTruncated || status == ChunkLoader::Status::kEndOfFile;
     setEnd(truncated ? Ending::kTruncated : Ending::kCorrupt, offset, std::move(problem));
     loading_done = true;
+    bound = UINT64_MAX;
     return;
   }
   ++end.chunks;
-  untimed.swap(run.index.untimed);  // delivered now, before any later event
-  untimed_position = 0;
-  if (run.index.events.empty()) {
-    free_runs.push_back(run_index);
-  } else {
-    detail::sortEvents(run.index, sort_scratch);
-    run.position = 0;
-    run.chunk = chunk;
-    if (current != SIZE_MAX) {  // the new run may hold the minimum: let the heap decide
-      pushRun(current);
-      current = SIZE_MAX;
-    }
-    pushRun(run_index);
-  }
-  if (run.index.has_trailer) {
+  detail::sortEvents(index, sort_scratch);
+  mergeEvents();
+  if (index.has_trailer) {
     has_trailer = true;
-    trailer = run.index.trailer;
+    trailer = index.trailer;
     loading_done = true;
-    const uint64_t after = offset + run.bytes.sizeOnDisk();
+    const uint64_t after = offset + bytes.sizeOnDisk();
     if (after < source.size()) {
       setEnd(Ending::kCorrupt, after,
              fmt::format("{} bytes after the trailer chunk", source.size() - after));
@@ -175,52 +130,36 @@ void TimeOrderReader::Impl::loadNextChunk() {
     loading_done = true;
     setEnd(pass1_end.ending, pass1_end.offset, pass1_end.detail);
   }
+  bound = loading_done ? UINT64_MAX : suffix_min[next_chunk];
 }
 
-void TimeOrderReader::Impl::dropRunsFrom(size_t chunk) {
-  auto drop = [&](size_t run) {
-    if (runs[run].chunk < chunk) return false;
-    free_runs.push_back(run);
-    return true;
-  };
-  if (current != SIZE_MAX && drop(current)) current = SIZE_MAX;
-  std::erase_if(heap, drop);
-  std::make_heap(heap.begin(), heap.end(), [this](size_t a, size_t b) { return runAfter(a, b); });
-  loading_done = true;
-  has_trailer = false;  // the trailer's chunk is at or after the bad one
-  end.chunks = chunk;
-}
-
-bool TimeOrderReader::Impl::nextTimed(Record& out) {
-  const auto after = [this](size_t a, size_t b) { return runAfter(a, b); };
-  for (;;) {
-    if (current == SIZE_MAX) {
-      if (heap.empty()) return false;
-      std::pop_heap(heap.begin(), heap.end(), after);
-      current = heap.back();
-      heap.pop_back();
-    }
-    Run& run = runs[current];
-    const uint64_t bound = loading_done ? UINT64_MAX : suffix_min[next_chunk];
-    const detail::EventKey& key = run.head();
-    if (key.timestamp > bound) return false;
-    std::string problem;
-    if (!detail::decodeEvent(run.bytes.body(), key, out, problem)) [[unlikely]] {
-      // a field that indexChunk() did not read
-      setEnd(Ending::kCorrupt, offsets[run.chunk], std::move(problem));
-      dropRunsFrom(run.chunk);
-      continue;
-    }
-    ++run.position;
-    if (run.exhausted()) {
-      free_runs.push_back(current);
-      current = SIZE_MAX;
-    } else if (!heap.empty() && runAfter(current, heap.front())) {
-      pushRun(current);
-      current = SIZE_MAX;
-    }
-    return true;
+void TimeOrderReader::Impl::mergeEvents() {
+  std::vector<detail::TimedRecord>& events = index.events;
+  if (events.empty()) return;
+  if (position == pending.size()) {  // nothing waiting: the chunk's events are the queue
+    pending.swap(events);
+    position = 0;
+    return;
   }
+  const auto earlier = [](const detail::TimedRecord& a, const detail::TimedRecord& b) {
+    return a.timestamp < b.timestamp;
+  };
+  const auto first = pending.begin() + static_cast<ptrdiff_t>(position);
+  if (!earlier(events.front(), pending.back())) {  // no overlap: append
+    if (position > 0) pending.erase(pending.begin(), first);
+    position = 0;
+    pending.insert(pending.end(), events.begin(), events.end());
+    return;
+  }
+  // Waiting events up to the new chunk's first timestamp are copied as they are (on a tie the
+  // waiting one is earlier in the file); the rest is merged with the chunk's, waiting ones first.
+  // One pass into the other buffer drops what was delivered too.
+  const auto split = std::upper_bound(first, pending.end(), events.front(), earlier);
+  merge_scratch.resize(static_cast<size_t>(pending.end() - first) + events.size());
+  const auto out = std::copy(first, split, merge_scratch.begin());
+  std::merge(split, pending.end(), events.begin(), events.end(), out, earlier);
+  pending.swap(merge_scratch);
+  position = 0;
 }
 
 TimeOrderReader::TimeOrderReader(const Source& source) : impl_(std::make_unique<Impl>(source)) {}
@@ -230,11 +169,14 @@ bool TimeOrderReader::next(Record& out) {
   Impl& s = *impl_;
   if (!s.indexed) s.indexFile();
   for (;;) {
-    if (s.untimed_position < s.untimed.size()) {
-      out = std::move(s.untimed[s.untimed_position++]);
+    if (s.untimed_position < s.index.untimed.size()) [[unlikely]] {
+      out = std::move(s.index.untimed[s.untimed_position++]);
       break;
     }
-    if (s.nextTimed(out)) break;
+    if (s.position < s.pending.size() && s.pending[s.position].timestamp <= s.bound) [[likely]] {
+      detail::toRecord(s.pending[s.position++], out);
+      break;
+    }
     if (!s.loading_done) {
       s.loadNextChunk();
       continue;
@@ -245,6 +187,8 @@ bool TimeOrderReader::next(Record& out) {
       break;
     }
     s.finished = true;
+    s.pending.clear();
+    s.position = 0;
     return false;
   }
   ++s.end.records;

@@ -38,8 +38,10 @@ uint8_t memoryKindValue(MemoryKind kind) {
 
 }  // namespace
 
-Writer::Writer(Sink& sink, uint32_t chunk_bytes)
-    : sink_(sink), chunk_bytes_(std::clamp(chunk_bytes, kMinChunkBytes, kMaxChunkBody)) {
+Writer::Writer(Sink& sink, uint32_t chunk_bytes, Encoding encoding)
+    : sink_(sink),
+      chunk_bytes_(std::clamp(chunk_bytes, kMinChunkBytes, kMaxChunkBody)),
+      encoding_(encoding) {
   buffer_.reset(new (std::nothrow) uint8_t[kChunkHeaderSize + chunk_bytes_]);
 }
 
@@ -71,6 +73,10 @@ bool Writer::flush() {
   min_timestamp_ = UINT64_MAX;
   max_timestamp_ = 0;
   previous_timestamp_ = 0;
+  if (any_context_) {  // contexts are per chunk
+    std::fill(std::begin(context_defined_), std::end(context_defined_), false);
+    any_context_ = false;
+  }
   return !failed_;
 }
 
@@ -118,10 +124,67 @@ bool Writer::appendTimed(uint8_t record_code, uint64_t timestamp, const Fields& 
 }
 
 bool Writer::writeMemoryEvent(uint8_t record_code, const MemoryEvent& e) {
+  if (encoding_ == Encoding::kPacked) {
+    const int64_t delta = static_cast<int64_t>(e.timestamp - previous_timestamp_);
+    // The delta is from the previous event of the chunk where the record lands: checked again
+    // there, since sealing the chunk makes it the timestamp itself.
+    if (delta >= INT32_MIN && delta <= INT32_MAX) {
+      return writePacked(code(record_code == code(RecordCode::kAlloc) ? RecordCode::kAllocPacked
+                                                                      : RecordCode::kFreePacked),
+                         e);
+    }
+  }
   Fields f;
   f.put(memoryKindValue(e.kind)).put(e.device).put(e.stream).put(e.address).put(e.size);
   f.put(e.thread).put(e.stack).put(e.correlation).put(e.flags);
   return appendTimed(record_code, e.timestamp, f);
+}
+
+//   packed payload (33 bytes, little endian):
+//   | i32 timestamp delta | u8 context | u32 stack | u64 address | u64 size | u64 correlation |
+//   memory context payload (varints): | index | kind | device | stream | thread | flags |
+bool Writer::writePacked(uint8_t record_code, const MemoryEvent& e) {
+  if (!usable()) return false;
+  const Context context{e.thread, e.device, e.stream, memoryKindValue(e.kind), e.flags};
+  const uint64_t hash = (e.thread * 0x9E3779B97F4A7C15ull) ^ (uint64_t{e.device} << 40) ^
+                        (uint64_t{e.stream} * 0xC2B2AE3D27D4EB4Full) ^
+                        (uint64_t{context.kind} << 8) ^ context.flags;
+  const auto index = static_cast<uint8_t>((hash ^ (hash >> 29) ^ (hash >> 47)) & 0xff);
+  Fields f;
+  f.put(index).put(context.kind).put(context.device).put(context.stream).put(context.thread);
+  f.put(context.flags);
+  // Room for the context (if needed) and the event in this chunk, or a new chunk.
+  constexpr size_t kPackedRecord = 2 + kPackedMemoryPayload;
+  const size_t context_record = 2 + f.size;
+  const bool defined = context_defined_[index] && contexts_[index] == context;
+  const size_t need = kPackedRecord + (defined ? 0 : context_record);
+  if (need > chunk_bytes_ - body_size_ && body_size_ > 0 && !flush()) return false;
+  int64_t delta = static_cast<int64_t>(e.timestamp - previous_timestamp_);
+  if (delta < INT32_MIN || delta > INT32_MAX) {  // a new chunk: the delta is from 0
+    return writeMemoryEvent(record_code == code(RecordCode::kAllocPacked) ? code(RecordCode::kAlloc)
+                                                                          : code(RecordCode::kFree),
+                            e);
+  }
+  if (!(context_defined_[index] && contexts_[index] == context)) {
+    if (!append(code(RecordCode::kMemoryContext), f)) return false;
+    contexts_[index] = context;
+    context_defined_[index] = true;
+    any_context_ = true;
+    --records_;  // framing, not a record of the trace
+  }
+  uint8_t* p = reserve(record_code, kPackedMemoryPayload);
+  if (p == nullptr) return false;
+  codec::storeLe32(p, static_cast<uint32_t>(static_cast<int32_t>(delta)));
+  p[4] = index;
+  codec::storeLe32(p + 5, e.stack);
+  codec::storeLe64(p + 9, e.address);
+  codec::storeLe64(p + 17, e.size);
+  codec::storeLe64(p + 25, e.correlation);
+  commit(p + kPackedMemoryPayload);
+  previous_timestamp_ = e.timestamp;
+  min_timestamp_ = std::min(min_timestamp_, e.timestamp);
+  max_timestamp_ = std::max(max_timestamp_, e.timestamp);
+  return true;
 }
 
 bool Writer::write(const Alloc& alloc) { return writeMemoryEvent(code(RecordCode::kAlloc), alloc); }

@@ -7,6 +7,13 @@
 //   chunk: | checksum u64 | body_length u32 | record_count u32 | min_ts u64 | max_ts u64 | body |
 //   body:  | type u8 | varint length | payload | type u8 | ...
 //
+// Allocations and frees are written packed (format 1.1) unless the writer is built with
+// Encoding::kVarint: fixed-width fields plus a one-byte memory context index; the context (kind,
+// device, stream, thread, flags) is defined by a context record the first time it is used in the
+// chunk. Contexts live in a 256-entry table indexed by a hash of their fields, so finding one is a
+// compare, and a collision just redefines the entry. An event whose timestamp delta does not fit
+// 32 bits is written in the varint form.
+//
 // Records are appended to one buffer holding the chunk header and body; when the next record does
 // not fit, the chunk is sealed (header filled in, checksum computed) and handed to the sink in one
 // write. A record that cannot fit even an empty chunk (a huge string or stack) is refused: the call
@@ -32,7 +39,12 @@ class Writer {
   // chunk_bytes: a chunk is sealed once its body reaches this size (clamped to
   // [kMinChunkBytes, kMaxChunkBody]). Allocates the chunk buffer (nothrow: on failure every call
   // fails).
-  explicit Writer(Sink& sink, uint32_t chunk_bytes = kDefaultChunkBytes);
+  enum class Encoding : uint8_t {
+    kPacked,  // alloc/free as packed records with memory contexts (format 1.1, the default)
+    kVarint,  // alloc/free as varint records only, as format 1.0 wrote them
+  };
+  explicit Writer(Sink& sink, uint32_t chunk_bytes = kDefaultChunkBytes,
+                  Encoding encoding = Encoding::kPacked);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -73,6 +85,7 @@ class Writer {
   bool append(uint8_t code, const Fields& fields);
   bool appendTimed(uint8_t code, uint64_t timestamp, const Fields& fields);
   bool writeMemoryEvent(uint8_t code, const MemoryEvent& event);
+  bool writePacked(uint8_t code, const MemoryEvent& event);
   uint8_t* reserve(uint8_t code, size_t payload_size);  // room for one record, or nullptr
   void commit(uint8_t* end);
 
@@ -85,6 +98,19 @@ class Writer {
   uint64_t max_timestamp_ = 0;
   uint64_t previous_timestamp_ = 0;  // delta base: the chunk's previous timed record, or 0
   uint64_t records_ = 0;
+  // The chunk's memory contexts (packed encoding): entry i holds context index i's fields.
+  struct Context {
+    uint64_t thread;
+    uint32_t device;
+    uint32_t stream;
+    uint8_t kind;
+    uint8_t flags;
+    bool operator==(const Context&) const = default;
+  };
+  Context contexts_[256] = {};
+  bool context_defined_[256] = {};
+  bool any_context_ = false;
+  Encoding encoding_;
   bool began_ = false;
   bool finished_ = false;
   bool failed_ = false;

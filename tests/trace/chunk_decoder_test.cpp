@@ -31,17 +31,26 @@ std::string decode(const Bytes& body, uint32_t count, std::vector<Record>* out =
   std::vector<Record> records;
   Record r;
   while (decoder.next(r)) records.push_back(r);
-  // The index reads the same body: it fails on the same problem, unless that problem lies in an
-  // event field it leaves for decodeEvent().
+  // The index decodes the same body whole: it fails on the same problem, and otherwise holds the
+  // same records (events apart from the others).
   detail::ChunkIndex index;
   const std::string index_problem = detail::indexChunk(header, body, index);
-  std::string event_problem;
+  CHECK(decoder.problem() == index_problem);
   if (index_problem.empty()) {
-    for (const detail::EventKey& key : index.events) {
-      if (!detail::decodeEvent(body, key, r, event_problem)) break;
+    std::vector<Record> timed;
+    std::vector<Record> untimed;
+    for (const Record& record : records) {
+      if (std::holds_alternative<Trailer>(record)) continue;
+      (isTimed(record) ? timed : untimed).push_back(record);
     }
+    std::vector<Record> indexed;
+    for (const detail::TimedRecord& e : index.events) {
+      detail::toRecord(e, r);
+      indexed.push_back(r);
+    }
+    CHECK(indexed == timed);
+    CHECK(index.untimed == untimed);
   }
-  CHECK(decoder.problem() == (index_problem.empty() ? event_problem : index_problem));
   if (out != nullptr) *out = records;
   return decoder.problem();
 }
@@ -166,7 +175,7 @@ TEST_CASE("varints of 9 and 10 bytes, and too long ones, in both cursors",
   CHECK(decode(wide, 41, nullptr, 0, 0) == "alloc (type 8) at body offset 0: malformed varint");
 }
 
-TEST_CASE("the index: event keys in file order, untimed records whole, the trailer apart",
+TEST_CASE("the index: events in file order, untimed records whole, the trailer apart",
           "[trace][chunk_decoder]") {
   const Bytes body = testing::concat({
       makeRecord(kAlloc, {codec::zigzag(100), 0, 0, 0, 0x10, 8, 0, 0, 0, 0}),
@@ -179,23 +188,37 @@ TEST_CASE("the index: event keys in file order, untimed records whole, the trail
   REQUIRE(detail::indexChunk(header, body, index).empty());
   REQUIRE(index.events.size() == 2);
   CHECK(index.events[0].timestamp == 100);
-  CHECK(index.events[0].offset == 0);
   CHECK(index.events[1].timestamp == 60);
   CHECK_FALSE(index.sorted);
   CHECK(index.untimed == std::vector<Record>{StringDef{1, ""}});
   CHECK(index.has_trailer);
   CHECK(index.trailer == Trailer{2, 7});
-  std::vector<detail::EventKey> scratch;
+  detail::SortScratch scratch;
   detail::sortEvents(index, scratch);
   CHECK(index.events[0].timestamp == 60);
   Record r;
-  std::string problem;
-  REQUIRE(detail::decodeEvent(body, index.events[0], r, problem));
+  detail::toRecord(index.events[0], r);
   Free expected_free;
   expected_free.timestamp = 60;
   expected_free.address = 0x10;
   expected_free.size = 8;
   CHECK(r == Record{expected_free});
+}
+
+TEST_CASE("every timed record survives the index", "[trace][chunk_decoder]") {
+  const std::vector<Record> records = {
+      Record{PoolEvent{5, 0x5000, 1 << 21, 77, 3, PoolEventType::kTrimmed, 2}},
+      Record{Marker{7, 11, 3, 4, 5, MarkerType::kStart}},
+      Record{Alloc{{9, 0x10, 8, 12, 13, 14, 15, 16, MemoryKind::kManaged, 3}}},
+      Record{Free{{9, 0x10, 8, 12, 13, 14, 15, 16, MemoryKind::kPool, 1}}},
+  };
+  for (const auto encoding : {Writer::Encoding::kPacked, Writer::Encoding::kVarint}) {
+    for (const Record& record : records) {
+      const Bytes bytes = testing::writeBinary({record}, 4096, false, 0, encoding);
+      CHECK(testing::readAll<TimeOrderReader>(bytes) == std::vector<Record>{record});
+      CHECK(testing::readAll<FileOrderReader>(bytes) == std::vector<Record>{record});
+    }
+  }
 }
 
 TEST_CASE("sortEvents is a stable sort by timestamp", "[trace][chunk_decoder]") {
@@ -204,20 +227,22 @@ TEST_CASE("sortEvents is a stable sort by timestamp", "[trace][chunk_decoder]") 
     for (uint64_t spread : {uint64_t{3}, uint64_t{5000}, uint64_t{1} << 40, UINT64_MAX}) {
       detail::ChunkIndex index;
       for (size_t i = 0; i < n; ++i) {
-        index.events.push_back(
-            {spread == UINT64_MAX ? rng() : rng() % spread, static_cast<uint32_t>(i * 3)});
+        detail::TimedRecord e{};
+        e.timestamp = spread == UINT64_MAX ? rng() : rng() % spread;
+        e.address = i;  // the file position
+        index.events.push_back(e);
       }
       index.sorted = false;
-      std::vector<detail::EventKey> expected = index.events;
+      std::vector<detail::TimedRecord> expected = index.events;
       std::stable_sort(expected.begin(), expected.end(),
                        [](const auto& a, const auto& b) { return a.timestamp < b.timestamp; });
-      std::vector<detail::EventKey> scratch;
+      detail::SortScratch scratch;
       detail::sortEvents(index, scratch);
       REQUIRE(index.events.size() == expected.size());
       bool same = true;
       for (size_t i = 0; i < n; ++i) {
         same = same && index.events[i].timestamp == expected[i].timestamp &&
-               index.events[i].offset == expected[i].offset;
+               index.events[i].address == expected[i].address;
       }
       CHECK(same);
     }
@@ -251,6 +276,111 @@ TEST_CASE("records near the end of a body are read with bounds checks", "[trace]
                       padded.begin() + static_cast<std::ptrdiff_t>(alloc.size()), padded.end());
   CHECK(decode(short_padded, 21, nullptr, 5, 5) ==
         "alloc (type 8) at body offset 0: payload ends inside its fields");
+}
+
+}  // namespace
+}  // namespace memfloor::trace
+
+namespace memfloor::trace {
+namespace {
+
+using testing::Bytes;
+using testing::makePackedRecord;
+using testing::makeRecord;
+
+constexpr uint8_t kContext = 14;
+constexpr uint8_t kAllocPacked = 15;
+constexpr uint8_t kFreePacked = 16;
+
+TEST_CASE("packed allocs and frees take their repeated fields from the chunk's context",
+          "[trace][chunk_decoder][packed]") {
+  const Bytes body = testing::concat({
+      // context 7: kind managed, device 2, stream 9, thread 1234, flags async
+      makeRecord(kContext, {7, 2, 2, 9, 1234, 1}),
+      makePackedRecord(kAllocPacked, 1000, 7, 3, 0x7f0000001000, 4096, 55),
+      makePackedRecord(kFreePacked, -10, 7, 0, 0x7f0000001000, 4096, 56, 5),  // 5 appended bytes
+      makeRecord(kContext, {7, 0, 1, 0, 99, 0}),  // redefined: later records use the new fields
+      makePackedRecord(kFreePacked, 20, 7, 0, 0x20, 0, UINT64_MAX),
+  });
+  std::vector<Record> records;
+  CHECK(decode(body, 5, &records, 990, 1010).empty());
+  REQUIRE(records.size() == 3);
+  Alloc a;
+  a.timestamp = 1000;
+  a.kind = MemoryKind::kManaged;
+  a.device = 2;
+  a.stream = 9;
+  a.thread = 1234;
+  a.flags = kMemoryFlagAsync;
+  a.stack = 3;
+  a.address = 0x7f0000001000;
+  a.size = 4096;
+  a.correlation = 55;
+  CHECK(records[0] == Record{a});
+  Free f;
+  static_cast<MemoryEvent&>(f) = a;
+  f.timestamp = 990;
+  f.stack = 0;
+  f.correlation = 56;
+  CHECK(records[1] == Record{f});
+  Free g;
+  g.timestamp = 1010;
+  g.device = 1;
+  g.thread = 99;
+  g.address = 0x20;
+  g.correlation = UINT64_MAX;
+  CHECK(records[2] == Record{g});
+}
+
+TEST_CASE("bad packed records and contexts make the chunk corrupt",
+          "[trace][chunk_decoder][packed]") {
+  const Bytes context = makeRecord(kContext, {0, 0, 0, 0, 0, 0});
+  // a context index that was never defined in this chunk
+  CHECK(decode(makePackedRecord(kAllocPacked, 5, 3, 0, 0x10, 8, 0), 1, nullptr, 5, 5) ==
+        "packed alloc (type 15) at body offset 0: memory context not defined in this chunk");
+  // a payload shorter than the fixed fields, with and without room after it in the body
+  Bytes short_record = makePackedRecord(kFreePacked, 5, 0, 0, 0x10, 8, 0);
+  short_record[1] = kPackedMemoryPayload - 1;
+  short_record.pop_back();
+  CHECK(decode(testing::concat({context, short_record}), 2, nullptr, 5, 5) ==
+        "packed free (type 16) at body offset 8: payload ends inside its fields");
+  Bytes padded = testing::concat({context, short_record});
+  for (int i = 0; i < 20; ++i) {
+    const Bytes filler = makeRecord(12, {0, 1});
+    padded.insert(padded.end(), filler.begin(), filler.end());
+  }
+  CHECK(decode(padded, 22, nullptr, 5, 5) ==
+        "packed free (type 16) at body offset 8: payload ends inside its fields");
+  // context fields out of range: index above 255, a device above u32, an unknown memory kind is
+  // fine (read as unknown)
+  CHECK(decode(makeRecord(kContext, {256, 0, 0, 0, 0, 0}), 1) ==
+        "memory context (type 14) at body offset 0: value too large for its field");
+  CHECK(decode(makeRecord(kContext, {1, 0, uint64_t{1} << 32, 0, 0, 0}), 1) ==
+        "memory context (type 14) at body offset 0: value too large for its field");
+  CHECK(decode(makeRecord(kContext, {1, 0, 0, 0}), 1) ==
+        "memory context (type 14) at body offset 0: payload ends inside its fields");
+  std::vector<Record> records;
+  CHECK(decode(testing::concat({makeRecord(kContext, {1, 77, 0, 0, 0, 0}),
+                                makePackedRecord(kAllocPacked, 5, 1, 0, 0x10, 8, 0)}),
+               2, &records, 5, 5)
+            .empty());
+  REQUIRE(records.size() == 1);
+  CHECK(std::get<Alloc>(records[0]).kind == MemoryKind::kUnknown);
+}
+
+TEST_CASE("memory contexts do not carry over to the next chunk", "[trace][chunk_decoder][packed]") {
+  const Bytes first = testing::concat({makeRecord(kContext, {1, 0, 0, 0, 0, 0}),
+                                       makePackedRecord(kAllocPacked, 5, 1, 0, 0x10, 8, 0)});
+  const Bytes second = makePackedRecord(kFreePacked, 6, 1, 0, 0x10, 8, 0);
+  const Bytes file = testing::concat({testing::fileHeader(), testing::makeChunk(first, 2, 5, 5),
+                                      testing::makeChunk(second, 1, 6, 6)});
+  TraceEnd end;
+  CHECK(testing::readAll<FileOrderReader>(file, &end).size() == 1);
+  CHECK(end.ending == Ending::kCorrupt);
+  CHECK(end.detail ==
+        "packed free (type 16) at body offset 0: memory context not defined in this chunk");
+  CHECK(testing::readAll<TimeOrderReader>(file, &end).size() == 1);
+  CHECK(end.ending == Ending::kCorrupt);
 }
 
 }  // namespace

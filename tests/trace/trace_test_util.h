@@ -108,9 +108,10 @@ inline Free makeFree(uint64_t timestamp, uint64_t address) {
 // Writes records (and, when end_timestamp is given, the trailer) to a binary trace in memory.
 inline Bytes writeBinary(const std::vector<Record>& records,
                          uint32_t chunk_bytes = Writer::kDefaultChunkBytes, bool finish = true,
-                         uint64_t end_timestamp = 0) {
+                         uint64_t end_timestamp = 0,
+                         Writer::Encoding encoding = Writer::Encoding::kPacked) {
   MemorySink sink;
-  Writer writer(sink, chunk_bytes);
+  Writer writer(sink, chunk_bytes, encoding);
   REQUIRE(writer.begin());
   for (const Record& r : records) REQUIRE(writer.write(r));
   if (finish) REQUIRE(writer.finish(end_timestamp));
@@ -172,16 +173,38 @@ inline Bytes concat(std::initializer_list<Bytes> parts) {
 }
 
 // record := u8 type | varint length | payload; payload given as varints.
+inline void appendVarint(Bytes& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
 inline Bytes makeRecord(uint8_t type, std::initializer_list<uint64_t> varints) {
   Bytes payload;
-  for (uint64_t v : varints) {
-    uint8_t buffer[codec::kMaxVarintBytes];
-    payload.insert(payload.end(), buffer, codec::putVarint(buffer, v));
-  }
+  for (uint64_t v : varints) appendVarint(payload, v);
   Bytes record{type};
-  uint8_t buffer[codec::kMaxVarintBytes];
-  record.insert(record.end(), buffer, codec::putVarint(buffer, payload.size()));
+  appendVarint(record, payload.size());
   record.insert(record.end(), payload.begin(), payload.end());
+  return record;
+}
+
+// A packed alloc/free record (format 1.1): fixed-width payload, then `extra` appended bytes.
+inline Bytes makePackedRecord(uint8_t type, int32_t delta, uint8_t context, uint32_t stack,
+                              uint64_t address, uint64_t size, uint64_t correlation,
+                              size_t extra = 0) {
+  Bytes record{type, static_cast<uint8_t>(kPackedMemoryPayload + extra)};
+  auto put = [&record](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) record.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  put(static_cast<uint32_t>(delta), 4);
+  put(context, 1);
+  put(stack, 4);
+  put(address, 8);
+  put(size, 8);
+  put(correlation, 8);
+  record.insert(record.end(), extra, 0xee);
   return record;
 }
 
@@ -193,7 +216,7 @@ namespace memfloor::trace::testing {
 struct ChunkSpan {
   uint64_t offset;
   uint64_t size;
-  uint32_t records;
+  uint32_t records;  // delivered by a reader: memory contexts are not
 };
 
 inline std::vector<ChunkSpan> chunkSpans(const Bytes& file) {
@@ -201,8 +224,14 @@ inline std::vector<ChunkSpan> chunkSpans(const Bytes& file) {
   uint64_t offset = kFileHeaderSize;
   while (offset + kChunkHeaderSize <= file.size()) {
     const uint32_t body = codec::loadLe32(file.data() + offset + 8);
-    spans.push_back(
-        {offset, kChunkHeaderSize + uint64_t{body}, codec::loadLe32(file.data() + offset + 12)});
+    uint32_t records = codec::loadLe32(file.data() + offset + 12);
+    const uint8_t* p = file.data() + offset + kChunkHeaderSize;
+    const uint8_t* end = p + body;
+    while (p < end) {  // well-formed: every length fits one byte
+      if (*p == static_cast<uint8_t>(RecordCode::kMemoryContext)) --records;
+      p += 2 + p[1];
+    }
+    spans.push_back({offset, kChunkHeaderSize + uint64_t{body}, records});
     offset += kChunkHeaderSize + body;
   }
   return spans;

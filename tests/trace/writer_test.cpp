@@ -1,6 +1,8 @@
 // Tests of trace/writer.cpp: the byte layout, chunk sealing, refusals and sink failures.
 #include "trace/writer.h"
 
+#include <random>
+
 #include "trace/codec.h"
 #include "trace_test_util.h"
 
@@ -33,7 +35,7 @@ TEST_CASE("the file header is magic, major, minor, reserved", "[trace][writer]")
 
 TEST_CASE("a chunk: header fields, checksum and record encoding", "[trace][writer]") {
   MemorySink sink;
-  Writer writer(sink);
+  Writer writer(sink, Writer::kDefaultChunkBytes, Writer::Encoding::kVarint);
   REQUIRE(writer.begin());
   REQUIRE(writer.writeString(1, "ab"));
   REQUIRE(writer.write(testing::makeAlloc(1000, 0x10, 4)));
@@ -62,6 +64,79 @@ TEST_CASE("a chunk: header fields, checksum and record encoding", "[trace][write
   CHECK(writer.recordCount() == 3);
 }
 
+TEST_CASE("packed allocs and frees: a memory context per chunk, then fixed-width fields",
+          "[trace][writer][packed]") {
+  MemorySink sink;
+  Writer writer(sink);
+  REQUIRE(writer.begin());
+  Alloc a = testing::makeAlloc(1000, 0x7f0000001000, 4096);
+  a.thread = 1234;
+  a.stream = 9;
+  a.device = 2;
+  a.stack = 3;
+  a.correlation = 0x1122334455667788;
+  a.flags = kMemoryFlagAsync;
+  Free f;
+  static_cast<MemoryEvent&>(f) = a;
+  f.timestamp = 990;
+  REQUIRE((writer.write(a) && writer.write(f) && writer.flush()));
+  const Bytes& b = sink.bytes();
+  const uint8_t* chunk = b.data() + kFileHeaderSize;
+  const uint32_t body_length = codec::loadLe32(chunk + 8);
+  CHECK(codec::loadLe32(chunk + 12) == 3);  // the context and two events
+  CHECK(writer.recordCount() == 2);         // the context is framing
+  const Bytes body(chunk + kChunkHeaderSize, chunk + kChunkHeaderSize + body_length);
+  // context: type 14, length, index, kind 0, device 2, stream 9, thread 1234 (d2 09), flags 1
+  // (the index is a hash of the fields: one varint byte below 128, two above)
+  CHECK(body[0] == 14);
+  const size_t context = 2 + body[1];
+  REQUIRE(body.size() == context + 2 * (2 + kPackedMemoryPayload));
+  const uint8_t index = body[1] == 7 ? body[2] : static_cast<uint8_t>((body[2] & 0x7f) | 0x80);
+  CHECK(Bytes(body.begin() + static_cast<std::ptrdiff_t>(context) - 6,
+              body.begin() + static_cast<std::ptrdiff_t>(context)) ==
+        Bytes{0, 2, 9, 0xd2, 0x09, 1});
+  const Bytes alloc =
+      testing::makePackedRecord(15, 1000, index, 3, 0x7f0000001000, 4096, 0x1122334455667788);
+  const auto at = body.begin() + static_cast<std::ptrdiff_t>(context);
+  CHECK(Bytes(at, at + 35) == alloc);
+  const Bytes free =
+      testing::makePackedRecord(16, -10, index, 3, 0x7f0000001000, 4096, 0x1122334455667788);
+  CHECK(Bytes(at + 35, body.end()) == free);
+}
+
+TEST_CASE("packed: large deltas fall back to varints, many contexts round-trip",
+          "[trace][writer][packed]") {
+  std::vector<Record> records;
+  std::mt19937_64 rng(5);
+  uint64_t t = uint64_t{1} << 60;  // the first event of a chunk: a delta above 32 bits
+  for (int i = 0; i < 3000; ++i) {
+    Alloc a = testing::makeAlloc(t, rng(), rng());
+    a.thread = rng() % 700;  // more contexts than a chunk's table holds: entries are replaced
+    a.stream = static_cast<uint32_t>(rng() % 3);
+    a.device = static_cast<uint32_t>(rng() % 2);
+    a.kind = static_cast<MemoryKind>(rng() % kMemoryKindCount);
+    a.flags = static_cast<uint8_t>(rng());
+    a.stack = static_cast<uint32_t>(rng());
+    a.correlation = rng();
+    if (i % 2 == 0) {
+      records.emplace_back(a);
+    } else {
+      records.emplace_back(Free{a});
+    }
+    t += i % 100 == 0 ? (uint64_t{1} << 33) : rng() % 1000;  // and now and then within a chunk
+    if (i % 7 == 0) t -= 500;                                // and backwards
+  }
+  for (uint32_t chunk_bytes : {256u, 4096u, Writer::kDefaultChunkBytes}) {
+    const Bytes bytes = testing::writeBinary(records, chunk_bytes, false);
+    CHECK(testing::readAll<FileOrderReader>(bytes) == records);
+    std::vector<Record> sorted = records;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Record& x, const Record& y) {
+      return timestampOf(x) < timestampOf(y);
+    });
+    CHECK(testing::readAll<TimeOrderReader>(bytes) == sorted);
+  }
+}
+
 TEST_CASE("chunks are sealed at chunk_bytes and each decodes on its own", "[trace][writer]") {
   MemorySink sink;
   Writer writer(sink, 256);
@@ -75,13 +150,13 @@ TEST_CASE("chunks are sealed at chunk_bytes and each decodes on its own", "[trac
   while (offset < b.size()) {
     const uint32_t body_length = codec::loadLe32(b.data() + offset + 8);
     CHECK(body_length <= 256);
-    records += codec::loadLe32(b.data() + offset + 12);
     offset += kChunkHeaderSize + body_length;
     ++chunks;
   }
+  for (const testing::ChunkSpan& span : testing::chunkSpans(b)) records += span.records;
   CHECK(offset == b.size());
   CHECK(chunks > 10);
-  CHECK(records == 201);  // the allocs and the trailer
+  CHECK(records == 201);  // the allocs and the trailer (memory contexts apart)
   std::vector<Record> read = testing::readAll<FileOrderReader>(b);
   REQUIRE(read.size() == 201);
   CHECK(read.back() == Record{Trailer{200, 5000}});
