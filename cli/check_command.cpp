@@ -1,0 +1,111 @@
+// memfloor check: hands every argument to memfloor-check, the source checker (docs/checker.md).
+// memfloor does not link LLVM: the checker is its own binary, found next to this one and exec'd,
+// so its output, exit code and signals are its own.
+#include "cli/check_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command.h"
+#include "trace/error.h"
+
+namespace memfloor::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kChecker = "memfloor-check";
+
+bool isExecutableFile(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// Where the checker is looked for, in order: next to the running memfloor (an install), in
+// ../analyzer/ (the build tree: build/cli/memfloor, build/analyzer/memfloor-check), then PATH.
+struct Search {
+  std::vector<fs::path> places;  // directories next to memfloor
+  std::string path_env;
+
+  static Search fromEnvironment() {
+    Search s;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      s.places.push_back(self.parent_path());
+      s.places.push_back((self.parent_path() / ".." / "analyzer").lexically_normal());
+    }
+    const char* path = std::getenv("PATH");
+    s.path_env = path != nullptr ? path : "";
+    return s;
+  }
+
+  std::string find() const {
+    for (const fs::path& dir : places) {
+      if (isExecutableFile(dir / kChecker)) return (dir / kChecker).string();
+    }
+    // PATH as execvp reads it: ':'-separated, an empty entry is the current directory.
+    if (path_env.empty()) return "";
+    for (size_t begin = 0; begin <= path_env.size();) {
+      size_t end = std::min(path_env.find(':', begin), path_env.size());
+      const fs::path dir = end == begin ? "." : path_env.substr(begin, end - begin);
+      if (isExecutableFile(dir / kChecker)) return (dir / kChecker).string();
+      begin = end + 1;
+    }
+    return "";
+  }
+
+  std::string describe() const {
+    std::string out;
+    for (const fs::path& dir : places) out += dir.string() + ", ";
+    return out + (path_env.empty() ? "PATH (empty)" : fmt::format("PATH ({})", path_env));
+  }
+};
+
+}  // namespace
+
+std::string findChecker() { return Search::fromEnvironment().find(); }
+
+int runCheckCommand(const std::vector<std::string>& args) {
+  const Search search = Search::fromEnvironment();
+  const std::string checker = search.find();
+  if (checker.empty()) {
+    throw Error(
+        fmt::format("{} not found (looked in {}); build it with "
+                    "-DMEMFLOOR_BUILD_CHECKER=ON or put it on PATH",
+                    kChecker, search.describe()));
+  }
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(checker.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  ::execv(checker.c_str(), argv.data());
+  throw Error(fmt::format("{}: cannot run: {}", checker, std::strerror(errno)));
+}
+
+void addCheckCommand(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Run memfloor-check, the source checker, with these arguments (memfloor check --help: its "
+      "options)");
+  // Everything after `check` belongs to the checker: no options of our own, not even --help, and
+  // the first argument CLI11 does not know ends parsing. main() hands the arguments over before
+  // CLI11 sees them (CLI11 would drop a leading `--`); this callback serves any other caller.
+  cmd->set_help_flag();
+  cmd->prefix_command();
+  cmd->allow_extras();
+  cmd->callback([cmd, &exit_code] { exit_code = runCheckCommand(cmd->remaining()); });
+}
+
+}  // namespace memfloor::cli

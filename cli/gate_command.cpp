@@ -1,0 +1,140 @@
+// memfloor gate: compares a current report with a baseline; the CI verdict (docs/gate.md).
+#include "cli/gate_command.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "cli/command.h"
+#include "reports/gate_output.h"
+#include "reports/report_file.h"
+#include "reports/report_table.h"
+#include "trace/error.h"
+
+namespace memfloor::cli {
+namespace {
+
+reports::ReportMetrics load(const std::string& path, std::string_view role) {
+  try {
+    return reports::extractMetrics(reports::loadReportJson(path), path);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} report: {}", role, e.what()));
+  }
+}
+
+void writeFile(const std::string& path, const std::string& text, std::ios::openmode mode,
+               std::string_view what) {
+  std::ofstream file(path, std::ios::binary | mode);
+  file << text;
+  file.close();
+  if (!file) throw Error(fmt::format("{}: cannot write the {}", path, what));
+}
+
+// Copies current to the baseline path through a temporary file, so an interrupted update never
+// leaves a truncated baseline behind.
+int updateBaseline(const GateRequest& request, std::FILE* out) {
+  reports::ReportMetrics current = load(request.current_path, "current");
+  std::ifstream in(request.current_path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw Error(fmt::format("{}: cannot read", request.current_path));
+  std::string temporary = request.baseline_path + ".tmp";
+  writeFile(temporary, text, std::ios::trunc, "new baseline");
+  std::error_code ec;
+  std::filesystem::rename(temporary, request.baseline_path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw Error(
+        fmt::format("{}: cannot write the baseline: {}", request.baseline_path, ec.message()));
+  }
+  fmt::print(out,
+             "memfloor gate: wrote {} to the baseline {} ({} run{}, {} finding{}); "
+             "nothing was compared\n",
+             request.current_path, request.baseline_path, current.runs.size(),
+             current.runs.size() == 1 ? "" : "s", current.findings.size(),
+             current.findings.size() == 1 ? "" : "s");
+  return kExitOk;
+}
+
+// A percentage: a finite number, 0 or more (CLI11's NonNegativeNumber prints DBL_MAX as the bound).
+std::string checkPercent(std::string& text) {
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(value) || value < 0) {
+    return fmt::format("'{}' is not a percentage (a number, 0 or more)", text);
+  }
+  return "";
+}
+
+}  // namespace
+
+int runGate(const GateRequest& request, std::FILE* out) {
+  if (request.update_baseline) return updateBaseline(request, out);
+  reports::ReportMetrics baseline = load(request.baseline_path, "baseline");
+  reports::ReportMetrics current = load(request.current_path, "current");
+  reports::GateResult result = reports::runGate(baseline, current, request.thresholds);
+
+  fmt::print(out, "{}", reports::formatGateTable(result));
+  if (request.annotations) fmt::print(out, "{}", reports::formatGateAnnotations(result));
+  if (!request.markdown_path.empty()) {
+    writeFile(request.markdown_path, reports::formatGateMarkdown(result), std::ios::app,
+              "Markdown summary");
+  }
+  if (!request.json_path.empty()) {
+    writeFile(request.json_path, reports::toJson(result).dump(2) + "\n", std::ios::trunc,
+              "gate result");
+  }
+  return result.regression ? kExitFinding : kExitOk;
+}
+
+void addGateCommand(CLI::App& app, int& exit_code) {
+  auto request = std::make_shared<GateRequest>();
+  reports::GateThresholds& t = request->thresholds;
+  CLI::App* cmd = app.add_subcommand(
+      "gate", "Compare a report with a baseline: exit 0 pass, 1 regression, 2 unusable input");
+  cmd->add_option("--baseline", request->baseline_path, "the baseline report.json")->required();
+  cmd->add_option("current", request->current_path, "the current report.json")->required();
+
+  // SIZE options take bytes or a unit: 512KiB, 4MiB, 1GiB (kB, MB, ... are 1024-based too).
+  auto bytes = [cmd](const char* name, uint64_t& value, const char* what) {
+    cmd->add_option(
+           name, value,
+           fmt::format("{} (bytes or 4MiB, 512KiB; default {})", what, reports::formatBytes(value)))
+        ->transform(CLI::AsSizeValue(false));
+  };
+  auto percent = [cmd](const char* name, double& value, const char* what) {
+    cmd->add_option(name, value, fmt::format("{} (default {:g})", what, value))
+        ->check(CLI::Validator(checkPercent, "PERCENT"));
+  };
+  bytes("--idle-floor-bytes", t.idle_floor.bytes, "idle floor rise allowed");
+  percent("--idle-floor-percent", t.idle_floor.percent,
+          "idle floor rise allowed, % of the baseline's");
+  bytes("--peak-bytes", t.peak.bytes, "peak rise allowed");
+  percent("--peak-percent", t.peak.percent, "peak rise allowed, % of the baseline's");
+  bytes("--growth-bytes", t.growth.bytes, "floor growth per iteration rise allowed");
+  percent("--growth-percent", t.growth.percent,
+          "floor growth rise allowed, % of the baseline's slope");
+  bytes("--site-bytes", t.site.bytes, "retained bytes per site rise allowed");
+  percent("--site-percent", t.site.percent, "site retained rise allowed, % of the baseline's");
+  cmd->add_flag("--fail-on-new-findings,!--allow-new-findings", t.fail_on_new_findings,
+                "whether findings not in the baseline fail the gate (default: they do)");
+
+  CLI::Option* markdown = cmd->add_option("--markdown", request->markdown_path,
+                                          "append a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)");
+  CLI::Option* annotations = cmd->add_flag("--annotations", request->annotations,
+                                           "print GitHub workflow commands (::error ...)");
+  CLI::Option* json = cmd->add_option("--json", request->json_path,
+                                      "write the result as JSON (schema memfloor.gate/1)");
+  cmd->add_flag("--update-baseline", request->update_baseline,
+                "check current and copy it to the baseline path; compares nothing")
+      ->excludes(markdown)
+      ->excludes(annotations)
+      ->excludes(json);
+  cmd->callback([request, &exit_code] { exit_code = runGate(*request); });
+}
+
+}  // namespace memfloor::cli

@@ -1,0 +1,42 @@
+// memfloor report: report.json (and a gate result) in, one self-contained HTML page out.
+#include "cli/report_command.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "cli/command.h"
+#include "reports/html_report.h"
+#include "reports/report_file.h"
+#include "trace/error.h"
+
+namespace memfloor::cli {
+
+int writeHtmlReport(const ReportRequest& request) {
+  nlohmann::json report = reports::loadReportJson(request.report_path);
+  std::optional<nlohmann::json> gate;
+  if (!request.gate_path.empty()) gate = reports::loadGateJson(request.gate_path);
+  std::string page = reports::renderHtml(report, gate);
+
+  std::ofstream out(request.output_path, std::ios::binary | std::ios::trunc);
+  out.write(page.data(), static_cast<std::streamsize>(page.size()));
+  out.close();
+  if (!out) throw Error(fmt::format("{}: cannot write the HTML report", request.output_path));
+  fmt::print("memfloor: wrote {} ({} KiB)\n", request.output_path, (page.size() + 1023) / 1024);
+  return kExitOk;
+}
+
+void addReportCommand(CLI::App& app, int& exit_code) {
+  auto request = std::make_shared<ReportRequest>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Write report.json (and a gate result) as one self-contained HTML page");
+  cmd->add_option("report", request->report_path, "report.json from memfloor analyze")->required();
+  cmd->add_option("--gate", request->gate_path,
+                  "gate result from memfloor gate --json: show its verdict and what regressed");
+  cmd->add_option("-o,--output", request->output_path, "the HTML file to write")->required();
+  cmd->callback([request, &exit_code] { exit_code = writeHtmlReport(*request); });
+}
+
+}  // namespace memfloor::cli

@@ -1,0 +1,112 @@
+// The CI gate: two reports (baseline, current) and thresholds in, a verdict and what moved out.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memfloor::reports {
+
+inline constexpr std::string_view kGateSchema = "memfloor.gate/1";
+
+// A delta (current − baseline) regresses when it exceeds both `bytes` and `percent` of the
+// baseline's magnitude: delta > max(bytes, |baseline| × percent / 100). Decreases never regress.
+struct Threshold {
+  uint64_t bytes = 0;
+  double percent = 0;
+};
+
+// Defaults and their reasons: docs/gate.md.
+struct GateThresholds {
+  Threshold idle_floor{uint64_t{1} << 20, 1.0};  // 1 MiB, 1 %: the trend's "growing" rule
+  Threshold peak{uint64_t{4} << 20, 2.0};        // 4 MiB, 2 %: peaks carry workspaces
+  Threshold growth{uint64_t{512} << 10, 10.0};   // 512 KiB per iteration, 10 % of the baseline's
+  Threshold site{uint64_t{1} << 20, 10.0};       // 1 MiB, 10 %
+  bool fail_on_new_findings = true;
+};
+
+// What the gate reads of one report (docs/gate.md, "What is compared").
+struct FindingRef {
+  std::string id;  // the fingerprint
+  std::string rule;
+  std::string message;
+  std::string file;  // location; "" and 0 when the finding has none
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
+struct SlotMetrics {
+  uint32_t device = 0;
+  std::string kind;
+  uint64_t idle_floor = 0;       // steady_idle_floor
+  uint64_t peak = 0;             // memory[].peak
+  std::optional<int64_t> slope;  // trend slope per iteration; none when fewer than 3 points
+  // The steady window's top_sites: `where` -> inter_iteration + leak bytes (summed over the
+  // sites of one `where`; sites retaining only persistent bytes are left out).
+  std::map<std::string, uint64_t> sites;
+};
+
+struct RunMetrics {
+  std::string label;  // unique within the report: the k-th repeat of a label gets " #k"
+  std::vector<SlotMetrics> slots;  // ordered by device, then kind
+};
+
+struct ReportMetrics {
+  std::string path;
+  std::vector<RunMetrics> runs;
+  std::vector<FindingRef> findings;
+};
+
+// Reads the fields the gate compares from a report of schema memfloor.report/2 (the schema
+// string itself is checked by loadReportJson). Throws memfloor::Error naming `path` and the field
+// when one is missing or of the wrong type.
+ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path);
+
+enum class Metric : uint8_t { kIdleFloor, kPeak, kFloorGrowth, kSiteRetained };
+std::string_view toString(Metric metric);  // "idle_floor", "peak", "floor_growth", "site_retained"
+
+struct GateCheck {
+  Metric metric = Metric::kIdleFloor;
+  std::string run;
+  uint32_t device = 0;
+  std::string kind;
+  std::string site;  // kSiteRetained only
+  int64_t baseline = 0;
+  int64_t current = 0;
+  int64_t delta = 0;                    // current − baseline (saturated)
+  std::optional<double> delta_percent;  // none when the baseline is 0
+  int64_t allowed = 0;                  // the largest delta that passes
+  bool regression = false;
+};
+
+struct GateResult {
+  std::string baseline_path;
+  std::string current_path;
+  GateThresholds thresholds;
+  std::vector<GateCheck> checks;          // by run (baseline order), device, kind, metric
+  std::vector<FindingRef> new_findings;   // in current, not in baseline, in current's order
+  std::vector<std::string> missing_runs;  // in baseline, not in current: a regression
+  std::vector<std::string> added_runs;    // in current, not in baseline: reported only
+  struct RunPair {
+    std::string baseline, current;
+  };
+  std::vector<RunPair> paired_runs;  // runs without a rank matched by position, not by label
+  bool regression = false;
+
+  size_t regressions() const;  // checks over threshold
+};
+
+// The largest delta that passes: floor(max(bytes, |baseline| × percent / 100)), saturated.
+int64_t allowedDelta(const Threshold& threshold, int64_t baseline);
+
+// Compares current with baseline. Pure: no I/O. Runs match by label; runs without a rank (labelled
+// by their trace's file name, which holds the pid) left over on both sides pair up in report order
+// when both sides have as many of them.
+GateResult runGate(const ReportMetrics& baseline, const ReportMetrics& current,
+                   const GateThresholds& thresholds);
+
+}  // namespace memfloor::reports

@@ -1,0 +1,129 @@
+// The self-contained HTML report: fills the embedded template (reports/html/) with the data.
+#include "reports/html_report.h"
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <stdexcept>
+#include <utility>
+
+#include "reports/gate.h"         // kGateSchema
+#include "reports/html_assets.h"  // generated from reports/html/ by cmake/MemfloorEmbed.cmake
+#include "reports/report_file.h"  // kReportSchemaMajor, reportSchemaMajor
+#include "trace/error.h"
+
+namespace memfloor::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kHtmlReportSchema = "memfloor.report/2";
+static_assert(kReportSchemaMajor == 2, "the page (reports/html/report.js) reads memfloor.report/2");
+
+// Replaces each marker of `slots`, which appear in the template in this order, once. The filled
+// text is never searched again, so data cannot inject a marker.
+std::string fill(std::string_view tmpl,
+                 std::initializer_list<std::pair<std::string_view, std::string_view>> slots) {
+  std::string out;
+  size_t size = tmpl.size();
+  for (const auto& slot : slots) size += slot.second.size();
+  out.reserve(size);
+  size_t pos = 0;
+  for (const auto& [marker, text] : slots) {
+    size_t at = tmpl.find(marker, pos);
+    if (at == std::string_view::npos) {
+      throw std::logic_error(
+          fmt::format("reports/html/report.html: no {} after offset {}", marker, pos));
+    }
+    out.append(tmpl.substr(pos, at - pos));
+    out.append(text);
+    pos = at + marker.size();
+  }
+  out.append(tmpl.substr(pos));
+  return out;
+}
+
+// Throws memfloor::Error, naming `what`, unless `doc` is an object whose "schema" is `schema`
+// (for reports: whose major is the one this build reads).
+void checkSchema(const json& doc, std::string_view schema, std::string_view what) {
+  if (!doc.is_object()) {
+    throw Error(fmt::format("{}: not a {} document (a JSON {}, not an object)", what, schema,
+                            doc.type_name()));
+  }
+  auto it = doc.find("schema");
+  if (it == doc.end() || !it->is_string()) {
+    throw Error(fmt::format("{}: not a {} document (no \"schema\" field)", what, schema));
+  }
+  const std::string& found = it->get_ref<const std::string&>();
+  if (found == schema) return;
+  if (schema == kHtmlReportSchema && reportSchemaMajor(found) >= 0) {
+    throw Error(
+        fmt::format("{}: report schema \"{}\" is not supported: memfloor report reads "
+                    "\"{}\" (re-run memfloor analyze with this version)",
+                    what, found, schema));
+  }
+  throw Error(fmt::format("{}: schema is \"{}\", expected \"{}\"", what, found, schema));
+}
+
+}  // namespace
+
+json loadGateJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(fmt::format("{}: cannot open the gate result: {}", path, std::strerror(errno)));
+  }
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw Error(fmt::format("{}: cannot read the gate result", path));
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+    std::string_view what = e.what();
+    if (auto at = what.find("] "); at != std::string_view::npos) what.remove_prefix(at + 2);
+    throw Error(fmt::format("{}: not JSON: {}", path, what));
+  }
+  checkSchema(doc, kGateSchema, path);
+  return doc;
+}
+
+std::string scriptSafeJson(const json& doc) {
+  std::string text = doc.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    // These bytes occur only inside JSON strings, where \uXXXX means the same character.
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xe2' && i + 2 < text.size() && text[i + 1] == '\x80' &&
+               (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
+      out += text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";  // line/paragraph separators
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string renderHtml(const json& report, const std::optional<json>& gate) {
+  checkSchema(report, kHtmlReportSchema, "the report");
+  if (gate) checkSchema(*gate, kGateSchema, "the gate result");
+  const std::string report_text = scriptSafeJson(report);
+  const std::string gate_text = gate ? scriptSafeJson(*gate) : std::string("null");
+  return fill(html::kReportHtml, {{"@memfloor:css@", html::kReportCss},
+                                  {"@memfloor:report@", report_text},
+                                  {"@memfloor:gate@", gate_text},
+                                  {"@memfloor:js@", html::kReportJs}});
+}
+
+}  // namespace memfloor::reports

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# memfloor check: finds memfloor-check (next to memfloor, ../analyzer/, PATH), hands it every
+# argument unchanged and becomes it (exit code and signals are the checker's); a missing checker is
+# one line on stderr naming where memfloor looked, and exit code 2.
+#
+#   check_command.sh dispatch MEMFLOOR            stand-in checkers (shell scripts): always runs
+#   check_command.sh checker MEMFLOOR TESTDATA [MEMFLOOR_CHECK]
+#                                                  the real checker; skipped when it is not built
+set -u
+mode=$1
+memfloor=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# fake DIR CODE: a stand-in memfloor-check in DIR that writes its arguments, one per line in
+# brackets, to $work/args and exits with CODE (a signal name: kills itself with it).
+fake() {
+  mkdir -p "$1"
+  cat >"$1/memfloor-check" <<EOF
+#!/bin/sh
+for a in "\$@"; do printf '[%s]\\n' "\$a"; done >"$work/args"
+case $2 in
+  [0-9]*) exit $2 ;;
+  *) kill -$2 \$\$ ;;
+esac
+EOF
+  chmod +x "$1/memfloor-check"
+}
+
+# run EXPECTED_CODE ENV... -- ARGS...: runs memfloor with the environment given, checks the code.
+run() {
+  local want=$1
+  shift
+  local envs=()
+  while [ "$1" != "--" ]; do
+    envs+=("$1")
+    shift
+  done
+  shift
+  rm -f "$work/args"
+  env -i "${envs[@]}" "$@" >"$work/out" 2>"$work/err"
+  got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$* -> exit $got (want $want); stderr:"
+    cat "$work/err"
+    return 1
+  fi
+  echo "ok: $* -> $got"
+}
+
+dispatch() {
+  # memfloor alone in a directory: nothing next to it, no ../analyzer/.
+  mkdir -p "$work/alone/bin"
+  cp "$memfloor" "$work/alone/bin/memfloor"
+  local alone=$work/alone/bin/memfloor
+
+  for path in "PATH=" "PATH=$work/nowhere:/nonexistent"; do
+    if run 2 "$path" -- "$alone" check --version; then
+      lines=$(wc -l <"$work/err")
+      if [ "$lines" -ne 1 ] || ! grep -q "memfloor-check not found" "$work/err" ||
+        ! grep -qF "$work/alone/bin" "$work/err" || ! grep -qF "$work/alone/analyzer" "$work/err" ||
+        ! grep -q "MEMFLOOR_BUILD_CHECKER" "$work/err"; then
+        fail "missing checker ($path): want one line naming where memfloor looked, got:"
+        cat "$work/err"
+      else
+        echo "ok: $(cat "$work/err")"
+      fi
+    fi
+  done
+
+  # On PATH: every argument arrives unchanged, `--`, options of memfloor's own and empty ones too.
+  fake "$work/onpath" 3
+  local args=(-- -p build --help --version "two words" --format=json -j 4 "" check -o x.json)
+  if run 3 "PATH=/nonexistent:$work/onpath" -- "$alone" check "${args[@]}"; then
+    printf '[%s]\n' "${args[@]}" >"$work/want"
+    if ! cmp -s "$work/want" "$work/args"; then
+      fail "arguments changed on the way; want, got:"
+      cat "$work/want" "$work/args"
+    fi
+  fi
+  if run 3 "PATH=$work/onpath" -- "$alone" check && [ -s "$work/args" ]; then
+    fail "no arguments should arrive as none, got: $(cat "$work/args")"
+  fi
+
+  # Next to memfloor wins over PATH.
+  fake "$work/alone/bin" 4
+  run 4 "PATH=$work/onpath" -- "$alone" check -p build
+
+  # The build tree: build/cli/memfloor finds build/analyzer/memfloor-check.
+  mkdir -p "$work/build/cli"
+  cp "$memfloor" "$work/build/cli/memfloor"
+  fake "$work/build/analyzer" 5
+  run 5 "PATH=$work/onpath" -- "$work/build/cli/memfloor" check -p build
+
+  # memfloor becomes the checker: a signal that ends the checker ends `memfloor check` the same way.
+  mkdir -p "$work/signal/bin"
+  cp "$memfloor" "$work/signal/bin/memfloor"
+  fake "$work/signal/bin" TERM
+  run 143 "PATH=" -- "$work/signal/bin/memfloor" check
+
+  # memfloor --help lists the subcommand.
+  "$memfloor" --help >"$work/help" 2>&1
+  grep -Eq '^ +check ' "$work/help" || fail "memfloor --help does not list check"
+  grep -Eq '^ +export ' "$work/help" || fail "memfloor --help does not list export"
+}
+
+checker() {
+  local testdata=$1 real=${2:-}
+  if [ -z "$real" ]; then
+    echo "SKIPPED: memfloor-check is not built (configure with -DMEMFLOOR_BUILD_CHECKER=ON)"
+    return
+  fi
+  # Compare with the checker run directly: same output, same exit code.
+  compare() {
+    "$real" "$@" >"$work/direct.out" 2>"$work/direct.err"
+    local direct=$?
+    "$memfloor" check "$@" >"$work/via.out" 2>"$work/via.err"
+    local via=$?
+    if [ "$via" -ne "$direct" ] || ! cmp -s "$work/direct.out" "$work/via.out"; then
+      fail "memfloor check $* -> $via, memfloor-check $* -> $direct; outputs:"
+      diff "$work/direct.out" "$work/via.out" | head -20
+    else
+      echo "ok: memfloor check $* -> $via, as memfloor-check ($(wc -l <"$work/via.out") lines)"
+    fi
+  }
+  compare --version
+  compare --format json --root "$testdata/checker" "$testdata/checker/mf002_retained_member.cpp" \
+    -- -std=c++17
+  grep -q '"MF002"' "$work/via.out" || fail "no MF002 finding through memfloor check"
+  compare "$testdata/checker/no_such_file.cpp" -- -std=c++17
+}
+
+case $mode in
+  dispatch) dispatch ;;
+  checker) checker "${3:-}" "${4:-}" ;;
+  *)
+    echo "usage: $0 dispatch|checker MEMFLOOR [TESTDATA [MEMFLOOR_CHECK]]"
+    exit 2
+    ;;
+esac
+echo "memfloor check: $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,178 @@
+// Loads a memfloor HTML report in headless Chromium (puppeteer-core, Debian's chromium) from
+// file:// and checks what a reader sees: no console or page error, no request leaves the page,
+// the fixture's numbers and texts are in the DOM, hostile strings are text and injected nothing.
+// Writes a full-page screenshot.
+//
+//   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
+//        --plain-html plain.html
+// page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone.
+import puppeteer from 'puppeteer-core';
+import {pathToFileURL} from 'node:url';
+import {parseArgs} from 'node:util';
+
+const {values: args} = parseArgs({
+  options: {
+    chromium: {type: 'string'},
+    html: {type: 'string'},
+    screenshot: {type: 'string'},
+    'plain-html': {type: 'string'},
+  },
+});
+for (const name of ['chromium', 'html', 'screenshot', 'plain-html']) {
+  if (!args[name]) {
+    console.error(`report_page_test: --${name} is required`);
+    process.exit(2);
+  }
+}
+
+const HOSTILE = '</script><img src=x onerror=alert(1)>';
+const failures = [];
+let passed = 0;
+function check(condition, what) {
+  if (condition) {
+    passed++;
+  } else {
+    failures.push(what);
+    console.error('FAIL: ' + what);
+  }
+}
+
+const browser = await puppeteer.launch({
+  executablePath: args.chromium,
+  headless: true,
+  // Root in CI and containers: Chromium's sandbox needs user namespaces that are not there.
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+});
+// Opens `file` from file:// and records every console error or warning, page error, dialog and
+// request other than the page itself in `problems`.
+async function openPage(file) {
+  const page = await browser.newPage();
+  await page.setViewport({width: 1280, height: 800});  // a laptop screen
+  const problems = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warn') problems.push(`console ${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push('page error: ' + err.message));
+  page.on('dialog', async (dialog) => {
+    problems.push('dialog opened: ' + dialog.message());
+    await dialog.dismiss();
+  });
+  const url = pathToFileURL(file).href;
+  page.on('request', (req) => {
+    if (req.url() !== url && !req.url().startsWith('data:')) problems.push('request left the page: ' + req.url());
+  });
+  page.on('requestfailed', (req) => problems.push('request failed: ' + req.url()));
+  const response = await page.goto(url, {waitUntil: 'load'});
+  check(response === null || response.ok(), 'the page loads: ' + file);
+  return {page, problems};
+}
+
+try {
+  const {page, problems} = await openPage(args.html);
+  try {
+    await checkPage(page);
+  } catch (e) {
+    check(false, 'the checks stopped: ' + e.message);  // an element missing: the page did not draw
+  }
+  // Taken whatever the checks found: it is the artefact to look at when they fail.
+  await page.screenshot({path: args.screenshot, fullPage: true});
+  console.log('screenshot: ' + args.screenshot);
+  for (const p of problems) check(false, p);
+
+  // One run without markers, findings or gate: the page draws what there is and says what is not.
+  const plain = await openPage(args['plain-html']);
+  try {
+    const has = async (selector) => (await plain.page.$(selector)) !== null;
+    check(!(await has('#runs')) && !(await has('#gate')), 'one run: no runs table, no gate section');
+    check(!(await has('#worst-idle-floor')), 'no worst idle floor without idle windows');
+    check((await plain.page.$$('figure.chart svg .last')).length === 1, 'one run: its chart is drawn');
+    const body = await plain.page.evaluate(() => document.body.innerText);
+    for (const text of ['No marker matched', 'The trace is incomplete', 'Records were dropped', 'No iterations.',
+      'No findings file was given', 'no run has an idle window']) {
+      check(body.includes(text), `one run: the page says "${text}"`);
+    }
+  } catch (e) {
+    check(false, 'the checks of the plain page stopped: ' + e.message);
+  }
+  for (const p of plain.problems) check(false, p);
+} finally {
+  await browser.close();
+}
+console.log(`${passed} passed, ${failures.length} failed`);
+process.exit(failures.length ? 1 : 0);
+
+// What a reader sees: numbers and texts of testdata/reports/two_runs.*.json, hostile strings as text.
+async function checkPage(page) {
+  const text = async (selector) => page.$eval(selector, (el) => el.textContent).catch(() => null);
+  const texts = async (selector) => page.$$eval(selector, (els) => els.map((el) => el.textContent));
+
+  // The summary: the worst run and its steady idle floor as the page formats it (600 MiB).
+  check((await text('#worst-idle-floor')) === '600 MiB', 'worst idle floor reads 600 MiB');
+  check((await text('#worst-run')) === 'rank 1', 'worst run is named rank 1');
+  check((await page.$eval('#worst-idle-floor', (el) => el.title)) === '629,145,600 bytes',
+    'worst idle floor has its exact bytes as a tooltip');
+  check((await text('#summary')).includes('growing'), 'the summary shows the verdict growing');
+
+  // The per-run table with the worst run marked.
+  const worstRows = await texts('#runs-table tr.worst');
+  check(worstRows.length === 1 && worstRows[0].includes('rank 1') && worstRows[0].includes('worst'),
+    'the runs table marks rank 1 as the worst');
+  check((await texts('#runs-table tbody tr')).length === 2, 'the runs table has two rows');
+
+  // One chart per run and memory kind: rank 0 device and pinned, rank 1 device.
+  check((await page.$$('figure.chart svg')).length === 3, 'three live-bytes charts');
+  check((await page.$$('#run-1 svg .floor-mark')).length === 4, 'rank 1 marks four idle floors');
+  check((await page.$$('#run-1 svg .idle-band')).length === 4, 'rank 1 shades four idle windows');
+  check((await text('#run-1 svg .floor-label')) === 'steady idle floor 600 MiB', 'the steady floor is labelled');
+
+  // The per-iteration table of rank 1: iteration 3 is the steady floor.
+  const row3 = await page.$eval('#run-1 table.iterations tr.worst', (tr) => [...tr.cells].map((c) => c.textContent));
+  check(row3[0] === '3' && row3[4] === '600 MiB' && row3[7] === '24.0 MiB' && row3[9] === '64.0 MiB' &&
+    row3[10] === '536 MiB', `rank 1 iteration 3 row: peak, idle floor 600 MiB, leak 24.0 MiB, explained 64.0 MiB, unexplained 536 MiB (got ${row3})`);
+
+  // The retaining sites with their stacks.
+  const sites = await texts('#run-1 table.sites td.where');
+  check(sites.some((s) => s.includes('HyperConnectionTransformerLayer::forwardPostMlpWithFusedHyperConnection')),
+    'the hyper-connection site is listed');
+  const frames = await texts('#run-1 ol.frames li');
+  check(frames.includes('libcudart.so.13+0x4f2a0'), 'an unresolved frame reads module+offset');
+  check(frames.includes('c10::cuda::CUDACachingAllocator::malloc (c10/cuda/CUDACachingAllocator.cpp:1020)'),
+    'a resolved frame reads function (file:line)');
+
+  // The findings: rule, file:line, the flagged snippet line, the bytes explained.
+  const finding = '#finding-5c1e0d7a9b3f2e41';
+  check((await text(`${finding} .badge`)) === 'MF001', 'finding MF001 is shown');
+  check((await text(`${finding} .loc`)) === 'reference_model/hyper_connection_layer.cpp:53', 'its file:line');
+  const flagged = await texts(`${finding} .snippet tr.flagged td`);
+  check(flagged.length === 2 && flagged[0] === '53' && flagged[1].includes('groupOffload(mixed)') &&
+    flagged[1].includes(HOSTILE), 'the snippet highlights line 53, hostile text included');
+  check((await texts(`${finding} .snippet tr`)).length === 7, 'seven snippet lines');
+  check((await text(`${finding} .explained`)) === '64.0 MiB', 'it explains 64.0 MiB');
+  check((await texts('#finding-9a0b1c2d3e4f5061 .loc'))[0] === `src/"quoted" dir/${HOSTILE}.cpp:7`,
+    'a hostile path shows as text');
+
+  // The gate: verdict and the checks that regressed.
+  check((await text('#gate h2 .badge')) === 'regression', 'the gate verdict is regression');
+  const regressed = await texts('#gate-regressed tbody tr');
+  check(regressed.length === 4, 'four checks regressed');
+  check(regressed.some((r) => r.includes('idle_floor') && r.includes('rank 1') && r.includes('+24.0 MiB') &&
+    r.includes('+4.2%')), 'the idle floor regression of rank 1: +24.0 MiB, +4.2%');
+
+  // Hostile strings: shown as text everywhere, nothing injected.
+  const body = await page.evaluate(() => document.body.innerText);
+  const hostileCount = body.split(HOSTILE).length - 1;
+  check(hostileCount >= 8, `hostile strings show as text (${hostileCount} times)`);
+  check(body.includes('step 1 \'q\' "qq" ' + HOSTILE), 'a hostile marker name shows as text');
+  const injected = await page.evaluate(() => ({
+    img: document.querySelectorAll('img, iframe, object, embed').length,
+    scripts: document.querySelectorAll('script').length,
+    handlers: [...document.querySelectorAll('*')].filter((el) =>
+      [...el.attributes].some((a) => a.name.toLowerCase().startsWith('on'))).length,
+  }));
+  check(injected.img === 0, 'no injected img/iframe/object/embed element');
+  check(injected.scripts === 3, 'only the page\'s three script elements');
+  check(injected.handlers === 0, 'no element has an event handler attribute');
+
+  const size = (await page.content()).length;
+  check(size < 400000, `the page stays small (${size} characters)`);
+}

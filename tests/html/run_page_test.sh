@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: writes the fixture's page with `memfloor report`, then loads
+# it in headless Chromium (report_page_test.mjs). Exits 77 (ctest: skipped) with a SKIP line when
+# chromium, node or the node packages are missing, except under CI=true, where that fails:
+# scripts/setup.sh installs all three.
+#   run_page_test.sh MEMFLOOR TESTDATA_DIR OUT_DIR
+set -euo pipefail
+memfloor=$1 testdata=$2 out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+
+missing() {
+  if [ "${CI:-}" = "true" ]; then
+    echo "FAIL: $1 (scripts/setup.sh installs it)" >&2
+    exit 1
+  fi
+  echo "SKIP: $1; run scripts/setup.sh to install it" >&2
+  exit 77
+}
+
+mkdir -p "$out"
+html=$out/two_runs.html plain=$out/one_run_no_markers.html
+"$memfloor" report "$testdata/reports/two_runs.report.json" --gate "$testdata/reports/two_runs.gate.json" \
+  -o "$html"
+"$memfloor" report "$testdata/reports/one_run_no_markers.report.json" -o "$plain"
+
+chromium=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$chromium" ] || missing "no chromium"
+command -v node >/dev/null || missing "no node"
+[ -f "$here/node_modules/puppeteer-core/package.json" ] || missing "no puppeteer-core in tests/html/node_modules"
+
+node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
+  --plain-html "$plain"

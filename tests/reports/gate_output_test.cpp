@@ -1,0 +1,138 @@
+// Tests of reports/gate_output: the table, Markdown, GitHub annotations and memfloor.gate/1 JSON.
+#include "reports/gate_output.h"
+
+#include <catch2/catch.hpp>
+
+#include "tests/reports/report_doc_builder.h"
+
+using namespace memfloor;
+using memfloor::testing::makeFinding;
+using memfloor::testing::makeReport;
+using memfloor::testing::makeRun;
+using memfloor::testing::MemorySpec;
+using memfloor::testing::oneRunReport;
+
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+MemorySpec spec(uint64_t idle_floor, uint64_t peak,
+                std::vector<std::pair<std::string, uint64_t>> sites = {}) {
+  MemorySpec m;
+  m.idle_floor = idle_floor;
+  m.peak = peak;
+  m.sites = std::move(sites);
+  return m;
+}
+
+// Fixed vs. a bug: the idle floor rises by 2 MiB, the peak moves a little, one site is new and a
+// finding appears; rank 1 is gone and rank 2 is new.
+reports::GateResult regressed() {
+  auto base = makeReport({makeRun("rank 0", {spec(100 * kMiB, 110 * kMiB, {{"w", 64 * kMiB}})}),
+                          makeRun("rank 1", {spec(kMiB, kMiB)})});
+  auto cur = makeReport(
+      {makeRun("rank 0", {spec(102 * kMiB, 111 * kMiB,
+                               {{"w", 64 * kMiB}, {"Mgr::keep|x (m.cpp:9)", 2 * kMiB}})}),
+       makeRun("rank 2", {spec(kMiB, kMiB)})},
+      {makeFinding("abcd", "MF001", "src/a,b.cpp", 53, "keeps 50% of it:\nall")});
+  return reports::runGate(reports::extractMetrics(base, "base.json"),
+                          reports::extractMetrics(cur, "cur.json"), {});
+}
+
+reports::GateResult unchanged() {
+  auto doc = oneRunReport(spec(100 * kMiB, 110 * kMiB));
+  return reports::runGate(reports::extractMetrics(doc, "base.json"),
+                          reports::extractMetrics(doc, "cur.json"), {});
+}
+
+}  // namespace
+
+TEST_CASE("gate table: changed rows only, then findings, runs and the verdict") {
+  std::string table = reports::formatGateTable(regressed());
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("memfloor gate: cur.json against the baseline base.json"));
+  CHECK_THAT(table, Catch::Contains("idle floor"));
+  CHECK_THAT(table, Catch::Contains("+2.00 MiB"));
+  CHECK_THAT(table, Catch::Contains("REGRESSION"));
+  CHECK_THAT(table, Catch::Contains("peak"));  // moved by 1 MiB: shown, within threshold
+  CHECK_THAT(table, !Catch::Contains(" w "));  // the unchanged site is not listed
+  CHECK_THAT(table, Catch::Contains("new finding abcd: MF001 src/a,b.cpp:53:"));
+  CHECK_THAT(table, Catch::Contains("run missing from current: rank 1"));
+  CHECK_THAT(table, Catch::Contains("run not in the baseline (not compared): rank 2"));
+  CHECK_THAT(table, Catch::EndsWith(
+                        "verdict: REGRESSION: 2 of 5 checks over threshold, 1 run missing from "
+                        "current, 1 new finding\n"));
+
+  std::string quiet = reports::formatGateTable(unchanged());
+  CHECK_THAT(quiet, Catch::Contains("nothing moved (3 checks)"));
+  CHECK_THAT(quiet, Catch::EndsWith("verdict: pass: 3 checks within thresholds\n"));
+}
+
+TEST_CASE("gate Markdown: verdict, a table of what moved, findings, escaped") {
+  std::string md = reports::formatGateMarkdown(regressed());
+  INFO(md);
+  CHECK_THAT(md, Catch::StartsWith("### memfloor gate: **regression**\n"));
+  CHECK_THAT(md, Catch::Contains("| result | metric | run |"));
+  CHECK_THAT(md, Catch::Contains("| **regression** | idle floor | rank 0 | 0:device |"));
+  CHECK_THAT(md, Catch::Contains("Mgr::keep\\|x (m.cpp:9)"));  // a pipe cannot end the cell
+  CHECK_THAT(md, Catch::Contains("- MF001 at src/a,b.cpp:53: keeps 50% of it: all"));
+  CHECK_THAT(md, Catch::Contains("run **rank 1** is in the baseline but missing from current"));
+  CHECK_THAT(md, Catch::Contains("| idle floor | 1.00 MiB | 1% |"));
+  CHECK_THAT(reports::formatGateMarkdown(unchanged()),
+             Catch::StartsWith("### memfloor gate: pass\n"));
+}
+
+TEST_CASE("gate annotations: GitHub workflow commands, escaped") {
+  std::string text = reports::formatGateAnnotations(regressed());
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains(
+                       "::error title=memfloor gate%3A idle floor::idle floor of rank 0 0:device "
+                       "rose by +2.00 MiB (100.0 MiB -> 102.0 MiB), more than the 1.00 MiB "
+                       "allowed\n"));
+  CHECK_THAT(text, Catch::Contains("::error title=memfloor gate%3A missing run::run 'rank 1'"));
+  CHECK_THAT(text, Catch::Contains("::warning title=memfloor gate%3A new run::run 'rank 2'"));
+  CHECK_THAT(text, Catch::Contains("::error file=src/a%2Cb.cpp,line=53,col=5,title=memfloor "
+                                   "MF001 (new finding)::keeps 50%25 of it:%0Aall\n"));
+  CHECK(reports::formatGateAnnotations(unchanged()).empty());
+
+  CHECK(reports::escapeAnnotationData("a%b\r\nc:d,e") == "a%25b%0D%0Ac:d,e");
+  CHECK(reports::escapeAnnotationProperty("a%b\nc:d,e") == "a%25b%0Ac%3Ad%2Ce");
+}
+
+TEST_CASE("gate JSON: schema memfloor.gate/1") {
+  reports::GateResult r = regressed();
+  nlohmann::json j = reports::toJson(r);
+  CHECK(j.at("schema") == "memfloor.gate/1");
+  CHECK(j.at("verdict") == "regression");
+  CHECK(j.at("baseline") == "base.json");
+  CHECK(j.at("current") == "cur.json");
+  CHECK(j.at("thresholds").at("idle_floor").at("bytes") == kMiB);
+  CHECK(j.at("thresholds").at("idle_floor").at("percent") == 1.0);
+  CHECK(j.at("thresholds").at("fail_on_new_findings") == true);
+  REQUIRE(j.at("checks").size() == r.checks.size());
+  const nlohmann::json& first = j.at("checks").at(0);
+  CHECK(first.at("metric") == "idle_floor");
+  CHECK(first.at("run") == "rank 0");
+  CHECK(first.at("device") == 0);
+  CHECK(first.at("kind") == "device");
+  CHECK(first.at("site") == "");
+  CHECK(first.at("baseline") == 100 * kMiB);
+  CHECK(first.at("current") == 102 * kMiB);
+  CHECK(first.at("delta") == 2 * kMiB);
+  CHECK(first.at("delta_percent").get<double>() == Approx(2.0));
+  CHECK(first.at("allowed") == kMiB);
+  CHECK(first.at("regression") == true);
+  bool new_site_null_percent = false;
+  for (const nlohmann::json& c : j.at("checks")) {
+    if (c.at("site") == "Mgr::keep|x (m.cpp:9)")
+      new_site_null_percent = c.at("delta_percent").is_null();
+  }
+  CHECK(new_site_null_percent);
+  REQUIRE(j.at("new_findings").size() == 1);
+  CHECK(j.at("new_findings")[0].at("id") == "abcd");
+  CHECK(j.at("new_findings")[0].at("location").at("line") == 53);
+  CHECK(j.at("missing_runs") == nlohmann::json::array({"rank 1"}));
+  CHECK(j.at("added_runs") == nlohmann::json::array({"rank 2"}));
+  CHECK(j.at("regressions") == 2);
+  CHECK(reports::toJson(unchanged()).at("verdict") == "pass");
+}

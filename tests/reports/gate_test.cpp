@@ -1,0 +1,397 @@
+// Tests of reports/gate: each threshold in both directions, run and memory matching, findings,
+// and the reading of the compared fields.
+#include "reports/gate.h"
+
+#include <catch2/catch.hpp>
+#include <limits>
+
+#include "tests/reports/report_doc_builder.h"
+#include "trace/error.h"
+
+using namespace memfloor;
+using memfloor::testing::makeFinding;
+using memfloor::testing::makeReport;
+using memfloor::testing::makeRun;
+using memfloor::testing::MemorySpec;
+using memfloor::testing::oneRunReport;
+using reports::Metric;
+
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+reports::GateResult gate(const nlohmann::json& baseline, const nlohmann::json& current,
+                         const reports::GateThresholds& thresholds = {}) {
+  return reports::runGate(reports::extractMetrics(baseline, "base.json"),
+                          reports::extractMetrics(current, "current.json"), thresholds);
+}
+
+const reports::GateCheck& check(const reports::GateResult& r, Metric metric,
+                                const std::string& site = "") {
+  for (const reports::GateCheck& c : r.checks) {
+    if (c.metric == metric && c.site == site) return c;
+  }
+  FAIL("no check of " << reports::toString(metric) << " " << site);
+  throw;  // unreachable
+}
+
+MemorySpec memory(uint64_t idle_floor, uint64_t peak, int64_t slope = 0) {
+  MemorySpec m;
+  m.idle_floor = idle_floor;
+  m.peak = peak;
+  m.slope = slope;
+  return m;
+}
+
+// The gate of `base` against `base` changed by `change`, for one metric.
+template <typename Change>
+reports::GateResult moved(const MemorySpec& base, Change change,
+                          const reports::GateThresholds& t = {}) {
+  MemorySpec cur = base;
+  change(cur);
+  return gate(oneRunReport(base), oneRunReport(cur), t);
+}
+
+}  // namespace
+
+TEST_CASE("gate: a report against itself passes and nothing moves") {
+  MemorySpec m = memory(100 * kMiB, 120 * kMiB, 0);
+  m.sites = {{"Layer::forward (layer.cpp:10)", 2 * kMiB}};
+  auto doc =
+      makeReport({makeRun("rank 0", {m})}, {makeFinding("aaaa", "MF001", "layer.cpp", 10, "kept")});
+  reports::GateResult r = gate(doc, doc);
+  CHECK_FALSE(r.regression);
+  CHECK(r.checks.size() == 4);  // idle floor, peak, growth, one site
+  for (const reports::GateCheck& c : r.checks) {
+    CHECK(c.delta == 0);
+    CHECK_FALSE(c.regression);
+  }
+  CHECK(r.new_findings.empty());
+  CHECK(r.baseline_path == "base.json");
+  CHECK(r.current_path == "current.json");
+}
+
+TEST_CASE("gate: the regression rule is delta > max(bytes, percent of the baseline)") {
+  reports::Threshold t{kMiB, 1.0};
+  CHECK(reports::allowedDelta(t, 10 * kMiB) == kMiB);                        // bytes dominate
+  CHECK(reports::allowedDelta(t, kGiB) == 10737418);                         // floor(1 % of 1 GiB)
+  CHECK(reports::allowedDelta(t, -static_cast<int64_t>(kGiB)) == 10737418);  // |baseline|
+  CHECK(reports::allowedDelta({0, 0}, 5) == 0);
+  CHECK(reports::allowedDelta({std::numeric_limits<uint64_t>::max(), 0}, 0) ==
+        std::numeric_limits<int64_t>::max());
+  CHECK(reports::allowedDelta({0, 1e300}, 1) == std::numeric_limits<int64_t>::max());
+  CHECK(reports::allowedDelta({7, std::numeric_limits<double>::quiet_NaN()}, 100) == 7);
+}
+
+TEST_CASE("gate: idle floor threshold in bytes, both directions") {
+  MemorySpec base = memory(10 * kMiB, 20 * kMiB);  // 1 % is 100 KiB: the 1 MiB floor rules
+  auto at = [&](int64_t delta) {
+    return moved(base, [&](MemorySpec& m) { m.idle_floor = base.idle_floor + delta; });
+  };
+  CHECK_FALSE(at(kMiB).regression);
+  reports::GateResult above = at(kMiB + 1);
+  CHECK(above.regression);
+  CHECK(check(above, Metric::kIdleFloor).regression);
+  CHECK(check(above, Metric::kIdleFloor).delta == static_cast<int64_t>(kMiB) + 1);
+  CHECK(check(above, Metric::kIdleFloor).allowed == static_cast<int64_t>(kMiB));
+  CHECK(above.regressions() == 1);
+  CHECK_FALSE(at(-static_cast<int64_t>(9 * kMiB)).regression);  // decreases never fail
+}
+
+TEST_CASE("gate: idle floor threshold in percent, both directions") {
+  MemorySpec base = memory(kGiB, 2 * kGiB);  // 1 % of 1 GiB = 10737418.24 bytes > 1 MiB
+  auto at = [&](int64_t delta) {
+    return moved(base, [&](MemorySpec& m) { m.idle_floor = base.idle_floor + delta; });
+  };
+  CHECK_FALSE(at(10737418).regression);
+  CHECK(at(10737419).regression);
+  CHECK(check(at(10737419), Metric::kIdleFloor).delta_percent.value() == Approx(1.0).epsilon(1e-6));
+  CHECK_FALSE(at(-static_cast<int64_t>(kGiB / 2)).regression);
+}
+
+TEST_CASE("gate: peak thresholds in bytes and percent, both directions") {
+  SECTION("bytes: 4 MiB on a 100 MiB peak (2 % is 2 MiB)") {
+    MemorySpec base = memory(50 * kMiB, 100 * kMiB);
+    auto at = [&](int64_t d) { return moved(base, [&](MemorySpec& m) { m.peak += d; }); };
+    CHECK_FALSE(at(4 * kMiB).regression);
+    CHECK(check(at(4 * kMiB + 1), Metric::kPeak).regression);
+    CHECK_FALSE(at(-static_cast<int64_t>(kMiB)).regression);
+  }
+  SECTION("percent: 2 % of a 1 GiB peak") {
+    MemorySpec base = memory(50 * kMiB, kGiB);
+    auto at = [&](int64_t d) { return moved(base, [&](MemorySpec& m) { m.peak += d; }); };
+    CHECK_FALSE(at(21474836).regression);  // floor(0.02 × 2^30)
+    CHECK(at(21474837).regression);
+  }
+}
+
+TEST_CASE("gate: floor growth thresholds, both directions") {
+  SECTION("bytes: 512 KiB per iteration over a flat baseline") {
+    MemorySpec base = memory(10 * kMiB, 20 * kMiB, 0);
+    auto at = [&](int64_t slope) { return moved(base, [&](MemorySpec& m) { m.slope = slope; }); };
+    CHECK_FALSE(at(512 * 1024).regression);
+    reports::GateResult above = at(512 * 1024 + 1);
+    CHECK(check(above, Metric::kFloorGrowth).regression);
+    CHECK_FALSE(check(above, Metric::kFloorGrowth).delta_percent.has_value());
+    CHECK_FALSE(at(-static_cast<int64_t>(kMiB)).regression);
+  }
+  SECTION("percent: 10 % of a growing baseline's slope") {
+    MemorySpec base = memory(10 * kMiB, 20 * kMiB, 10 * kMiB);
+    auto at = [&](int64_t d) { return moved(base, [&](MemorySpec& m) { m.slope += d; }); };
+    CHECK_FALSE(at(kMiB).regression);
+    CHECK(at(kMiB + 1).regression);
+    CHECK_FALSE(at(-static_cast<int64_t>(10 * kMiB)).regression);  // the leak was fixed
+  }
+  SECTION("a current trend of fewer than 3 windows is not compared") {
+    MemorySpec base = memory(10 * kMiB, 20 * kMiB, 0);
+    reports::GateResult r = moved(base, [](MemorySpec& m) {
+      m.slope = 100 * static_cast<int64_t>(kMiB);
+      m.trend_known = false;
+    });
+    CHECK_FALSE(r.regression);
+    for (const reports::GateCheck& c : r.checks) CHECK(c.metric != Metric::kFloorGrowth);
+  }
+  SECTION("a baseline trend of fewer than 3 windows counts as flat") {
+    MemorySpec base = memory(10 * kMiB, 20 * kMiB, 50 * static_cast<int64_t>(kMiB));
+    base.trend_known = false;
+    reports::GateResult r = moved(base, [](MemorySpec& m) {
+      m.trend_known = true;
+      m.slope = 2 * kMiB;
+    });
+    CHECK(check(r, Metric::kFloorGrowth).baseline == 0);
+    CHECK(check(r, Metric::kFloorGrowth).regression);
+  }
+}
+
+TEST_CASE("gate: retained bytes per site, both directions") {
+  SECTION("bytes: a new site retaining 1 MiB passes, one byte more fails") {
+    MemorySpec base = memory(10 * kMiB, 20 * kMiB);
+    auto with = [&](uint64_t bytes) {
+      return moved(base, [&](MemorySpec& m) { m.sites = {{"Cache::keep (cache.cpp:7)", bytes}}; });
+    };
+    CHECK_FALSE(with(kMiB).regression);
+    reports::GateResult above = with(kMiB + 1);
+    const reports::GateCheck& c = check(above, Metric::kSiteRetained, "Cache::keep (cache.cpp:7)");
+    CHECK(c.regression);
+    CHECK(c.baseline == 0);
+    CHECK_FALSE(c.delta_percent.has_value());
+  }
+  SECTION("percent: 10 % of what the site retained in the baseline") {
+    MemorySpec base = memory(200 * kMiB, 300 * kMiB);
+    base.sites = {{"weights", 100 * kMiB}};
+    auto at = [&](int64_t d) {
+      return moved(base, [&](MemorySpec& m) { m.sites[0].second += d; });
+    };
+    CHECK_FALSE(at(10 * kMiB).regression);  // exactly 10 %
+    CHECK(check(at(10 * kMiB + 1), Metric::kSiteRetained, "weights").regression);
+    CHECK_FALSE(at(-static_cast<int64_t>(100 * kMiB)).regression);
+  }
+  SECTION("a site gone from current is a decrease") {
+    MemorySpec base = memory(10 * kMiB, 20 * kMiB);
+    base.sites = {{"old", 8 * kMiB}};
+    reports::GateResult r = moved(base, [](MemorySpec& m) { m.sites.clear(); });
+    CHECK_FALSE(r.regression);
+    CHECK(check(r, Metric::kSiteRetained, "old").current == 0);
+  }
+  SECTION("sites come from the steady window only, and one `where` listed twice is summed") {
+    MemorySpec base = memory(10 * kMiB, 20 * kMiB);
+    base.sites = {{"a", kMiB}};
+    reports::GateResult r = moved(base, [](MemorySpec& m) {
+      m.sites = {{"a", kMiB}, {"a", kMiB}};
+    });
+    CHECK(check(r, Metric::kSiteRetained, "a").current == static_cast<int64_t>(2 * kMiB));
+    for (const reports::GateCheck& c : r.checks) CHECK(c.site != "decoy (iteration 1 only)");
+  }
+}
+
+TEST_CASE("gate: thresholds can be tightened to fail any rise") {
+  reports::GateThresholds strict;
+  strict.idle_floor = {0, 0};
+  MemorySpec base = memory(kGiB, kGiB);
+  CHECK(moved(
+            base, [](MemorySpec& m) { m.idle_floor += 1; }, strict)
+            .regression);
+  CHECK_FALSE(moved(
+                  base, [](MemorySpec& m) { m.idle_floor -= 1; }, strict)
+                  .regression);
+}
+
+TEST_CASE("gate: runs are matched by label") {
+  MemorySpec small = memory(10 * kMiB, 20 * kMiB);
+  MemorySpec big = memory(500 * kMiB, 800 * kMiB);
+  auto base = makeReport({makeRun("rank 0", {small}), makeRun("rank 1", {big})});
+
+  SECTION("in any order") {
+    auto cur = makeReport({makeRun("rank 1", {big}), makeRun("rank 0", {small})});
+    reports::GateResult r = gate(base, cur);
+    CHECK_FALSE(r.regression);
+    for (const reports::GateCheck& c : r.checks) CHECK(c.delta == 0);
+  }
+  SECTION("a run missing from current is a regression") {
+    reports::GateResult r = gate(base, makeReport({makeRun("rank 0", {small})}));
+    CHECK(r.regression);
+    CHECK(r.regressions() == 0);
+    CHECK(r.missing_runs == std::vector<std::string>{"rank 1"});
+  }
+  SECTION("a run new in current is reported, not compared, and passes") {
+    auto cur = makeReport(
+        {makeRun("rank 0", {small}), makeRun("rank 1", {big}), makeRun("rank 2", {big})});
+    reports::GateResult r = gate(base, cur);
+    CHECK_FALSE(r.regression);
+    CHECK(r.added_runs == std::vector<std::string>{"rank 2"});
+    for (const reports::GateCheck& c : r.checks) CHECK(c.run != "rank 2");
+  }
+  SECTION("a regression is charged to the run it happened in") {
+    MemorySpec grown = big;
+    grown.idle_floor += 100 * kMiB;
+    reports::GateResult r =
+        gate(base, makeReport({makeRun("rank 0", {small}), makeRun("rank 1", {grown})}));
+    CHECK(r.regressions() == 1);
+    CHECK(check(r, Metric::kIdleFloor).run == "rank 0");  // first check: unchanged
+    for (const reports::GateCheck& c : r.checks)
+      CHECK(c.regression == (c.run == "rank 1" && c.metric == Metric::kIdleFloor));
+  }
+  SECTION("repeated labels match by position") {
+    auto twice = makeReport({makeRun("run.mftrace", {small}), makeRun("run.mftrace", {big})});
+    reports::ReportMetrics metrics = reports::extractMetrics(twice, "r.json");
+    CHECK(metrics.runs[0].label == "run.mftrace");
+    CHECK(metrics.runs[1].label == "run.mftrace #2");
+    CHECK_FALSE(gate(twice, twice).regression);
+  }
+}
+
+TEST_CASE("gate: runs without a rank pair up in order when their file names differ") {
+  MemorySpec m = memory(10 * kMiB, 20 * kMiB);
+  MemorySpec grown = memory(15 * kMiB, 20 * kMiB);
+
+  SECTION("one run on each side: the usual CI case, a new pid in the trace's name") {
+    reports::GateResult r = gate(makeReport({makeRun("memfloor.ci.101.mftrace", {m})}),
+                                 makeReport({makeRun("memfloor.ci.202.mftrace", {grown})}));
+    CHECK(r.regression);
+    CHECK(r.missing_runs.empty());
+    CHECK(r.added_runs.empty());
+    REQUIRE(r.paired_runs.size() == 1);
+    CHECK(r.paired_runs[0].baseline == "memfloor.ci.101.mftrace");
+    CHECK(r.paired_runs[0].current == "memfloor.ci.202.mftrace");
+    CHECK(check(r, Metric::kIdleFloor).run == "memfloor.ci.202.mftrace");
+    CHECK(check(r, Metric::kIdleFloor).regression);
+  }
+  SECTION("labels that match are matched first") {
+    reports::GateResult r =
+        gate(makeReport({makeRun("a.mftrace", {m}), makeRun("b.mftrace", {m})}),
+             makeReport({makeRun("c.mftrace", {m}), makeRun("a.mftrace", {m})}));
+    CHECK_FALSE(r.regression);
+    REQUIRE(r.paired_runs.size() == 1);
+    CHECK(r.paired_runs[0].baseline == "b.mftrace");
+    CHECK(r.paired_runs[0].current == "c.mftrace");
+  }
+  SECTION("unequal numbers left over do not pair") {
+    reports::GateResult r = gate(makeReport({makeRun("a.mftrace", {m}), makeRun("b.mftrace", {m})}),
+                                 makeReport({makeRun("c.mftrace", {m})}));
+    CHECK(r.regression);
+    CHECK(r.paired_runs.empty());
+    CHECK(r.missing_runs.size() == 2);
+    CHECK(r.added_runs == std::vector<std::string>{"c.mftrace"});
+  }
+  SECTION("runs with a rank match by rank only") {
+    reports::GateResult r = gate(makeReport({makeRun("rank 0", {m}), makeRun("rank 1", {m})}),
+                                 makeReport({makeRun("rank 0", {m}), makeRun("rank 2", {m})}));
+    CHECK(r.regression);
+    CHECK(r.paired_runs.empty());
+    CHECK(r.missing_runs == std::vector<std::string>{"rank 1"});
+    CHECK(r.added_runs == std::vector<std::string>{"rank 2"});
+  }
+}
+
+TEST_CASE("gate: memories on one side only compare with zero") {
+  MemorySpec device = memory(10 * kMiB, 20 * kMiB);
+  MemorySpec pinned = memory(8 * kMiB, 8 * kMiB);
+  pinned.kind = "pinned";
+  auto one = makeReport({makeRun("rank 0", {device})});
+  auto two = makeReport({makeRun("rank 0", {device, pinned})});
+  reports::GateResult grew = gate(one, two);
+  CHECK(grew.regression);
+  const reports::GateCheck& c = check(grew, Metric::kIdleFloor);
+  CHECK(c.kind == "device");
+  CHECK_FALSE(c.regression);
+  bool pinned_regressed = false;
+  for (const reports::GateCheck& k : grew.checks) {
+    if (k.kind == "pinned" && k.metric == Metric::kIdleFloor) pinned_regressed = k.regression;
+  }
+  CHECK(pinned_regressed);
+  CHECK_FALSE(gate(two, one).regression);
+}
+
+TEST_CASE("gate: new findings") {
+  MemorySpec m = memory(10 * kMiB, 20 * kMiB);
+  auto known = makeFinding("1111", "MF002", "a.cpp", 3, "old");
+  auto fresh = makeFinding("2222", "MF001", "layer.cpp", 53, "'mgr_' keeps its device memory");
+  auto base = makeReport({makeRun("rank 0", {m})}, {known});
+  auto cur = makeReport({makeRun("rank 0", {m})}, {known, fresh});
+
+  reports::GateResult r = gate(base, cur);
+  CHECK(r.regression);
+  REQUIRE(r.new_findings.size() == 1);
+  CHECK(r.new_findings[0].id == "2222");
+  CHECK(r.new_findings[0].rule == "MF001");
+  CHECK(r.new_findings[0].file == "layer.cpp");
+  CHECK(r.new_findings[0].line == 53);
+  CHECK(r.new_findings[0].column == 5);
+
+  reports::GateThresholds allow;
+  allow.fail_on_new_findings = false;
+  reports::GateResult allowed = gate(base, cur, allow);
+  CHECK_FALSE(allowed.regression);
+  CHECK(allowed.new_findings.size() == 1);
+
+  CHECK_FALSE(gate(cur, base).regression);  // a finding fixed
+  CHECK(gate(cur, base).new_findings.empty());
+}
+
+TEST_CASE("gate: unusable reports name the file and the field") {
+  auto doc = oneRunReport(memory(kMiB, kMiB));
+  auto fails_with = [](const nlohmann::json& bad, const std::string& text) {
+    CHECK_THROWS_WITH(reports::extractMetrics(bad, "base.json"),
+                      Catch::Contains("base.json") && Catch::Contains(text));
+  };
+  SECTION("no runs") {
+    doc.erase("runs");
+    fails_with(doc, "runs: missing");
+  }
+  SECTION("a peak that is not a number") {
+    doc["runs"][0]["memory"][0]["peak"] = "big";
+    fails_with(doc, "runs[0].memory[0].peak: expected an unsigned integer");
+  }
+  SECTION("a negative idle floor") {
+    doc["runs"][0]["steady_idle_floor"][0]["idle_floor"] = -5;
+    fails_with(doc, "runs[0].steady_idle_floor[0].idle_floor: expected an unsigned integer");
+  }
+  SECTION("a steady window naming an iteration the run does not have") {
+    doc["runs"][0]["steady_idle_floor"][0]["iteration"] = 9;
+    fails_with(doc, "iteration 9 is not in the run's iterations");
+  }
+  SECTION("no findings object") {
+    doc.erase("findings");
+    fails_with(doc, "findings: missing");
+  }
+  SECTION("a finding without an id") {
+    doc["findings"]["items"].push_back({{"rule", "MF001"}, {"message", "m"}});
+    fails_with(doc, "findings.items[0].id: missing");
+  }
+  SECTION("bytes beyond 2^63") {
+    doc["runs"][0]["memory"][0]["peak"] = std::numeric_limits<uint64_t>::max();
+    fails_with(doc, "out of range");
+  }
+}
+
+TEST_CASE("gate: no iterations (no marker matched) compares peaks only") {
+  auto doc = oneRunReport(memory(0, 30 * kMiB));
+  doc["runs"][0]["iterations"] = nlohmann::json::array();
+  doc["runs"][0]["steady_idle_floor"][0]["iteration"] = 0;
+  auto grown = doc;
+  grown["runs"][0]["memory"][0]["peak"] = 40 * kMiB;
+  reports::GateResult r = gate(doc, grown);
+  CHECK(check(r, Metric::kPeak).regression);
+  CHECK_FALSE(check(r, Metric::kIdleFloor).regression);
+}

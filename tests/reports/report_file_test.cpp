@@ -1,0 +1,62 @@
+// Tests of reports/report_file: loading report.json, and the errors for what is not one.
+#include "reports/report_file.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/reports/report_doc_builder.h"
+#include "trace/error.h"
+
+using namespace memfloor;
+
+namespace {
+
+struct TempDir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() / "memfloor_report_file_test";
+  TempDir() { std::filesystem::create_directories(path); }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+    return (path / name).string();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("report_file: a v2 report loads") {
+  TempDir dir;
+  std::string path = dir.write("ok.json", testing::makeReport({}).dump());
+  nlohmann::json report = reports::loadReportJson(path);
+  CHECK(report.at("schema") == "memfloor.report/2");
+}
+
+TEST_CASE("report_file: what is not a usable report is an error naming the file") {
+  TempDir dir;
+  auto fails = [&](const std::string& name, const std::string& text, const std::string& what) {
+    std::string path = dir.write(name, text);
+    CHECK_THROWS_AS(reports::loadReportJson(path), Error);
+    CHECK_THROWS_WITH(reports::loadReportJson(path),
+                      Catch::Contains(path) && Catch::Contains(what));
+  };
+  CHECK_THROWS_WITH(reports::loadReportJson((dir.path / "missing.json").string()),
+                    Catch::Contains("missing.json: cannot open the report: No such file"));
+  fails("empty.json", "", "empty");
+  fails("text.json", "hello, not a report\n", "not JSON: parse error at line 1, column 1");
+  fails("cut.json", R"({"schema": "memfloor.report/2", "runs": [)", "not JSON");
+  fails("array.json", "[1, 2]", "a JSON array, not an object");
+  fails("noschema.json", R"({"runs": []})", "no \"schema\"");
+  fails("findings.json", R"({"schema": "memfloor.findings/1"})", "not a memfloor report");
+  fails("v1.json", R"({"schema": "memfloor.report/1"})",
+        "\"memfloor.report/1\" is not supported: this memfloor reads memfloor.report/2 (re-run");
+  fails("v3.json", R"({"schema": "memfloor.report/3"})", "written by a newer memfloor");
+}
+
+TEST_CASE("report_file: schema majors") {
+  CHECK(reports::reportSchemaMajor("memfloor.report/2") == 2);
+  CHECK(reports::reportSchemaMajor("memfloor.report/12") == 12);
+  CHECK(reports::reportSchemaMajor("memfloor.report/") == -1);
+  CHECK(reports::reportSchemaMajor("memfloor.report/2x") == -1);
+  CHECK(reports::reportSchemaMajor("memfloor.report/-1") == -1);
+  CHECK(reports::reportSchemaMajor("memfloor.gate/1") == -1);
+}
