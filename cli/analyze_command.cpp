@@ -3,11 +3,15 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/trace_input.h"
+#include "reports/llvm_symbolizer.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 #include "trace/error.h"
@@ -15,7 +19,8 @@
 
 namespace memfloor::cli {
 
-reports::Report analyzeTrace(const std::string& trace_path, const reports::AnalysisOptions& options) {
+reports::Report analyzeTrace(const std::string& trace_path,
+                             const reports::AnalysisOptions& options) {
   TraceInputFile input(trace_path);
   trace::TimeOrderReader reader(input.source());
   reports::Analysis analysis(options);
@@ -32,27 +37,79 @@ reports::Report analyzeTrace(const std::string& trace_path, const reports::Analy
   return analysis.finish(info);
 }
 
+std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+      out.push_back(path);  // a missing file is reported by the reader, naming it
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
+      if (e.path().extension() == ".mftrace" && e.is_regular_file(ec)) found.push_back(e.path());
+    }
+    if (ec) throw Error(fmt::format("{}: cannot list the directory: {}", path, ec.message()));
+    if (found.empty()) throw Error(fmt::format("{}: no .mftrace file in this directory", path));
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+reports::MergedReport analyzeTraces(const AnalyzeRequest& request) {
+  std::optional<reports::FindingsFile> findings;
+  reports::AnalysisOptions options = request.options;
+  if (!request.findings_path.empty()) {
+    findings = reports::loadFindings(request.findings_path, request.source_root);
+    for (const reports::Finding& f : findings->items) options.links.push_back(f.link);
+  }
+  reports::LlvmSymbolizer symbolizer({"", request.debug_dirs});
+  if (request.symbolize) options.resolver = &symbolizer;
+  std::vector<reports::Report> runs;
+  for (const std::string& path : expandTracePaths(request.trace_paths)) {
+    runs.push_back(analyzeTrace(path, options));
+    if (request.symbolize) runs.back().symbolized = symbolizer.modules();
+  }
+  return reports::mergeRuns(std::move(runs), std::move(findings));
+}
+
 int analyzeTraceFile(const AnalyzeRequest& request) {
-  reports::Report report = analyzeTrace(request.trace_path, request.options);
+  reports::MergedReport report = analyzeTraces(request);
   if (!request.report_path.empty()) {
     std::ofstream out(request.report_path);
-    out << reports::toJson(report).dump(2) << '\n';
+    out << reports::toJsonText(report);
     if (!out) throw Error(fmt::format("{}: cannot write the report", request.report_path));
   }
   if (request.print_table) fmt::print("{}", reports::formatTable(report));
-  if (!report.input.complete) {
-    fmt::print(stderr, "memfloor: warning: {}: {}\n", report.input.path, report.input.ending);
+  for (const reports::Report& run : report.runs) {
+    if (!run.input.complete) {
+      fmt::print(stderr, "memfloor: warning: {}: {}\n", run.input.path, run.input.ending);
+    }
   }
   return kExitOk;
 }
 
 void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   auto request = std::make_shared<AnalyzeRequest>();
-  CLI::App* cmd = app.add_subcommand("analyze", "Replay a trace: idle floors per iteration, "
-                                                "what holds them up, the floor trend");
-  cmd->add_option("trace", request->trace_path, "trace file (.mftrace, or text form .txt)")
+  CLI::App* cmd = app.add_subcommand("analyze",
+                                     "Replay traces: idle floors per iteration, "
+                                     "what holds them up, the floor trend");
+  cmd->add_option("traces", request->trace_paths,
+                  "trace files (.mftrace, or text form .txt), or directories of them (one per "
+                  "rank or process)")
       ->required();
   cmd->add_option("-o,--output", request->report_path, "write the JSON report here");
+  cmd->add_option("--findings", request->findings_path,
+                  "memfloor-check findings (--format json) to link to the retained bytes");
+  cmd->add_option("--source-root", request->source_root,
+                  "directory the findings' relative file names are in")
+      ->capture_default_str();
+  cmd->add_option("--debug-dir", request->debug_dirs,
+                  "directory with the traced binaries or their debug files (by build id)");
+  cmd->add_flag("!--no-symbolize", request->symbolize,
+                "do not resolve native frames with llvm-symbolizer");
   cmd->add_option("--iteration-pattern", request->options.iteration_pattern,
                   "regex (full match, case-insensitive) naming iteration markers")
       ->capture_default_str();

@@ -1,25 +1,40 @@
-// memfloor analyze: a trace in, report.json and the floor table out.
+// memfloor analyze: traces (and optionally the checker's findings) in, report.json and the floor
+// table out.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "reports/analysis.h"
+#include "reports/merged_report.h"
 
 namespace memfloor::cli {
 
 struct AnalyzeRequest {
-  std::string trace_path;
-  std::string report_path;  // empty: no JSON written
+  std::vector<std::string> trace_paths;  // files, or directories of *.mftrace (memfloor run -o)
+  std::string report_path;               // empty: no JSON written
+  std::string findings_path;             // empty: no findings merged
+  std::string source_root = ".";         // where the findings' relative file names are
+  std::vector<std::string> debug_dirs;   // searched for the modules' debug information
+  bool symbolize = true;
   reports::AnalysisOptions options;
   bool print_table = true;
 };
 
-// Reads the trace (binary or text form) in timestamp order and runs the analysis.
+// Reads one trace (binary or text form) in timestamp order and runs the analysis.
 // Throws memfloor::Error on unusable input.
-reports::Report analyzeTrace(const std::string& trace_path, const reports::AnalysisOptions& options);
+reports::Report analyzeTrace(const std::string& trace_path,
+                             const reports::AnalysisOptions& options);
 
-// analyzeTrace, then writes the report and prints the table. Returns kExitOk.
+// The trace files a request names: files as given, directories expanded to their *.mftrace files
+// (sorted). Throws memfloor::Error for a missing path or a directory without traces.
+std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths);
+
+// Every trace of the request analysed (symbolized, linked to the findings) and merged.
+reports::MergedReport analyzeTraces(const AnalyzeRequest& request);
+
+// analyzeTraces, then writes the report and prints the table. Returns kExitOk.
 int analyzeTraceFile(const AnalyzeRequest& request);
 
 }  // namespace memfloor::cli

@@ -52,8 +52,14 @@ class SignalForwarding {
   std::array<struct sigaction, kForwarded.size()> previous_{};
 };
 
-[[noreturn]] void execChild(char* const* argv, char* const* envp, int error_fd,
+[[noreturn]] void execChild(char* const* argv, char* const* envp, int error_fd, int stdout_fd,
                             const sigset_t& old_mask) {
+  if (stdout_fd >= 0 && ::dup2(stdout_fd, STDOUT_FILENO) < 0) {
+    int err = errno;
+    ssize_t ignored = ::write(error_fd, &err, sizeof err);
+    (void)ignored;
+    ::_exit(127);
+  }
   // Default dispositions and the caller's mask for the child, whatever memfloor had.
   for (int sig : kForwarded) ::signal(sig, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
@@ -67,7 +73,7 @@ class SignalForwarding {
 }  // namespace
 
 ChildResult runChild(const std::vector<std::string>& argv,
-                     const std::vector<std::string>& environment) {
+                     const std::vector<std::string>& environment, int stdout_fd) {
   ChildResult result;
   if (argv.empty()) {
     result.error = "no command given";
@@ -95,7 +101,7 @@ ChildResult runChild(const std::vector<std::string>& argv,
   pid_t pid = ::fork();
   if (pid == 0) {
     ::close(error_pipe[0]);
-    execChild(args.data(), env.data(), error_pipe[1], old_mask);
+    execChild(args.data(), env.data(), error_pipe[1], stdout_fd, old_mask);
   }
   int fork_errno = errno;
   if (pid > 0) g_child.store(pid);

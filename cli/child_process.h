@@ -1,5 +1,5 @@
 // Runs a command as a child process with a given environment, forwarding termination signals to
-// it, and reports how it ended. Used by `memfloor run`.
+// it, and reports how it ended. Used by `memfloor run` and `memfloor demo`.
 #pragma once
 
 #include <string>
@@ -18,7 +18,8 @@ struct ChildResult {
 // for it. While it runs, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to this
 // process are forwarded to the child, except those the terminal sent to the whole foreground
 // process group (the child already got them). Never throws for a child that fails to start.
+// stdout_fd >= 0: the child's standard output goes there.
 ChildResult runChild(const std::vector<std::string>& argv,
-                     const std::vector<std::string>& environment);
+                     const std::vector<std::string>& environment, int stdout_fd = -1);
 
 }  // namespace memfloor::cli

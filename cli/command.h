@@ -2,6 +2,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace memfloor::cli {
 
@@ -18,5 +20,14 @@ using CommandAdder = void (*)(CLI::App& app, int& exit_code);
 void addAnalyzeCommand(CLI::App& app, int& exit_code);
 void addTraceCommand(CLI::App& app, int& exit_code);
 void addRunCommand(CLI::App& app, int& exit_code);
+void addGateCommand(CLI::App& app, int& exit_code);
+void addReportCommand(CLI::App& app, int& exit_code);
+void addCheckCommand(CLI::App& app, int& exit_code);
+void addExportCommand(CLI::App& app, int& exit_code);
+void addDemoCommand(CLI::App& app, int& exit_code);
+
+// memfloor check: execs memfloor-check with `args` verbatim; returns only by throwing
+// memfloor::Error (checker not found, or not runnable).
+int runCheckCommand(const std::vector<std::string>& args);
 
 }  // namespace memfloor::cli

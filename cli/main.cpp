@@ -3,6 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/version.h"
@@ -14,8 +17,15 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(kVersion));
   app.require_subcommand(1);
   int exit_code = kExitOk;
-  for (CommandAdder add : {addAnalyzeCommand, addTraceCommand, addRunCommand}) add(app, exit_code);
+  for (CommandAdder add : {addAnalyzeCommand, addTraceCommand, addRunCommand, addGateCommand,
+                           addReportCommand, addCheckCommand, addExportCommand, addDemoCommand}) {
+    add(app, exit_code);
+  }
   try {
+    // `check` hands its arguments to memfloor-check verbatim, before CLI11 could drop a `--`.
+    if (argc > 1 && std::string_view(argv[1]) == "check") {
+      return runCheckCommand(std::vector<std::string>(argv + 2, argv + argc));
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

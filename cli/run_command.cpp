@@ -71,8 +71,8 @@ void validate(const RunRequest& request) {
   }
   static const std::regex kSize("[0-9]+[kKmMgG]?");
   if (!request.buffer_size.empty() && !std::regex_match(request.buffer_size, kSize)) {
-    throw Error(fmt::format("run: --buffer-size must be a size such as 8m, not '{}'",
-                            request.buffer_size));
+    throw Error(
+        fmt::format("run: --buffer-size must be a size such as 8m, not '{}'", request.buffer_size));
   }
   if (!request.iteration_pattern.empty()) {
     try {
@@ -108,7 +108,8 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
                                            std::vector<std::string>& notes) {
   std::vector<std::string> env = base;
   if (std::string old = envValue(env, "CUDA_INJECTION64_PATH"); !old.empty() && old != hook) {
-    notes.push_back(fmt::format("replacing CUDA_INJECTION64_PATH={} (one injection at a time)", old));
+    notes.push_back(
+        fmt::format("replacing CUDA_INJECTION64_PATH={} (one injection at a time)", old));
   }
   setEnv(env, "CUDA_INJECTION64_PATH", hook);
   // NVTX ranges reach CUPTI only through NVTX injection; the hook forwards it to its libcupti.
@@ -195,27 +196,25 @@ int runTraced(const RunRequest& request) {
                  "hook said why above)\n",
                  dir.string());
     } else {
-      fmt::print(stderr, "memfloor: {} trace{} in {}:\n", fresh.size(), fresh.size() == 1 ? "" : "s",
-                 dir.string());
+      fmt::print(stderr, "memfloor: {} trace{} in {}:\n", fresh.size(),
+                 fresh.size() == 1 ? "" : "s", dir.string());
       for (const std::string& path : fresh) fmt::print(stderr, "  {}\n", path);
     }
   }
-  if (request.analyze) {
-    for (const std::string& path : fresh) {
-      AnalyzeRequest analyze;
-      analyze.trace_path = path;
-      analyze.report_path = path.substr(0, path.size() - 8) + ".report.json";
-      if (!request.iteration_pattern.empty()) {
-        analyze.options.iteration_pattern = request.iteration_pattern;
-      }
-      try {
-        if (fresh.size() > 1) fmt::print("== {}\n", path);
-        std::fflush(stdout);
-        analyzeTraceFile(analyze);
-      } catch (const Error& e) {
-        fmt::print(stderr, "memfloor: error: {}\n", e.what());
-        if (child.exit_code == 0) return kExitError;
-      }
+  if (request.analyze && !fresh.empty()) {
+    AnalyzeRequest analyze;
+    analyze.trace_paths = fresh;
+    analyze.report_path = (dir / "report.json").string();
+    if (!request.iteration_pattern.empty()) {
+      analyze.options.iteration_pattern = request.iteration_pattern;
+    }
+    try {
+      std::fflush(stdout);
+      analyzeTraceFile(analyze);
+      fmt::print(stderr, "memfloor: report: {}\n", analyze.report_path);
+    } catch (const Error& e) {
+      fmt::print(stderr, "memfloor: error: {}\n", e.what());
+      if (child.exit_code == 0) return kExitError;
     }
   }
   return child.exit_code;

@@ -1,4 +1,5 @@
-// memfloor trace from-text / to-text: convert between the binary trace and its text form.
+// memfloor trace from-text / to-text / symbolize: convert traces between their binary and text
+// forms, and resolve their frames.
 #include <fmt/core.h>
 
 #include <cerrno>
@@ -8,10 +9,13 @@
 
 #include "cli/command.h"
 #include "cli/trace_input.h"
+#include "reports/llvm_symbolizer.h"
+#include "reports/trace_symbolize.h"
 #include "trace/error.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/text.h"
+#include "trace/writer.h"
 
 namespace memfloor::cli {
 namespace {
@@ -56,10 +60,39 @@ int toText(const ConvertRequest& request) {
   return kExitOk;
 }
 
+struct SymbolizeRequest {
+  std::string input;
+  std::string output;
+  std::vector<std::string> debug_dirs;
+};
+
+int symbolize(const SymbolizeRequest& request) {
+  reports::LlvmSymbolizer symbolizer({"", request.debug_dirs});
+  if (!symbolizer.available()) {
+    throw Error("llvm-symbolizer not found on PATH (install llvm-14: scripts/setup.sh)");
+  }
+  trace::FileSource source(request.input);
+  int fd = trace::FileSink::createExclusive(request.output.c_str());
+  if (fd < 0) {
+    throw Error(fmt::format("{}: cannot create (it must not exist yet): {}", request.output,
+                            std::strerror(errno)));
+  }
+  trace::FileSink sink(fd);
+  trace::Writer writer(sink);
+  if (!writer.begin()) throw Error(fmt::format("{}: write failed", request.output));
+  reports::SymbolizeStats stats = reports::symbolizeTrace(source, writer, symbolizer);
+  fmt::print("{}: {} of {} native frames resolved\n", request.output, stats.resolved, stats.frames);
+  for (const auto& [module, file] : symbolizer.modules()) {
+    fmt::print("  {} <- {}\n", module, file.empty() ? "(no file with its build id)" : file);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 void addTraceCommand(CLI::App& app, int& exit_code) {
-  CLI::App* trace_cmd = app.add_subcommand("trace", "Convert traces between binary and text form");
+  CLI::App* trace_cmd = app.add_subcommand(
+      "trace", "Convert traces between binary and text form, resolve their frames");
   trace_cmd->require_subcommand(1);
 
   auto from = std::make_shared<ConvertRequest>();
@@ -73,6 +106,15 @@ void addTraceCommand(CLI::App& app, int& exit_code) {
   to_cmd->add_option("input", to->input, "binary trace")->required();
   to_cmd->add_option("-o,--output", to->output, "text file (default: standard output)");
   to_cmd->callback([to, &exit_code] { exit_code = toText(*to); });
+
+  auto sym = std::make_shared<SymbolizeRequest>();
+  CLI::App* sym_cmd = trace_cmd->add_subcommand(
+      "symbolize", "copy a trace with its native frames resolved (function, file, line)");
+  sym_cmd->add_option("input", sym->input, "binary trace")->required();
+  sym_cmd->add_option("-o,--output", sym->output, "binary trace to create")->required();
+  sym_cmd->add_option("--debug-dir", sym->debug_dirs,
+                      "directory with the traced binaries or their debug files (by build id)");
+  sym_cmd->callback([sym, &exit_code] { exit_code = symbolize(*sym); });
 }
 
 }  // namespace memfloor::cli

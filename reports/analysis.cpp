@@ -18,7 +18,10 @@ MemoryKey keyOf(const trace::MemoryEvent& e) {
 Analysis::Analysis(AnalysisOptions options)
     : options_(std::move(options)),
       tracker_(options_.iteration_pattern),
-      retention_(options_.top_sites) {}
+      retention_(options_.top_sites) {
+  tracker_.keepRanges(options_.keep_ranges);
+  retention_.keepWindowSites(!options_.links.empty());
+}
 
 void Analysis::add(const trace::Record& record) {
   assert(!finished_ && "add after finish");
@@ -39,9 +42,11 @@ void Analysis::on(const trace::Alloc& a) {
   alloc.flags = birth_flags_;
   LiveAlloc replaced;
   // The replaced allocation is closed first: its lost free happened before this allocation.
-  if (live_.open(alloc, replaced)) close(replaced);
+  if (live_.open(alloc, replaced)) close(replaced, a.timestamp);
   timeline_.onAlloc(slot, a.size, a.timestamp);
   retention_.onAlloc(alloc);
+  if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
+  series_[slot].record(a.timestamp, timeline_.slot(slot).live);
 }
 
 void Analysis::on(const trace::Free& f) {
@@ -53,12 +58,13 @@ void Analysis::on(const trace::Free& f) {
     return;
   }
   LiveAlloc closed;
-  if (live_.close(slot, f.address, f.size, closed)) close(closed);
+  if (live_.close(slot, f.address, f.size, closed)) close(closed, f.timestamp);
 }
 
-void Analysis::close(const LiveAlloc& alloc) {
+void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
   timeline_.onFree(alloc.slot, alloc.size);
   retention_.onFree(alloc);
+  series_[alloc.slot].record(timestamp, timeline_.slot(alloc.slot).live);
 }
 
 void Analysis::on(const trace::PoolEvent& p) {
@@ -121,9 +127,9 @@ Report Analysis::finish(const TraceInput& input) {
     retention_.endWindow();
   }
   timeline_.finish();
+  if (options_.resolver != nullptr) symbols_.resolve(*options_.resolver);
 
   Report report;
-  report.tool_version = std::string(toolVersion());
   report.input = input;
   report.first_ns = first_ns_;
   report.end_ns = end_ns;
@@ -146,6 +152,13 @@ Report Analysis::finish(const TraceInput& input) {
   }
   fillIterations(report, order);
   fillTrends(report, order);
+  fillSteady(report, order);
+  fillExplained(report, order);
+  for (uint16_t s : order) {
+    report.timeline.push_back(s < series_.size() ? series_[s].finish(timeline_.slot(s).key)
+                                                 : TimelineSeries{timeline_.slot(s).key, 0, {}});
+  }
+  report.ranges = tracker_.ranges();
   return report;
 }
 

@@ -3,12 +3,15 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "reports/iteration_tracker.h"
+#include "reports/live_series.h"
 #include "reports/live_set.h"
 #include "reports/report.h"
 #include "reports/retention.h"
+#include "reports/site_links.h"
 #include "reports/symbols.h"
 #include "reports/timeline.h"
 #include "trace/records.h"
@@ -18,8 +21,12 @@ namespace memfloor::reports {
 struct AnalysisOptions {
   // ECMAScript regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
   std::string iteration_pattern{kDefaultIterationPattern};
-  uint32_t warmup_iterations = 0;  // excluded from trends; what they allocate counts as persistent
-  uint32_t top_sites = 10;         // retaining sites listed per idle window
+  uint32_t warmup_iterations = 0;   // excluded from trends; what they allocate counts as persistent
+  uint32_t top_sites = 10;          // retaining sites listed per idle window
+  uint32_t timeline_points = 2048;  // max points of each downsampled live-bytes series
+  bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
+  std::vector<LinkRule> links{};    // findings to link to retaining sites (reports/site_links.h)
+  FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
 };
 
 // A four-verb aggregator in the memray style: construct, add every record, finish once.
@@ -63,12 +70,15 @@ class Analysis {
     if (!seen_time_) first_ns_ = timestamp, seen_time_ = true;
     if (timestamp > last_ns_) last_ns_ = timestamp;
   }
-  void close(const LiveAlloc& alloc);
+  void close(const LiveAlloc& alloc, uint64_t timestamp);
   void beginIteration();
   void endIteration();
   void fillMetadata(Report& report) const;
   void fillIterations(Report& report, const std::vector<uint16_t>& order);
   void fillTrends(Report& report, const std::vector<uint16_t>& order) const;
+  void fillSteady(Report& report, const std::vector<uint16_t>& order) const;
+  void fillExplained(Report& report, const std::vector<uint16_t>& order);
+  const std::vector<uint32_t>& linksOf(uint32_t site);
 
   AnalysisOptions options_;
   Symbols symbols_;
@@ -76,6 +86,8 @@ class Analysis {
   Timeline timeline_;
   LiveSet live_;
   Retention retention_;
+  std::vector<LiveSeries> series_;                                  // by slot
+  std::unordered_map<uint32_t, std::vector<uint32_t>> site_links_;  // by site, filled at finish
 
   // Attribution of an allocation made now (docs/design.md, "Retention").
   uint32_t birth_window_ = 0;

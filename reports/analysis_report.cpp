@@ -76,11 +76,12 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
       m.floor = it.floor;
       m.allocated = it.allocated;
       m.freed = it.freed;
-      m.idle = {w.floor, w.peak, w.live_at_end, w.allocated, w.freed, retained[i].per_slot[s]};
+      m.idle = {w.floor, w.peak, w.live_at_end, w.allocated, w.freed, retained[i].per_slot[s], {}};
     }
     for (const auto& [site_index, tally] : retained[i].top) {
       const Site& site = retention_.site(site_index);
-      row.top_sites.push_back({timeline_.slot(site.slot).key, site.stack, {}, tally});
+      row.top_sites.push_back(
+          {timeline_.slot(site.slot).key, site.stack, {}, tally, linksOf(site_index)});
       if (site.stack != trace::kNoId) stacks.insert(site.stack);
     }
   }
@@ -112,6 +113,77 @@ void Analysis::fillTrends(Report& report, const std::vector<uint16_t>& order) co
   report.verdict = any_growing  ? TrendVerdict::kGrowing
                    : any_stable ? TrendVerdict::kStable
                                 : TrendVerdict::kUnknown;
+}
+
+const std::vector<uint32_t>& Analysis::linksOf(uint32_t site) {
+  auto it = site_links_.find(site);
+  if (it == site_links_.end()) {
+    std::vector<uint32_t> links;
+    if (!options_.links.empty()) {
+      links = linkStack(symbols_.stack(retention_.site(site).stack), options_.links);
+    }
+    it = site_links_.emplace(site, std::move(links)).first;
+  }
+  return it->second;
+}
+
+// Steady windows follow a complete, counted iteration that another iteration follows: the final
+// window ends with the trace (teardown) and warm-up windows hold what warm-up creates.
+void Analysis::fillSteady(Report& report, const std::vector<uint16_t>& order) const {
+  std::vector<size_t> windows;
+  for (size_t i = 0; i < report.iterations.size(); ++i) {
+    const IterationRow& row = report.iterations[i];
+    if (row.complete && !row.warmup && !row.idle_final) windows.push_back(i);
+  }
+  if (windows.empty()) {
+    for (size_t i = 0; i < report.iterations.size(); ++i) windows.push_back(i);
+  }
+  for (uint16_t s : order) {
+    const SlotTimeline& t = timeline_.slot(s);
+    SteadyFloor& steady = report.steady.emplace_back();
+    steady.key = t.key;
+    for (size_t i : windows) {
+      if (steady.iteration == 0 || t.windows[i].floor > steady.idle_floor) {
+        steady.iteration = static_cast<uint32_t>(i + 1);
+        steady.idle_floor = t.windows[i].floor;
+      }
+    }
+  }
+}
+
+// Every retaining site of every window (not only the top ones), counted bytes only: persistent
+// bytes are the model's own state, which no finding is about.
+void Analysis::fillExplained(Report& report, const std::vector<uint16_t>& order) {
+  if (options_.links.empty()) return;
+  std::vector<size_t> position(timeline_.slotCount());
+  for (size_t p = 0; p < order.size(); ++p) position[order[p]] = p;
+  size_t windows = std::min(report.iterations.size(), retention_.windowCount());
+  for (size_t i = 0; i < windows; ++i) {
+    // [finding][memory position]
+    std::vector<std::vector<Tally>> per_finding(options_.links.size(),
+                                                std::vector<Tally>(order.size()));
+    std::vector<Tally> any(order.size());
+    bool complete = report.iterations[i].complete;
+    for (const auto& [site, counted] : retention_.windowSites(i)) {
+      if (!complete || counted.count == 0) continue;
+      const std::vector<uint32_t>& links = linksOf(site);
+      if (links.empty()) continue;
+      size_t p = position[retention_.site(site).slot];
+      any[p] += counted;
+      for (uint32_t f : links) per_finding[f][p] += counted;
+    }
+    for (size_t p = 0; p < order.size(); ++p)
+      report.iterations[i].memory[p].idle.explained = any[p];
+    for (uint32_t f = 0; f < per_finding.size(); ++f) {
+      for (size_t p = 0; p < order.size(); ++p) {
+        if (per_finding[f][p].count == 0) continue;
+        report.explained.push_back(
+            {f, static_cast<uint32_t>(i + 1), timeline_.slot(order[p]).key, per_finding[f][p]});
+      }
+    }
+  }
+  std::stable_sort(report.explained.begin(), report.explained.end(),
+                   [](const Explained& a, const Explained& b) { return a.finding < b.finding; });
 }
 
 }  // namespace memfloor::reports

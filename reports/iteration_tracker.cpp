@@ -1,6 +1,8 @@
 // IterationTracker: range bookkeeping and the cached name match.
 #include "reports/iteration_tracker.h"
 
+#include <algorithm>
+
 #include "trace/error.h"
 
 namespace memfloor::reports {
@@ -46,11 +48,18 @@ Boundary IterationTracker::close(bool matching, const trace::Marker& marker) {
   return Boundary::kEnd;
 }
 
+void IterationTracker::keep(const Open& range, uint64_t end_ns, bool nested,
+                            const Symbols& symbols) {
+  if (!keep_ranges_) return;
+  ranges_.push_back(
+      {std::string(symbols.string(range.name)), range.thread, range.start_ns, end_ns, nested});
+}
+
 Boundary IterationTracker::onMarker(const trace::Marker& marker, const Symbols& symbols) {
   switch (marker.type) {
     case MarkerType::kPush: {
       bool matching = matches(marker.name, symbols);
-      pushes_[marker.thread].push_back(matching);
+      pushes_[marker.thread].push_back({matching, marker.name, marker.thread, marker.timestamp});
       return open(matching, marker, symbols);
     }
     case MarkerType::kPop: {
@@ -59,20 +68,23 @@ Boundary IterationTracker::onMarker(const trace::Marker& marker, const Symbols& 
         ++unmatched_ends_;
         return Boundary::kNone;
       }
-      bool matching = it->second.back();
+      Open range = it->second.back();
+      bool matching = range.matching;
+      keep(range, marker.timestamp, true, symbols);
       it->second.pop_back();
       if (it->second.empty()) pushes_.erase(it);
       return close(matching, marker);
     }
     case MarkerType::kStart: {
       bool matching = matches(marker.name, symbols);
-      auto [it, inserted] = starts_.try_emplace(marker.id, matching);
+      Open range{matching, marker.name, marker.thread, marker.timestamp};
+      auto [it, inserted] = starts_.try_emplace(marker.id, range);
       if (!inserted) {
         // The same id started again before its end: the earlier range never got one. Close it
         // here so that a lost end cannot hold an iteration open for the rest of the trace.
         ++unclosed_ranges_;
-        bool was_matching = it->second;
-        it->second = matching;
+        bool was_matching = it->second.matching;
+        it->second = range;
         if (was_matching && matching) return Boundary::kNone;  // one iteration continues
         Boundary b = close(was_matching, marker);
         return b == Boundary::kNone ? open(matching, marker, symbols) : b;
@@ -85,7 +97,8 @@ Boundary IterationTracker::onMarker(const trace::Marker& marker, const Symbols& 
         ++unmatched_ends_;
         return Boundary::kNone;
       }
-      bool matching = it->second;
+      bool matching = it->second.matching;
+      keep(it->second, marker.timestamp, false, symbols);
       starts_.erase(it);
       return close(matching, marker);
     }
@@ -100,6 +113,9 @@ bool IterationTracker::finish(uint64_t end_ns) {
   unclosed_ranges_ += starts_.size();
   pushes_.clear();
   starts_.clear();
+  std::stable_sort(ranges_.begin(), ranges_.end(), [](const MarkerRange& a, const MarkerRange& b) {
+    return a.start_ns < b.start_ns;
+  });
   if (depth_ == 0) return false;
   depth_ = 0;
   spans_.back().end_ns = end_ns;

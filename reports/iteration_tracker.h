@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reports/report.h"
 #include "reports/symbols.h"
 #include "trace/records.h"
 
@@ -38,6 +39,10 @@ class IterationTracker {
   // Throws memfloor::Error naming the pattern when it is not a valid ECMAScript regex.
   explicit IterationTracker(std::string_view pattern);
 
+  // Keeps every closed range (for exports); off by default.
+  void keepRanges(bool keep) { keep_ranges_ = keep; }
+  const std::vector<MarkerRange>& ranges() const { return ranges_; }
+
   Boundary onMarker(const trace::Marker& marker, const Symbols& symbols);
 
   // Counts ranges still open and ends an open iteration at end_ns (incomplete); true if it did.
@@ -58,13 +63,22 @@ class IterationTracker {
 
   std::regex pattern_;
   std::unordered_map<trace::StringId, bool> match_cache_;
-  std::unordered_map<uint64_t, std::vector<bool>>
-      pushes_;                                 // per thread: open pushes, innermost last
-  std::unordered_map<uint64_t, bool> starts_;  // open start/end ranges by id
-  uint32_t depth_ = 0;                         // matching ranges open now, over all threads
+  struct Open {
+    bool matching = false;
+    trace::StringId name = trace::kNoId;
+    uint64_t thread = 0;
+    uint64_t start_ns = 0;
+  };
+  void keep(const Open& range, uint64_t end_ns, bool nested, const Symbols& symbols);
+
+  std::unordered_map<uint64_t, std::vector<Open>> pushes_;  // per thread: innermost last
+  std::unordered_map<uint64_t, Open> starts_;               // open start/end ranges by id
+  uint32_t depth_ = 0;  // matching ranges open now, over all threads
   std::vector<IterationSpan> spans_;
   uint64_t unmatched_ends_ = 0;
   uint64_t unclosed_ranges_ = 0;
+  bool keep_ranges_ = false;
+  std::vector<MarkerRange> ranges_;
 };
 
 }  // namespace memfloor::reports

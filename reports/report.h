@@ -11,7 +11,7 @@
 
 namespace memfloor::reports {
 
-inline constexpr std::string_view kReportSchema = "memfloor.report/1";
+inline constexpr std::string_view kReportSchema = "memfloor.report/2";
 
 // The tool version written into reports ("0.1.0").
 std::string_view toolVersion();
@@ -85,6 +85,7 @@ struct IterationMemory {
     Tally allocated;
     Tally freed;
     RetainedTally retained;  // live throughout the window, allocated before it
+    Tally explained{};       // of retained's counted part: held by sites linked to a finding
   } idle;
 };
 
@@ -94,6 +95,22 @@ struct RetainedSite {
   trace::StackId stack = trace::kNoId;
   std::string where;  // the first frame not shared by every listed stack (Symbols::sharedDepth)
   RetainedTally retained;
+  std::vector<uint32_t> findings{};  // indexes into AnalysisOptions::links whose rule matched
+};
+
+// Bytes of counted iterations that one finding's linked sites retain in one idle window.
+struct Explained {
+  uint32_t finding = 0;    // index into AnalysisOptions::links
+  uint32_t iteration = 0;  // 1-based: the window after this iteration
+  MemoryKey key;
+  Tally retained;
+};
+
+// The largest idle floor of one device and memory kind over the steady windows (report-schema.md).
+struct SteadyFloor {
+  MemoryKey key;
+  uint32_t iteration = 0;  // 1-based; 0 when there is no window
+  uint64_t idle_floor = 0;
 };
 
 struct IterationRow {
@@ -142,6 +159,7 @@ struct Frame {
   std::string function;
   std::string file;
   uint32_t line = 0;
+  bool operator==(const Frame&) const = default;
 };
 
 struct Stack {
@@ -186,11 +204,32 @@ struct RecordCounts {
   uint64_t pool_events = 0;
 };
 
+// Live bytes over time, downsampled into consecutive buckets of bucket_ns (LiveSeries).
+struct TimelinePoint {
+  uint64_t start_ns = 0;                // the bucket's start
+  uint64_t min = 0, max = 0, last = 0;  // live bytes within the bucket
+  bool operator==(const TimelinePoint&) const = default;
+};
+
+struct TimelineSeries {
+  MemoryKey key;
+  uint64_t bucket_ns = 0;
+  std::vector<TimelinePoint> points;  // buckets without a record are left out
+};
+
+// A closed marker range (kept only with AnalysisOptions::keep_ranges, for exports).
+struct MarkerRange {
+  std::string name;
+  uint64_t thread = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  bool nested = true;  // push/pop (a thread's stack) rather than start/end
+};
+
 enum class IterationSource : uint8_t { kUnknown, kMarkers };
 
+// One trace's analysis: a run of report.json (the document itself is a MergedReport).
 struct Report {
-  std::string schema{kReportSchema};
-  std::string tool_version;
   TraceInput input;
   ProcessMeta process;
   uint64_t dropped_cupti = 0;
@@ -208,7 +247,12 @@ struct Report {
   std::vector<IterationRow> iterations;
   std::vector<Trend> trends;                      // one per entry of `memory`, same order
   TrendVerdict verdict = TrendVerdict::kUnknown;  // growing if any trend grows
-  std::vector<Stack> stacks;  // the stacks that top_sites refer to, ordered by id
+  std::vector<Stack> stacks;             // the stacks that top_sites refer to, ordered by id
+  std::vector<TimelineSeries> timeline;  // one per entry of `memory`, same order
+  std::vector<MarkerRange> ranges;       // every closed range, by start; empty unless kept
+  std::vector<SteadyFloor> steady;       // one per entry of `memory`, same order
+  std::vector<Explained> explained;      // by finding, iteration, then memory order
+  std::map<std::string, std::string> symbolized;  // module path -> file that resolved it ("" none)
 };
 
 std::string_view toString(RetentionClass c);   // "inter_iteration", "leak", "persistent"

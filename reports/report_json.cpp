@@ -1,6 +1,8 @@
 // report.json: one function per part of the Report, mirroring docs/report-schema.md.
 #include "reports/report_json.h"
 
+#include <algorithm>
+
 #include "reports/symbols.h"
 
 namespace memfloor::reports {
@@ -90,23 +92,33 @@ json toJson(const IterationMemory& m) {
                {"live_at_end", m.idle.live_at_end},
                {"allocated", toJson(m.idle.allocated)},
                {"freed", toJson(m.idle.freed)},
-               {"retained", toJson(m.idle.retained)}};
+               {"retained", toJson(m.idle.retained)},
+               {"explained", toJson(m.idle.explained)},
+               {"unexplained", toJson(unexplained(m.idle))}};
   return j;
 }
 
-json toJson(const RetainedSite& s) {
+// Finding ids by index into AnalysisOptions::links.
+using FindingIds = std::vector<std::string>;
+
+json toJson(const RetainedSite& s, const FindingIds& ids) {
   json j = toJson(s.retained);
   putKey(j, s.key);
   j["stack"] = s.stack;
   j["where"] = s.where;
   j["class"] = toString(s.retained.dominant());
+  json findings = json::array();
+  for (uint32_t f : s.findings) {
+    if (f < ids.size()) findings.push_back(ids[f]);
+  }
+  j["findings"] = findings;
   return j;
 }
 
-json toJson(const IterationRow& row) {
+json toJson(const IterationRow& row, const FindingIds& ids) {
   json memory = json::array(), sites = json::array();
   for (const IterationMemory& m : row.memory) memory.push_back(toJson(m));
-  for (const RetainedSite& s : row.top_sites) sites.push_back(toJson(s));
+  for (const RetainedSite& s : row.top_sites) sites.push_back(toJson(s, ids));
   return {
       {"index", row.index},
       {"name", row.name},
@@ -149,6 +161,24 @@ json toJson(const Stack& s) {
   return {{"id", s.id}, {"frames", frames}};
 }
 
+json toJson(const TimelineSeries& t) {
+  json points = json::array();
+  for (const TimelinePoint& p : t.points) points.push_back({p.start_ns, p.min, p.max, p.last});
+  json j;
+  putKey(j, t.key);
+  j["bucket_ns"] = t.bucket_ns;
+  j["points"] = std::move(points);
+  return j;
+}
+
+json toJson(const SteadyFloor& s) {
+  json j;
+  putKey(j, s.key);
+  j["iteration"] = s.iteration;
+  j["idle_floor"] = s.idle_floor;
+  return j;
+}
+
 template <typename T>
 json arrayOf(const std::vector<T>& items) {
   json out = json::array();
@@ -156,12 +186,10 @@ json arrayOf(const std::vector<T>& items) {
   return out;
 }
 
-}  // namespace
-
-nlohmann::json toJson(const Report& r) {
-  return {{"schema", r.schema},
-          {"tool", {{"name", "memfloor"}, {"version", r.tool_version}}},
-          {"trace", toJson(r.input, r)},
+json runJson(const Report& r, const FindingIds& ids) {
+  json iterations = json::array();
+  for (const IterationRow& row : r.iterations) iterations.push_back(toJson(row, ids));
+  return {{"trace", toJson(r.input, r)},
           {"process", toJson(r.process)},
           {"dropped", {{"cupti", r.dropped_cupti}, {"writer", r.dropped_writer}}},
           {"anomalies", toJson(r.anomalies)},
@@ -169,9 +197,92 @@ nlohmann::json toJson(const Report& r) {
           {"iteration_pattern", r.iteration_pattern},
           {"warmup_iterations", r.warmup_iterations},
           {"memory", arrayOf(r.memory)},
-          {"iterations", arrayOf(r.iterations)},
+          {"iterations", std::move(iterations)},
           {"trend", {{"verdict", toString(r.verdict)}, {"per_memory", arrayOf(r.trends)}}},
-          {"stacks", arrayOf(r.stacks)}};
+          {"stacks", arrayOf(r.stacks)},
+          {"timeline", arrayOf(r.timeline)},
+          {"steady_idle_floor", arrayOf(r.steady)},
+          {"symbolized", r.symbolized}};
+}
+
+json snippetJson(const std::optional<SourceSnippet>& s) {
+  if (!s) return nullptr;
+  return {{"first_line", s->first_line}, {"lines", s->lines}};
+}
+
+json findingsJson(const MergedReport& m) {
+  json items = json::array();
+  json errors = json::array();
+  if (!m.findings) return {{"source", nullptr}, {"items", items}, {"errors", errors}};
+  const std::vector<Finding>& findings = m.findings->items;
+  for (uint32_t f = 0; f < findings.size(); ++f) {
+    json item = findings[f].raw;
+    item["id"] = findings[f].fingerprint;
+    item["link_functions"] = findings[f].link.functions;
+    item["snippet"] = snippetJson(findings[f].snippet);
+    json explains = json::array();
+    uint64_t max_bytes = 0;
+    for (uint32_t run = 0; run < m.runs.size(); ++run) {
+      for (const Explained& e : m.runs[run].explained) {
+        if (e.finding != f) continue;
+        json x = {{"run", run}, {"iteration", e.iteration}};
+        putKey(x, e.key);
+        x["bytes"] = e.retained.bytes;
+        x["count"] = e.retained.count;
+        explains.push_back(std::move(x));
+        max_bytes = std::max(max_bytes, e.retained.bytes);
+      }
+    }
+    item["explains"] = std::move(explains);
+    item["max_explained_bytes"] = max_bytes;
+    items.push_back(std::move(item));
+  }
+  for (const std::string& e : m.findings->errors) errors.push_back(e);
+  return {{"source", m.findings->path}, {"items", items}, {"errors", errors}};
+}
+
+}  // namespace
+
+Tally unexplained(const IterationMemory::Idle& idle) {
+  Tally counted = idle.retained.inter_iteration;
+  counted += idle.retained.leak;
+  Tally out;
+  out.bytes = counted.bytes > idle.explained.bytes ? counted.bytes - idle.explained.bytes : 0;
+  out.count = counted.count > idle.explained.count ? counted.count - idle.explained.count : 0;
+  return out;
+}
+
+nlohmann::json toJson(const Report& r) { return runJson(r, {}); }
+
+nlohmann::json toJson(const MergedReport& m) {
+  FindingIds ids;
+  if (m.findings) {
+    for (const Finding& f : m.findings->items) ids.push_back(f.fingerprint);
+  }
+  json runs = json::array();
+  for (size_t i = 0; i < m.runs.size(); ++i) {
+    json run = runJson(m.runs[i], ids);
+    run["label"] = m.labels[i];
+    runs.push_back(std::move(run));
+  }
+  json worst = nullptr;
+  if (m.worst) {
+    const Report& r = m.runs[m.worst->run];
+    worst = {{"run", m.worst->run}, {"label", m.labels[m.worst->run]}, {"rank", r.process.rank}};
+    putKey(worst, m.worst->key);
+    worst["iteration"] = m.worst->iteration;
+    worst["idle_floor"] = m.worst->idle_floor;
+  }
+  return {
+      {"schema", kReportSchema},
+      {"tool", {{"name", "memfloor"}, {"version", m.tool_version}}},
+      {"runs", std::move(runs)},
+      {"summary", {{"runs", m.runs.size()}, {"verdict", toString(m.verdict)}, {"worst", worst}}},
+      {"findings", findingsJson(m)}};
+}
+
+std::string toJsonText(const MergedReport& report) {
+  return toJson(report).dump(2, ' ', false, json::error_handler_t::replace) + '\n';
 }
 
 }  // namespace memfloor::reports

@@ -1,13 +1,24 @@
-// report.json: the Report as JSON, schema memfloor.report/1 (docs/report-schema.md).
+// report.json: the MergedReport as JSON, schema memfloor.report/2 (docs/report-schema.md).
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
+#include "reports/merged_report.h"
 #include "reports/report.h"
 
 namespace memfloor::reports {
 
 // Sizes in bytes and times in ns are JSON integers; keys are snake_case.
+nlohmann::json toJson(const MergedReport& report);
+
+// report.json's text: indented, a newline at the end; invalid UTF-8 in names becomes U+FFFD.
+std::string toJsonText(const MergedReport& report);
+
+// One run (runs[] without its label): what the golden tests compare.
 nlohmann::json toJson(const Report& report);
+
+// Retained bytes of counted iterations (inter-iteration and leak) that no finding explains.
+Tally unexplained(const IterationMemory::Idle& idle);
 
 }  // namespace memfloor::reports

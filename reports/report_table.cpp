@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 namespace memfloor::reports {
@@ -144,6 +145,51 @@ std::string formatTable(const Report& r) {
   iterationRows(out, r);
   trends(out, r);
   topSites(out, r);
+  return text;
+}
+
+std::string formatTable(const MergedReport& m) {
+  std::string text;
+  Out out(text);
+  for (size_t i = 0; i < m.runs.size(); ++i) {
+    if (m.runs.size() > 1) fmt::format_to(out, "{}== {} ==\n", i == 0 ? "" : "\n", m.labels[i]);
+    text += formatTable(m.runs[i]);
+  }
+  if (m.runs.size() > 1) {
+    fmt::format_to(out, "\nruns: {}\n  {:<24} {:>16} {:>10}  {}\n", m.runs.size(), "run",
+                   "steady idle floor", "iteration", "trend");
+    for (size_t i = 0; i < m.runs.size(); ++i) {
+      uint64_t floor = 0;
+      uint32_t iteration = 0;
+      for (const SteadyFloor& s : m.runs[i].steady) {
+        if (s.key.kind == trace::MemoryKind::kDevice && s.idle_floor >= floor) {
+          floor = s.idle_floor;
+          iteration = s.iteration;
+        }
+      }
+      fmt::format_to(out, "  {:<24} {:>16} {:>10}  {}\n", m.labels[i], formatBytes(floor),
+                     iteration, toString(m.runs[i].verdict));
+    }
+  }
+  if (m.worst) {
+    fmt::format_to(out, "\nworst: {} (device {}): idle floor {} after iteration {}\n",
+                   m.labels[m.worst->run], m.worst->key.device, formatBytes(m.worst->idle_floor),
+                   m.worst->iteration);
+  }
+  if (m.findings) {
+    fmt::format_to(out, "\nfindings: {} from {}\n", m.findings->items.size(), m.findings->path);
+    for (uint32_t f = 0; f < m.findings->items.size(); ++f) {
+      const Finding& finding = m.findings->items[f];
+      uint64_t most = 0;
+      for (const Report& r : m.runs) {
+        for (const Explained& e : r.explained) {
+          if (e.finding == f) most = std::max(most, e.retained.bytes);
+        }
+      }
+      fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n", finding.rule,
+                     finding.file, finding.line, finding.field, formatBytes(most));
+    }
+  }
   return text;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "reports/merged_report.h"
 #include "reports/report.h"
 
 namespace memfloor::reports {
@@ -12,6 +13,9 @@ namespace memfloor::reports {
 inline constexpr size_t kTableMaxIterations = 40;
 
 std::string formatTable(const Report& report);
+
+// Every run, then (several runs) a per-run summary, the worst run and the findings.
+std::string formatTable(const MergedReport& report);
 
 // "0 B", "512 B", "1.5 KiB", "20.0 MiB", "1.27 GiB": binary units, for people.
 std::string formatBytes(uint64_t bytes);

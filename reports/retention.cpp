@@ -87,6 +87,8 @@ void Retention::endWindow() {
     w.per_slot[s.slot].first += s.window_persistent;
     w.per_slot[s.slot].second += s.window_counted;
     candidates.push_back(i);
+    if (keep_window_sites_ && s.window_counted.count != 0)
+      w.sites.emplace_back(i, s.window_counted);
   }
   // Bytes from counted iterations first: what is retained beyond the model's own state is what a
   // user is looking for, and persistent sites (weights) would otherwise fill the list.

@@ -77,6 +77,16 @@ class Retention {
   // Classifies every closed window. slot_count: Timeline's; live: what is live at the end.
   std::vector<RetainedWindow> finish(const LiveSet& live, size_t slot_count) const;
 
+  // Keeps, per window, every retaining site with its bytes (for linking findings to bytes): memory
+  // grows by the retaining sites of each window. Off by default.
+  void keepWindowSites(bool keep) { keep_window_sites_ = keep; }
+  // (site index, retained bytes allocated in counted iterations) of window i; empty unless kept.
+  const std::vector<std::pair<uint32_t, Tally>>& windowSites(size_t window) const {
+    return windows_[window].sites;
+  }
+
+  size_t windowCount() const { return windows_.size(); }
+
   const Site& site(uint32_t index) const { return sites_[index]; }
   size_t siteCount() const { return sites_.size(); }
 
@@ -104,6 +114,7 @@ class Retention {
     std::vector<std::pair<Tally, Tally>> per_slot;  // (persistent, counted) born
     std::vector<uint32_t> top;                      // site indexes
     std::vector<std::pair<Tally, Tally>> top_tallies;
+    std::vector<std::pair<uint32_t, Tally>> sites;  // with keepWindowSites: counted bytes by site
     bool skipped = false;
   };
 
@@ -113,6 +124,7 @@ class Retention {
   }
 
   uint32_t top_sites_;
+  bool keep_window_sites_ = false;
   std::vector<std::vector<uint32_t>> direct_;  // [slot][stack] -> site, for small stack ids
   FlatTable<SiteIndex> index_{64};             // the rest
   std::vector<Site> sites_;

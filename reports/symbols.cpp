@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 
 namespace memfloor::reports {
 
@@ -28,14 +29,55 @@ Frame Symbols::frame(trace::FrameId id) const {
   return out;
 }
 
+void Symbols::appendFrames(trace::FrameId id, std::vector<Frame>& out) const {
+  auto it = resolved_.find(id);
+  if (it == resolved_.end()) {
+    out.push_back(frame(id));
+  } else {
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+}
+
 Stack Symbols::stack(trace::StackId id) const {
   Stack out;
   out.id = id;
   auto it = stacks_.find(id);
   if (it == stacks_.end()) return out;
   out.frames.reserve(it->second.size());
-  for (trace::FrameId f : it->second) out.frames.push_back(frame(f));
+  for (trace::FrameId f : it->second) appendFrames(f, out.frames);
   return out;
+}
+
+void Symbols::resolve(FrameResolver& resolver) {
+  // Unresolved native frames by module, in id order so the result does not depend on hashing.
+  std::map<trace::ModuleId, std::vector<trace::FrameId>> by_module;
+  for (const auto& [id, def] : frames_) {
+    if (def.kind == trace::FrameKind::kNative && def.function == trace::kNoId &&
+        modules_.count(def.module) != 0 && resolved_.count(id) == 0) {
+      by_module[def.module].push_back(id);
+    }
+  }
+  for (auto& [module_id, ids] : by_module) {
+    std::sort(ids.begin(), ids.end());
+    const trace::ModuleDef& module = modules_.at(module_id);
+    std::vector<uint64_t> offsets;
+    offsets.reserve(ids.size());
+    for (trace::FrameId id : ids) offsets.push_back(frames_.at(id).offset);
+    std::vector<std::vector<SourceLocation>> chains =
+        resolver.resolve(string(module.path), string(module.build_id), offsets);
+    for (size_t i = 0; i < ids.size() && i < chains.size(); ++i) {
+      if (chains[i].empty()) continue;
+      Frame base = frame(ids[i]);
+      std::vector<Frame>& frames = resolved_[ids[i]];
+      for (SourceLocation& loc : chains[i]) {
+        Frame f = base;
+        f.function = std::move(loc.function);
+        f.file = std::move(loc.file);
+        f.line = loc.line;
+        frames.push_back(std::move(f));
+      }
+    }
+  }
 }
 
 std::string Symbols::render(const Frame& frame) {
@@ -54,23 +96,20 @@ std::string Symbols::render(const Frame& frame) {
 }
 
 size_t Symbols::sharedDepth(const std::vector<trace::StackId>& ids) const {
-  const std::vector<trace::FrameId>* first = nullptr;
+  std::vector<Frame> first;
   size_t depth = SIZE_MAX;
   size_t known = 0;
   for (trace::StackId id : ids) {
-    auto it = stacks_.find(id);
-    if (it == stacks_.end()) continue;
-    const std::vector<trace::FrameId>& frames = it->second;
+    if (stacks_.count(id) == 0) continue;
+    std::vector<Frame> frames = stack(id).frames;
     ++known;
-    if (first == nullptr) {
-      first = &frames;
-      depth = frames.empty() ? 0 : frames.size() - 1;
+    if (known == 1) {
+      first = std::move(frames);
+      depth = first.empty() ? 0 : first.size() - 1;
       continue;
     }
     size_t shared = 0;
-    while (shared < depth && shared < frames.size() && frames[shared] == (*first)[shared]) {
-      ++shared;
-    }
+    while (shared < depth && shared < frames.size() && frames[shared] == first[shared]) ++shared;
     depth = std::min(shared, frames.empty() ? 0 : frames.size() - 1);
   }
   return known < 2 ? 0 : depth;
@@ -78,10 +117,10 @@ size_t Symbols::sharedDepth(const std::vector<trace::StackId>& ids) const {
 
 std::string Symbols::where(trace::StackId id, size_t skip) const {
   if (id == trace::kNoId) return "(no stack)";
-  auto it = stacks_.find(id);
-  if (it == stacks_.end()) return fmt::format("(unknown stack {})", id);
-  if (it->second.empty()) return "(empty stack)";
-  return render(frame(it->second[std::min(skip, it->second.size() - 1)]));
+  if (stacks_.count(id) == 0) return fmt::format("(unknown stack {})", id);
+  std::vector<Frame> frames = stack(id).frames;
+  if (frames.empty()) return "(empty stack)";
+  return render(frames[std::min(skip, frames.size() - 1)]);
 }
 
 }  // namespace memfloor::reports

@@ -28,9 +28,10 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMEMFLOOR_BUILD_REFERENCE_MODEL=OFF -DMEMFLOOR_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log" >&2; exit 2; }
 cmake --build "$build" -j "${JOBS:-2}" --target fuzz_binary_reader fuzz_text_reader \
-  memfloor_make_seeds
+  fuzz_report_inputs memfloor_make_seeds
 
-mkdir -p "$work/binary" "$work/text" "$work/binary-seeds" "$work/artifacts"
+mkdir -p "$work/binary" "$work/text" "$work/binary-seeds" "$work/artifacts" "$work/report" \
+  "$work/report-seeds"
 "$build/fuzz/memfloor_make_seeds" "$work/binary-seeds" testdata/trace/corpus/*.txt
 
 status=0
@@ -53,4 +54,11 @@ run binary_reader "$work/binary" "$work/binary-seeds" $(existing testdata/trace/
 # shellcheck disable=SC2046
 run text_reader -dict=fuzz/text.dict "$work/text" testdata/trace/corpus \
   $(existing testdata/trace/regressions/text)
+# The reports' readers: the first byte of an input picks the reader (fuzz/fuzz_report_inputs.cpp).
+seed() { printf "\\x$1" | cat - "$2" >"$work/report-seeds/$1-$(basename "$2")"; }
+seed 00 testdata/model/findings.json
+seed 01 "$build/fuzz/memfloor_make_seeds"
+seed 02 fuzz/symbolizer-output.jsonl
+for report in testdata/reports/*.json testdata/gate/*.json; do [ -f "$report" ] && seed 03 "$report"; done
+run report_inputs -max_len=65536 "$work/report" "$work/report-seeds"
 exit $status

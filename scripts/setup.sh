@@ -6,7 +6,13 @@ packages=(
   cmake ninja-build g++ pkg-config
   clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev  # checker, fuzzing
   libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev catch2
+  chromium  # the HTML report's browser test (tests/html)
 )
+# Node and npm for that test: Debian's, unless a node is there already (NodeSource's nodejs
+# bundles npm, and Debian's npm package would conflict with it).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,6 +26,16 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
 fi
+
+# The browser test's node packages (puppeteer-core), from the committed lockfile, again only when
+# it changed since the last install (about 20 s; the stamp makes the next run instant).
+html_test=$(cd "$(dirname "$0")/.." && pwd)/tests/html
+if ! cmp -s "$html_test/package-lock.json" "$html_test/node_modules/.memfloor-lock"; then
+  echo "setup: installing the browser test's node packages (tests/html)"
+  (cd "$html_test" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  cp "$html_test/package-lock.json" "$html_test/node_modules/.memfloor-lock"
+fi
+
 if [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: note: no CUDA toolkit in /usr/local/cuda; the hook and the reference model are skipped"
 fi

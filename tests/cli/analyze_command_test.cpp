@@ -14,14 +14,16 @@ TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
   auto dir = std::filesystem::temp_directory_path() / "memfloor_analyze_test";
   std::filesystem::create_directories(dir);
   cli::AnalyzeRequest request;
-  request.trace_path = std::string(MEMFLOOR_TESTDATA_DIR) + "/demo/retention.mftrace";
+  request.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/demo/retention.mftrace"};
   request.report_path = (dir / "report.json").string();
   request.print_table = false;
   REQUIRE(cli::analyzeTraceFile(request) == cli::kExitOk);
 
   std::ifstream in(request.report_path);
   auto report = nlohmann::json::parse(in);
-  CHECK(report.at("schema") == "memfloor.report/1");
-  CHECK(report.at("trace").at("complete") == true);
+  CHECK(report.at("schema") == "memfloor.report/2");
+  REQUIRE(report.at("runs").size() == 1);
+  CHECK(report.at("runs")[0].at("trace").at("complete") == true);
+  CHECK(report.at("findings").at("source").is_null());
   std::filesystem::remove_all(dir);
 }

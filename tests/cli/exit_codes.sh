@@ -35,6 +35,49 @@ expect 2 "newer.mftrace.*major version 2" -- analyze "$work/newer.mftrace"
 printf 'alloc t=oops\n' >"$work/bad.txt"
 expect 2 "bad.txt:1:" -- analyze "$work/bad.txt"
 expect 2 "unknown-command|following argument|subcommand" -- no-such-command
+expect 2 "missing.mftrace.*(No such file|does not exist)" -- export --perfetto "$work/missing.mftrace" -o "$work/out.json"
+expect 2 "perfetto.*required" -- export "$work/empty.mftrace" -o "$work/out.json"
+
+# expect_exit CODE -- ARGS...: exit code CODE and nothing on stderr (a verdict, not an error).
+expect_exit() {
+  local code=$1
+  shift 2
+  "$memfloor" "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -ne "$code" ] || [ -s "$work/err" ]; then
+    echo "FAIL: memfloor $* -> exit $got (want $code), stderr:"
+    cat "$work/err"
+    failures=$((failures + 1))
+  else
+    echo "ok: memfloor $* -> $got"
+  fi
+}
+
+# gate: 0 pass, 1 regression, 2 when the baseline or current is unusable (never a silent pass).
+fixed=$testdata/gate/fixed.report.json
+bug=$testdata/gate/hc-bug.report.json
+printf '{"schema": "memfloor.report/2", "ru' >"$work/corrupt.json"
+printf '{"schema": "memfloor.report/1", "trace": {}}\n' >"$work/v1.json"
+printf '{"schema": "memfloor.report/2"}\n' >"$work/fields.json"
+expect_exit 0 -- gate --baseline "$fixed" "$fixed"
+expect_exit 1 -- gate --baseline "$fixed" "$bug"
+expect_exit 0 -- gate --baseline "$fixed" "$bug" --idle-floor-bytes 2MiB --allow-new-findings
+expect_exit 0 -- gate --baseline "$bug" "$fixed"
+expect 2 "baseline report: .*missing.json.*No such file" -- gate --baseline "$work/missing.json" "$fixed"
+expect 2 "baseline report: .*empty.mftrace.*empty" -- gate --baseline "$work/empty.mftrace" "$fixed"
+expect 2 "baseline report: .*corrupt.json: not JSON" -- gate --baseline "$work/corrupt.json" "$fixed"
+expect 2 "baseline report: .*v1.json.*memfloor.report/1.*not supported" -- gate --baseline "$work/v1.json" "$fixed"
+expect 2 "baseline report: .*fields.json: runs: missing" -- gate --baseline "$work/fields.json" "$fixed"
+expect 2 "current report: .*missing.json" -- gate --baseline "$fixed" "$work/missing.json"
+expect 2 "idle-floor-percent.*not a percentage" -- gate --baseline "$fixed" "$bug" --idle-floor-percent -1
+expect 2 "baseline|required" -- gate "$bug"
+expect_exit 0 -- gate --baseline "$work/new-baseline.json" "$bug" --update-baseline
+if ! cmp -s "$bug" "$work/new-baseline.json"; then
+  echo "FAIL: gate --update-baseline did not copy $bug"
+  failures=$((failures + 1))
+fi
+expect 2 "current report: .*corrupt.json" -- gate --baseline "$work/new-baseline.json" "$work/corrupt.json" --update-baseline
+cmp -s "$bug" "$work/new-baseline.json" || { echo "FAIL: a bad current replaced the baseline"; failures=$((failures + 1)); }
 
 echo "exit code checks: $failures failed"
 [ "$failures" -eq 0 ]

@@ -46,11 +46,19 @@ void requireRetained(const json& j) {
   for (const char* c : {"inter_iteration", "leak", "persistent"}) requireTally(j, c);
 }
 
-TEST_CASE("report.json carries the schema, the input and the process", "[report_json]") {
+TEST_CASE("report.json carries the schema, the tool and one run per trace", "[report_json]") {
+  json doc = toJson(mergeRuns({sampleReport()}, std::nullopt));
+  CHECK(doc.at("schema") == "memfloor.report/2");
+  CHECK(doc.at("tool").at("name") == "memfloor");
+  CHECK(doc.at("tool").at("version") == std::string(toolVersion()));
+  REQUIRE(doc.at("runs").size() == 1);
+  CHECK(doc.at("runs")[0].at("label") == "rank 0");
+  CHECK(doc.at("summary").at("runs") == 1);
+  CHECK(doc.at("findings").at("items").empty());
+}
+
+TEST_CASE("a run carries the input and the process", "[report_json]") {
   json j = toJson(sampleReport());
-  CHECK(j.at("schema") == "memfloor.report/1");
-  CHECK(j.at("tool").at("name") == "memfloor");
-  CHECK(j.at("tool").at("version") == std::string(toolVersion()));
   const json& trace = j.at("trace");
   CHECK(trace.at("path") == "built.mftrace");
   CHECK(trace.at("version").at("major") == 1);

@@ -1,0 +1,244 @@
+// memfloor demo: the whole tool on the reference model, with shipped data where there is no GPU.
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "cli/analyze_command.h"
+#include "cli/check_command.h"
+#include "cli/child_process.h"
+#include "cli/command.h"
+#include "cli/gate_command.h"
+#include "cli/report_command.h"
+#include "reports/report_json.h"
+#include "reports/report_table.h"
+#include "trace/error.h"
+
+extern char** environ;
+
+namespace memfloor::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DemoRequest {
+  std::string output_dir = "memfloor-demo";
+  std::string source_dir = MEMFLOOR_SOURCE_DIR;
+  std::string build_dir;  // compile_commands.json for the checker; default: memfloor's build tree
+  bool record = true;     // record fresh traces when a GPU and the model are there
+};
+
+// The two configurations the demo compares: the fix, and the first seed's bug.
+struct Variant {
+  std::string name;
+  std::vector<std::string> model_flags;
+};
+const std::vector<Variant> kVariants = {{"fixed", {}},
+                                        {"hc-bug", {"--bug", "hc-mlp-norm-manager"}}};
+const std::vector<std::string> kModelConfig = {
+    "--layers",  "2",   "--hidden",           "128", "--heads",         "4", "--vocab",      "256",
+    "--seq",     "256", "--micro-batch-size", "1",   "--micro-batches", "2", "--iterations", "4",
+    "--idle-ms", "20"};
+
+fs::path selfDir() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path(".") : self.parent_path();
+}
+
+std::vector<std::string> environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
+bool gpuPresent() {
+  std::error_code ec;
+  return fs::exists("/dev/nvidiactl", ec) && fs::exists("/dev/nvidia0", ec);
+}
+
+// Records one variant under `memfloor run`; the trace directory, or "" when it did not work.
+std::string record(const Variant& v, const fs::path& model, const fs::path& out) {
+  fs::path dir = out / ("traces-" + v.name);
+  fs::remove_all(dir);
+  std::vector<std::string> argv = {(selfDir() / "memfloor").string(),
+                                   "run",
+                                   "--quiet",
+                                   "-o",
+                                   dir.string(),
+                                   "--",
+                                   model.string()};
+  argv.insert(argv.end(), kModelConfig.begin(), kModelConfig.end());
+  argv.insert(argv.end(), v.model_flags.begin(), v.model_flags.end());
+  int log = ::open((out / (v.name + ".model.txt")).c_str(),
+                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ChildResult r = runChild(argv, environment(), log);
+  if (log >= 0) ::close(log);
+  if (!r.started || r.exit_code != 0) {
+    fmt::print("  recording {} failed ({}); using the shipped trace\n", v.name,
+               r.started ? fmt::format("exit {}", r.exit_code) : r.error);
+    return {};
+  }
+  return dir.string();
+}
+
+// Runs the checker on reference_model/ into findings.json; "" when it cannot.
+std::string check(const DemoRequest& request, const fs::path& out) {
+  std::string checker = findChecker();
+  fs::path build = request.build_dir.empty() ? selfDir() / ".." : fs::path(request.build_dir);
+  std::error_code ec;
+  if (checker.empty() || !fs::exists(build / "compile_commands.json", ec)) {
+    fmt::print("  checker: {}; using the shipped findings\n",
+               checker.empty() ? "memfloor-check is not built"
+                               : "no compile_commands.json in " + build.string());
+    return {};
+  }
+  std::vector<std::string> argv = {
+      checker, "-p", build.string(), "--format", "json", "--root", request.source_dir, "-j", "2"};
+  for (const fs::directory_entry& e :
+       fs::directory_iterator(fs::path(request.source_dir) / "reference_model")) {
+    if (e.path().extension() == ".cpp") argv.push_back(e.path().string());
+  }
+  std::sort(argv.begin() + 9, argv.end());
+  fs::path findings = out / "findings.json";
+  int fd = ::open(findings.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(fmt::format("{}: cannot create", findings.string()));
+  fmt::print("  checker: {} on {} files of reference_model/ ...\n", checker, argv.size() - 9);
+  std::fflush(stdout);
+  ChildResult r = runChild(argv, environment(), fd);
+  ::close(fd);
+  // The checker exits 1 when it found something, which it does here.
+  if (!r.started || r.exit_code > 1) {
+    fmt::print("  checker failed ({}); using the shipped findings\n",
+               r.started ? fmt::format("exit {}", r.exit_code) : r.error);
+    return {};
+  }
+  return findings.string();
+}
+
+uint64_t steadyDeviceFloor(const reports::MergedReport& m) {
+  return m.worst ? m.worst->idle_floor : 0;
+}
+
+int runDemo(const DemoRequest& request) {
+  fs::path out = request.output_dir;
+  fs::create_directories(out);
+  fs::path data = fs::path(request.source_dir) / "testdata" / "model";
+  fmt::print(
+      "memfloor demo: the reference model, fixed and with the first seed's bug "
+      "(hc-mlp-norm-manager)\n");
+
+  // 1. Traces: fresh ones where a GPU and the model binary are here, else the shipped recordings.
+  fs::path model = selfDir() / ".." / "reference_model" / "reference_model";
+  std::error_code ec;
+  bool can_record = request.record && gpuPresent() && fs::exists(model, ec);
+  std::map<std::string, std::string> traces;
+  for (const Variant& v : kVariants) {
+    std::string dir = can_record ? record(v, model, out) : "";
+    traces[v.name] = dir.empty() ? (data / (v.name + ".mftrace")).string() : dir;
+  }
+  fmt::print("  traces: {}\n", can_record ? "recorded now under memfloor run"
+                                          : "shipped recordings from an H200 (no GPU here)");
+
+  // 2. Findings: the checker on the model's sources.
+  std::string findings = check(request, out);
+  if (findings.empty()) {
+    findings = (out / "findings.json").string();
+    fs::copy_file(data / "findings.json", findings, fs::copy_options::overwrite_existing);
+  }
+
+  // 3. Reports.
+  std::map<std::string, reports::MergedReport> merged;
+  for (const Variant& v : kVariants) {
+    AnalyzeRequest a;
+    a.trace_paths = {traces[v.name]};
+    a.findings_path = findings;
+    a.source_root = request.source_dir;
+    a.debug_dirs = {(selfDir() / ".." / "reference_model").string()};
+    merged[v.name] = analyzeTraces(a);
+    std::string json_path = (out / (v.name + ".report.json")).string();
+    std::ofstream(json_path) << reports::toJsonText(merged[v.name]);
+    std::ofstream(out / (v.name + ".table.txt")) << reports::formatTable(merged[v.name]);
+  }
+
+  // 4. The gate both ways, then the pages (the bug's page shows its gate verdict).
+  GateRequest regression{(out / "fixed.report.json").string(),
+                         (out / "hc-bug.report.json").string(),
+                         {},
+                         (out / "gate.md").string(),
+                         (out / "gate-fixed-vs-hc-bug.json").string(),
+                         false,
+                         false};
+  fs::remove(out / "gate.md", ec);
+  std::FILE* gate_log = std::fopen((out / "gate.txt").c_str(), "w");
+  if (gate_log == nullptr)
+    throw Error(fmt::format("{}: cannot create", (out / "gate.txt").string()));
+  int bug_verdict = runGate(regression, gate_log);
+  GateRequest same{(out / "fixed.report.json").string(),
+                   (out / "fixed.report.json").string(),
+                   {},
+                   "",
+                   (out / "gate-fixed-vs-fixed.json").string(),
+                   false,
+                   false};
+  int same_verdict = runGate(same, gate_log);
+  std::fclose(gate_log);
+  writeHtmlReport({(out / "fixed.report.json").string(), "", (out / "fixed.html").string()});
+  writeHtmlReport({(out / "hc-bug.report.json").string(),
+                   (out / "gate-fixed-vs-hc-bug.json").string(), (out / "hc-bug.html").string()});
+
+  // 5. Where things are, and what they say.
+  const reports::MergedReport& bug = merged["hc-bug"];
+  uint64_t explained = 0;
+  std::string finding = "no finding";
+  if (bug.findings) {
+    for (uint32_t f = 0; f < bug.findings->items.size(); ++f) {
+      for (const reports::Explained& e : bug.runs[0].explained) {
+        if (e.finding == f && e.retained.bytes > explained) {
+          explained = e.retained.bytes;
+          const reports::Finding& item = bug.findings->items[f];
+          finding = fmt::format("{} at {}:{} ('{}')", item.rule, item.file, item.line, item.field);
+        }
+      }
+    }
+  }
+  uint64_t fixed_floor = steadyDeviceFloor(merged["fixed"]);
+  uint64_t bug_floor = steadyDeviceFloor(bug);
+  fmt::print(
+      "\nfiles in {}/: hc-bug.html, fixed.html, *.report.json, findings.json, gate.md, "
+      "gate.txt\n",
+      out.string());
+  fmt::print("1. idle floor: hc-bug {} vs fixed {} (+{} kept per idle window)\n",
+             reports::formatBytes(bug_floor), reports::formatBytes(fixed_floor),
+             reports::formatBytes(bug_floor > fixed_floor ? bug_floor - fixed_floor : 0));
+  fmt::print("2. explained: {} of it by {}\n", reports::formatBytes(explained), finding);
+  fmt::print("3. gate: fixed -> hc-bug {} (exit {}), fixed -> fixed {} (exit {})\n",
+             bug_verdict == kExitFinding ? "REGRESSION" : "pass", bug_verdict,
+             same_verdict == kExitOk ? "pass" : "REGRESSION", same_verdict);
+  bool as_expected = bug_verdict == kExitFinding && same_verdict == kExitOk;
+  if (!as_expected) fmt::print(stderr, "memfloor demo: the gate did not behave as expected\n");
+  return as_expected ? kExitOk : kExitFinding;
+}
+
+}  // namespace
+
+void addDemoCommand(CLI::App& app, int& exit_code) {
+  auto request = std::make_shared<DemoRequest>();
+  CLI::App* cmd = app.add_subcommand(
+      "demo", "Checker, analysis, HTML reports and the gate on the reference model, fixed vs bug");
+  cmd->add_option("-o,--output", request->output_dir, "directory for the demo's files")
+      ->capture_default_str();
+  cmd->add_option("--source", request->source_dir, "the memfloor source tree")
+      ->capture_default_str();
+  cmd->add_option("-p,--build", request->build_dir,
+                  "build directory with compile_commands.json (default: memfloor's own)");
+  cmd->add_flag("!--no-record", request->record,
+                "use the shipped traces even where a GPU is present");
+  cmd->callback([request, &exit_code] { exit_code = runDemo(*request); });
+}
+
+}  // namespace memfloor::cli
