@@ -29,4 +29,4 @@ timeout 120 compute-sanitizer --tool memcheck "$DIST/reference_model" --layers 1
   --idle-ms 0 --bug loss-node-inputs >"$OUTDIR/memcheck-combined.log" 2>&1
 echo "memcheck (combined) exit $?"; tail -2 "$OUTDIR/memcheck-combined.log"
 echo "== bench (mid-size)"
-timeout 300 scripts/model-bench.sh "$DIST/reference_model" 2>&1 | tee "$OUTDIR/bench.txt"
+timeout 300 bench/model_step.sh "$DIST/reference_model" 2>&1 | tee "$OUTDIR/bench.txt"

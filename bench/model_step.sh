@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of the reference model at a mid-size configuration: median step time, tokens/s and the
 # share of the step spent in cuBLAS products (measured in a second run with --time-gemm).
-# Usage: scripts/model-bench.sh [path/to/reference_model]
+# Usage: bench/model_step.sh [path/to/reference_model]
 set -euo pipefail
 BIN=${1:-build-model/reference_model/reference_model}
 ITERS=${ITERS:-10}
