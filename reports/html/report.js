@@ -450,10 +450,11 @@
     }
     const a = obj(run.anomalies);
     const odd = [];
-    if (num(tallyBytes(a.unmatched_frees)) || num(obj(a.unmatched_frees).count)) odd.push(fmtInt(num(obj(a.unmatched_frees).count)) + ' unmatched frees');
-    if (num(obj(a.double_allocations).count)) odd.push(fmtInt(num(obj(a.double_allocations).count)) + ' double allocations');
+    // "name: count" reads right for any count (no plural to get wrong).
+    if (num(tallyBytes(a.unmatched_frees)) || num(obj(a.unmatched_frees).count)) odd.push('unmatched frees: ' + fmtInt(num(obj(a.unmatched_frees).count)));
+    if (num(obj(a.double_allocations).count)) odd.push('double allocations: ' + fmtInt(num(obj(a.double_allocations).count)));
     for (const k of ['size_mismatches', 'unmatched_range_ends', 'unclosed_ranges', 'out_of_order_records']) {
-      if (num(a[k])) odd.push(fmtInt(num(a[k])) + ' ' + k.replace(/_/g, ' '));
+      if (num(a[k])) odd.push(k.replace(/_/g, ' ') + ': ' + fmtInt(num(a[k])));
     }
     if (odd.length) out.push(h('div', {class: 'warning'}, 'Anomalies: ' + odd.join(', ') + '.'));
     return out;
