@@ -197,12 +197,10 @@ int runDemo(const DemoRequest& request) {
   std::string finding = "no finding";
   if (bug.findings) {
     for (uint32_t f = 0; f < bug.findings->items.size(); ++f) {
-      for (const reports::Explained& e : bug.runs[0].explained) {
-        if (e.finding == f && e.retained.bytes > explained) {
-          explained = e.retained.bytes;
-          const reports::Finding& item = bug.findings->items[f];
-          finding = fmt::format("{} at {}:{} ('{}')", item.rule, item.file, item.line, item.field);
-        }
+      if (uint64_t bytes = reports::maxExplainedBytes(bug, f); bytes > explained) {
+        explained = bytes;
+        const reports::Finding& item = bug.findings->items[f];
+        finding = fmt::format("{} at {}:{} ('{}')", item.rule, item.file, item.line, item.field);
       }
     }
   }

@@ -48,4 +48,14 @@ MergedReport mergeRuns(std::vector<Report> runs, std::optional<FindingsFile> fin
   return out;
 }
 
+uint64_t maxExplainedBytes(const MergedReport& report, uint32_t finding) {
+  uint64_t most = 0;
+  for (const Report& r : report.runs) {
+    for (const Explained& e : r.explained) {
+      if (e.finding == finding) most = std::max(most, e.retained.bytes);
+    }
+  }
+  return most;
+}
+
 }  // namespace memfloor::reports

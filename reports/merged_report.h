@@ -32,4 +32,7 @@ struct MergedReport {
 // the runs were analysed with (AnalysisOptions::links, in the file's order).
 MergedReport mergeRuns(std::vector<Report> runs, std::optional<FindingsFile> findings);
 
+// The most bytes one finding explains in any idle window of any run (0: it explains nothing).
+uint64_t maxExplainedBytes(const MergedReport& report, uint32_t finding);
+
 }  // namespace memfloor::reports

@@ -221,7 +221,6 @@ json findingsJson(const MergedReport& m) {
     item["link_functions"] = findings[f].link.functions;
     item["snippet"] = snippetJson(findings[f].snippet);
     json explains = json::array();
-    uint64_t max_bytes = 0;
     for (uint32_t run = 0; run < m.runs.size(); ++run) {
       for (const Explained& e : m.runs[run].explained) {
         if (e.finding != f) continue;
@@ -230,11 +229,10 @@ json findingsJson(const MergedReport& m) {
         x["bytes"] = e.retained.bytes;
         x["count"] = e.retained.count;
         explains.push_back(std::move(x));
-        max_bytes = std::max(max_bytes, e.retained.bytes);
       }
     }
     item["explains"] = std::move(explains);
-    item["max_explained_bytes"] = max_bytes;
+    item["max_explained_bytes"] = maxExplainedBytes(m, f);
     items.push_back(std::move(item));
   }
   for (const std::string& e : m.findings->errors) errors.push_back(e);

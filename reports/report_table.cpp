@@ -180,12 +180,7 @@ std::string formatTable(const MergedReport& m) {
     fmt::format_to(out, "\nfindings: {} from {}\n", m.findings->items.size(), m.findings->path);
     for (uint32_t f = 0; f < m.findings->items.size(); ++f) {
       const Finding& finding = m.findings->items[f];
-      uint64_t most = 0;
-      for (const Report& r : m.runs) {
-        for (const Explained& e : r.explained) {
-          if (e.finding == f) most = std::max(most, e.retained.bytes);
-        }
-      }
+      uint64_t most = maxExplainedBytes(m, f);
       fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n", finding.rule,
                      finding.file, finding.line, finding.field, formatBytes(most));
     }
