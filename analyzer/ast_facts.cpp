@@ -26,6 +26,9 @@ SourceLoc sourceLoc(const clang::SourceManager& sm, clang::SourceLocation loc) {
 }
 
 std::string functionKey(const clang::FunctionDecl* function, const clang::SourceManager& sm) {
+  // A member of a class template instance is keyed as the template's member (its pattern).
+  if (const clang::FunctionDecl* pattern = function->getTemplateInstantiationPattern())
+    function = pattern;
   if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function);
       method && method->getParent()->isLambda()) {
     const SourceLoc at = sourceLoc(sm, function->getLocation());

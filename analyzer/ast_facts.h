@@ -24,7 +24,8 @@ namespace memfloor::analyzer {
 // The spelling position of the expansion of `loc`, with an absolute file name.
 SourceLoc sourceLoc(const clang::SourceManager& sm, clang::SourceLocation loc);
 
-// ns::R::f(int, const ns::T &): stable across translation units; lambdas are keyed by location.
+// ns::R::f(int, const ns::T &): stable across translation units; lambdas are keyed by location;
+// members of template instances by their template's member.
 std::string functionKey(const clang::FunctionDecl* function, const clang::SourceManager& sm);
 FunctionFact functionFact(const clang::FunctionDecl* function, const clang::SourceManager& sm);
 // The method at the top of `method`'s overrides (itself when it overrides nothing).

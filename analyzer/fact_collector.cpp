@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "analyzer/ast_facts.h"
@@ -43,13 +44,47 @@ class FunctionFinder : public clang::RecursiveASTVisitor<FunctionFinder> {
   }
 };
 
-bool containsHandle(const clang::Stmt* s, const std::string& key) {
-  if (const auto* e = llvm::dyn_cast<clang::Expr>(s)) {
-    if (std::optional<Handle> h = handleOf(e); h && h->key == key) return true;
-  }
+// `s` or one of its sub-statements passes `test`.
+bool contains(const clang::Stmt* s, const FunctionPaths::StmtTest& test) {
+  if (test(s)) return true;
   return std::any_of(s->child_begin(), s->child_end(), [&](const clang::Stmt* child) {
-    return child != nullptr && containsHandle(child, key);
+    return child != nullptr && contains(child, test);
   });
+}
+
+bool namesHandle(const clang::Stmt* s, const std::string& key) {
+  const auto* e = llvm::dyn_cast<clang::Expr>(s);
+  std::optional<Handle> h = e != nullptr ? handleOf(e) : std::nullopt;
+  return h && h->key == key;
+}
+
+// A dereference of the object `s` reaches: `*m`, `m->x`, `m.value()` (`this->x` is none).
+bool isDereference(const clang::Stmt* s) {
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(s))
+    return unary->getOpcode() == clang::UO_Deref;
+  if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(s)) {
+    return (op->getOperator() == clang::OO_Star || op->getOperator() == clang::OO_Arrow) &&
+           op->getNumArgs() == 1;
+  }
+  if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(s)) {
+    return member->isArrow() &&
+           !llvm::isa<clang::CXXThisExpr>(member->getBase()->IgnoreParenImpCasts());
+  }
+  const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s);
+  const clang::CXXMethodDecl* method = call ? call->getMethodDecl() : nullptr;
+  return method != nullptr && method->getDeclName().isIdentifier() && method->getName() == "value";
+}
+
+// The handles `s` tests rather than dereferences: `m_` in `m_ != nullptr`, `!m_`,
+// `m_.has_value()`, `static_cast<bool>(m_)`, but not in `m_->ready()` or `*m_`.
+void testedHandles(const clang::Stmt* s, std::vector<Handle>& out) {
+  if (isDereference(s)) return;
+  if (const auto* e = llvm::dyn_cast<clang::Expr>(s)) {
+    if (std::optional<Handle> h = handleOf(e)) return out.push_back(*h);
+  }
+  for (const clang::Stmt* child : s->children()) {
+    if (child != nullptr) testedHandles(child, out);
+  }
 }
 
 }  // namespace
@@ -67,13 +102,23 @@ class FunctionScan {
     BodyStatements body;
     body.TraverseStmt(function_->getBody());
     for (const clang::Stmt* s : body.statements) {
-      const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s);
-      const clang::CXXMethodDecl* method = call ? call->getMethodDecl() : nullptr;
+      const auto* call = llvm::dyn_cast<clang::CallExpr>(s);
+      const auto* method =
+          call ? llvm::dyn_cast_or_null<clang::CXXMethodDecl>(call->getCalleeDecl()) : nullptr;
       std::optional<Handle> receiver = method ? receiverOf(call) : std::nullopt;
       if (receiver)
         calls_.try_emplace(s, Call{*receiver, functionKey(method, sm_), method->getNameAsString()});
     }
     for (const clang::Stmt* s : body.statements) classify(s);
+    nullChecks(body.statements);
+    if (const auto* constructor = llvm::dyn_cast<clang::CXXConstructorDecl>(function_)) {
+      BodyStatements inits;
+      for (const clang::CXXCtorInitializer* init : constructor->inits()) {
+        if (init->isWritten()) inits.TraverseStmt(init->getInit());
+      }
+      callEdges(inits.statements);
+    }
+    callEdges(body.statements);
     c_.facts_.functions.try_emplace(fact_.key, fact_);
     if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function_))
       addRecord(method->getParent());
@@ -101,6 +146,50 @@ class FunctionScan {
   void addRecord(const clang::CXXRecordDecl* record) {
     if (!record->isLambda())
       c_.facts_.records.try_emplace(record->getQualifiedNameAsString(), baseNames(record));
+  }
+
+  // A bool method's null checks: the nullable heavy fields of its object that every return tests.
+  void nullChecks(const std::vector<const clang::Stmt*>& statements) {
+    const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function_);
+    if (method == nullptr || method->isStatic() || !method->getReturnType()->isBooleanType()) {
+      return;
+    }
+    std::optional<std::set<std::string>> common;
+    for (const clang::Stmt* s : statements) {
+      const auto* ret = llvm::dyn_cast<clang::ReturnStmt>(s);
+      if (ret == nullptr) continue;
+      std::vector<Handle> handles;
+      if (ret->getRetValue() != nullptr) testedHandles(ret->getRetValue(), handles);
+      std::set<std::string> tested;
+      for (const Handle& h : handles) {
+        if (h.through_this && heavyField(h) && isNullable(c_.heavy_.handleKind(h.field->getType())))
+          tested.insert(fieldKey(h.field));
+      }
+      if (common) {
+        std::erase_if(*common, [&](const std::string& f) { return tested.count(f) == 0; });
+      } else {
+        common = std::move(tested);
+      }
+    }
+    if (common) fact_.null_checks.assign(common->begin(), common->end());
+  }
+
+  // The calls of program functions (not of library ones), the first of each (callee, on_this):
+  // MF002 asks who calls a method, MF003 which helpers a method calls on its own object.
+  void callEdges(const std::vector<const clang::Stmt*>& statements) {
+    for (const clang::Stmt* s : statements) {
+      const auto* call = llvm::dyn_cast<clang::CallExpr>(s);
+      const clang::FunctionDecl* callee = call != nullptr ? call->getDirectCallee() : nullptr;
+      if (callee == nullptr || callee->isImplicit() ||
+          sm_.isInSystemHeader(callee->getLocation()) || c_.heavy_.inIgnoredNamespace(callee)) {
+        continue;
+      }
+      const std::optional<Handle> receiver = receiverOf(call);
+      CallEdge edge{fact_.key, functionKey(callee, sm_), receiver && receiver->is_this,
+                    sourceLoc(sm_, call->getBeginLoc())};
+      if (edges_seen_.emplace(edge.callee, edge.on_this).second)
+        c_.facts_.call_edges.push_back(std::move(edge));
+    }
   }
 
   FunctionPaths& paths() {
@@ -198,11 +287,9 @@ class FunctionScan {
     return std::nullopt;
   }
 
-  // The distinct candidate calls for `h` in the function, each with the path question answered
-  // when its calls count as events too.
-  std::vector<Candidate> candidates(
-      const clang::Stmt* use, const Handle& h, bool on_self,
-      const std::function<bool(const FunctionPaths::StmtTest&)>& ask) {
+  // The distinct candidate calls for `h` in the function (their first calls); the callers answer
+  // the path questions with `callOf`.
+  std::vector<Candidate> candidates(const clang::Stmt* use, const Handle& h, bool on_self) {
     std::vector<Candidate> found;
     for (const auto& [stmt, call] : calls_) {
       std::optional<Candidate> cand = stmt != use ? candidate(stmt, h, on_self) : std::nullopt;
@@ -219,13 +306,16 @@ class FunctionScan {
         same->loc = at;
       }
     }
-    for (Candidate& cand : found) {
-      cand.all_paths = ask([&](const clang::Stmt* s) {
-        std::optional<Candidate> other = s != use ? candidate(s, h, on_self) : std::nullopt;
-        return other && other->method == cand.method && other->field == cand.field;
-      });
-    }
     return found;
+  }
+
+  // Whether a statement is one of the calls `cand` stands for.
+  FunctionPaths::StmtTest callOf(const Candidate& cand, const clang::Stmt* use, const Handle& h,
+                                 bool on_self) {
+    return [this, &cand, use, &h, on_self](const clang::Stmt* s) {
+      std::optional<Candidate> other = s != use ? candidate(s, h, on_self) : std::nullopt;
+      return other && other->method == cand.method && other->field == cand.field;
+    };
   }
 
   PathFacts releasedAfter(const clang::Stmt* use, FunctionPaths::Pos pos, const Handle& h) {
@@ -240,11 +330,12 @@ class FunctionScan {
       p.event = sourceLoc(sm_, first->getBeginLoc());
       p.event_idiom = storeOf(first, c_.config_)->idiom;
     }
-    if (!p.direct) {
-      p.candidates = candidates(use, h, true, [&](const FunctionPaths::StmtTest& extra) {
-        return paths().allPathsToExit(pos,
-                                      [&](const clang::Stmt* s) { return release(s) || extra(s); });
-      });
+    if (p.direct) return p;
+    p.candidates = candidates(use, h, true);
+    for (Candidate& cand : p.candidates) {
+      const FunctionPaths::StmtTest call = callOf(cand, use, h, true);
+      cand.all_paths =
+          paths().allPathsToExit(pos, [&](const clang::Stmt* s) { return release(s) || call(s); });
     }
     return p;
   }
@@ -254,13 +345,19 @@ class FunctionScan {
       std::optional<Store> st = storeOf(s, c_.config_);
       return st && st->kind == EventKind::kAssign && st->handle.key == h.key;
     };
-    const auto check = [&](const clang::Stmt* cond) { return containsHandle(cond, h.key); };
+    const auto check = [&](const clang::Stmt* cond) {
+      return contains(cond, [&](const clang::Stmt* s) { return namesHandle(s, h.key); });
+    };
     PathFacts p;
     p.direct = paths().allPathsFromEntry(pos, assign, check);
-    if (!p.direct) {
-      p.candidates = candidates(use, h, false, [&](const FunctionPaths::StmtTest& extra) {
-        return paths().allPathsFromEntry(
-            pos, [&](const clang::Stmt* s) { return assign(s) || extra(s); }, check);
+    if (p.direct) return p;
+    p.candidates = candidates(use, h, false);
+    for (Candidate& cand : p.candidates) {
+      const FunctionPaths::StmtTest call = callOf(cand, use, h, false);
+      cand.all_paths = paths().allPathsFromEntry(
+          pos, [&](const clang::Stmt* s) { return assign(s) || call(s); }, check);
+      cand.checked_paths = paths().allPathsFromEntry(pos, assign, [&](const clang::Stmt* cond) {
+        return check(cond) || contains(cond, call);
       });
     }
     return p;
@@ -271,6 +368,7 @@ class FunctionScan {
   const clang::FunctionDecl* function_;
   FunctionFact fact_;
   std::map<const clang::Stmt*, Call> calls_;
+  std::set<std::pair<std::string, bool>> edges_seen_;  // (callee, on_this)
   std::unique_ptr<FunctionPaths> paths_;
 };
 
@@ -286,9 +384,29 @@ void FactCollector::collect() {
   }
 }
 
+namespace {
+
+// Members of class templates are checked once, on the template's pattern (non-dependent code is
+// resolved there), and not on each instantiation. Other templates are not checked.
+bool checkedTemplate(const clang::FunctionDecl* function) {
+  if (function->getDescribedFunctionTemplate() != nullptr) return false;
+  for (const clang::DeclContext* dc = function->getDeclContext(); dc != nullptr;
+       dc = dc->getParent()) {
+    const auto* record = llvm::dyn_cast<clang::CXXRecordDecl>(dc);
+    if (record != nullptr && record->getDescribedClassTemplate() != nullptr) return true;
+    if (llvm::isa<clang::FunctionDecl>(dc) &&
+        llvm::cast<clang::FunctionDecl>(dc)->getDescribedFunctionTemplate() != nullptr) {
+      return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void FactCollector::analyzeFunction(const clang::FunctionDecl* function) {
   const clang::SourceManager& sm = context_.getSourceManager();
-  if (function->isDependentContext() || function->isInvalidDecl() ||
+  if ((function->isDependentContext() && !checkedTemplate(function)) || function->isInvalidDecl() ||
       function->getBody() == nullptr || sm.isInSystemHeader(function->getLocation())) {
     return;
   }

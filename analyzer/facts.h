@@ -46,6 +46,9 @@ struct FunctionFact {
   std::string record;   // ns::R for methods, empty for free functions
   FunctionKind kind = FunctionKind::kFunction;
   std::vector<std::string> overrides;  // keys of the methods it overrides directly
+  // For a bool method: the nullable heavy fields of its own object that every returned value
+  // tests (`return state_ != nullptr;`), so that a call in a branch condition is a null check.
+  std::vector<std::string> null_checks;
   SourceLoc loc;
 };
 
@@ -61,14 +64,17 @@ struct FieldEvent {
 };
 
 // A later call on the same object whose effect is known only after merging: `method` releases the
-// object's state (field empty), or releases (MF001) / assigns (MF004) `field` directly.
-// `all_paths`: the path question holds when calls of this method count as the event.
+// object's state (field empty), or releases (MF001) / assigns or null-checks (MF004) `field`
+// directly. `all_paths`: the path question holds when calls of this method count as the event.
+// `checked_paths` (MF004): it holds when calls of this method in branch conditions count as null
+// checks of `field`.
 struct Candidate {
   std::string method;
   std::string field;
   std::string name;  // the method's unqualified name, for fix-its
   bool all_paths = false;
   SourceLoc loc;  // the first such call
+  bool checked_paths = false;
 };
 
 // The answer of a path question at one site: true on every path with the events known in the unit
@@ -105,6 +111,15 @@ struct DerefSite {
   PathFacts guarded;  // a null check or an assignment on every path from the entry
 };
 
+// `caller` calls the function `callee` (the first such call, at `loc`); `on_this`: as a method of
+// its own object (`helper()`, `this->helper()`). Constructors' member initializers count.
+struct CallEdge {
+  std::string caller;
+  std::string callee;
+  bool on_this = false;
+  SourceLoc loc;
+};
+
 struct Facts {
   std::map<std::string, std::vector<std::string>> records;  // record -> direct bases
   std::map<std::string, FieldFact> fields;
@@ -112,7 +127,8 @@ struct Facts {
   std::vector<FieldEvent> events;
   std::vector<CallSite> calls;
   std::vector<DerefSite> derefs;
-  std::vector<std::string> units;  // the translation units these facts came from
+  std::vector<CallEdge> call_edges;  // one per (caller, callee, on_this)
+  std::vector<std::string> units;    // the translation units these facts came from
 
   // Adds `other`; sites seen twice (a header in two units) are kept once.
   void merge(Facts other);

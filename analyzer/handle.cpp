@@ -97,7 +97,7 @@ std::optional<Handle> handleOf(const clang::Expr* e) {
                 field->getType()};
 }
 
-std::optional<Handle> receiverOf(const clang::CXXMemberCallExpr* call) {
+std::optional<Handle> receiverOf(const clang::CallExpr* call) {
   const auto* member = llvm::dyn_cast<clang::MemberExpr>(call->getCallee()->IgnoreParens());
   if (member == nullptr) return std::nullopt;
   const clang::Expr* base = member->getBase()->IgnoreParenImpCasts();

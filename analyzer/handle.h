@@ -11,7 +11,7 @@
 #include "analyzer/facts.h"
 
 namespace clang {
-class CXXMemberCallExpr;
+class CallExpr;
 class Expr;
 class FieldDecl;
 class Stmt;
@@ -32,8 +32,9 @@ struct Handle {
 
 // The handle `e` names, looking through parentheses and implicit conversions.
 std::optional<Handle> handleOf(const clang::Expr* e);
-// The object a member call is made on: `p` in p->m(), p.m(), (*p).m(); `this` when implicit.
-std::optional<Handle> receiverOf(const clang::CXXMemberCallExpr* call);
+// The object a member call is made on: `p` in p->m(), p.m(), (*p).m(); `this` when implicit (also
+// for the unresolved calls of a template's own methods). None for other calls.
+std::optional<Handle> receiverOf(const clang::CallExpr* call);
 
 // A store into or a release of a handle, written as one expression.
 struct Store {

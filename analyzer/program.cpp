@@ -17,6 +17,36 @@ Program::Program(Facts facts) : facts_(std::move(facts)) {
       releases_of_[e.field].push_back(&e);
     }
   }
+  for (const CallEdge& edge : facts_.call_edges) calls_by_caller_.emplace(edge.caller, &edge);
+  findSetupOnly();
+}
+
+// The least set closed under "has callers, and each is a constructor or in the set": every
+// member is reached from constructors only, through a chain of calls (a cycle alone proves
+// nothing). A method's callers include those of the methods it overrides (a virtual call may
+// reach it).
+void Program::findSetupOnly() {
+  std::map<std::string, std::set<std::string>> callers;
+  for (const CallEdge& edge : facts_.call_edges) callers[edge.callee].insert(edge.caller);
+  for (const auto& [key, function] : facts_.functions) {
+    for (std::vector<std::string> bases = function.overrides; !bases.empty();) {
+      const std::string base = bases.back();
+      bases.pop_back();
+      if (auto it = callers.find(base); it != callers.end())
+        callers[key].insert(it->second.begin(), it->second.end());
+      if (auto it = facts_.functions.find(base); it != facts_.functions.end())
+        bases.insert(bases.end(), it->second.overrides.begin(), it->second.overrides.end());
+    }
+  }
+  for (bool added = true; added;) {
+    added = false;
+    for (const auto& [callee, from] : callers) {
+      const bool setup = std::all_of(from.begin(), from.end(), [&](const std::string& c) {
+        return kindOf(c) == FunctionKind::kConstructor || setup_only_.count(c) > 0;
+      });
+      if (setup && setup_only_.insert(callee).second) added = true;
+    }
+  }
 }
 
 FunctionKind Program::kindOf(const std::string& function) const {
@@ -56,6 +86,26 @@ bool Program::releasesState(const std::string& function) const {
   return assigned == assigns_.end() || assigned->first != function;
 }
 
+bool Program::setupOnly(const std::string& function) const {
+  return kindOf(function) == FunctionKind::kConstructor || setup_only_.count(function) > 0;
+}
+
+std::vector<const CallEdge*> Program::selfCalls(const std::string& function) const {
+  std::vector<const CallEdge*> calls;
+  const auto [first, last] = calls_by_caller_.equal_range(function);
+  for (auto it = first; it != last; ++it) {
+    if (it->second->on_this) calls.push_back(it->second);
+  }
+  return calls;
+}
+
+bool Program::checksNull(const std::string& function, const std::string& field) const {
+  auto it = facts_.functions.find(function);
+  if (it == facts_.functions.end()) return false;
+  const std::vector<std::string>& fields = it->second.null_checks;
+  return std::find(fields.begin(), fields.end(), field) != fields.end();
+}
+
 const std::vector<const FieldEvent*>& Program::releasesOf(const std::string& field) const {
   static const std::vector<const FieldEvent*> kNone;
   auto it = releases_of_.find(field);
@@ -79,7 +129,8 @@ Program::Release Program::releaseOf(const PathFacts& path) const {
 bool Program::guarded(const PathFacts& path) const {
   return path.direct ||
          std::any_of(path.candidates.begin(), path.candidates.end(), [&](const Candidate& c) {
-           return c.all_paths && assignsDirectly(c.method, c.field);
+           return (c.all_paths && assignsDirectly(c.method, c.field)) ||
+                  (c.checked_paths && checksNull(c.method, c.field));
          });
 }
 

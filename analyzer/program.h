@@ -26,6 +26,13 @@ class Program {
   bool releasesDirectly(const std::string& function, const std::string& field) const;
   // `function` is a method that releases heavy fields of its object and assigns none.
   bool releasesState(const std::string& function) const;
+  // `function` runs only while objects are being built: it is a constructor, or it has callers in
+  // the program and each of them (or of a method it overrides) is setup-only.
+  bool setupOnly(const std::string& function) const;
+  // The calls `function` makes on its own object (`helper()`), one per callee.
+  std::vector<const CallEdge*> selfCalls(const std::string& function) const;
+  // `function` is a bool method whose every return tests `field` of its object for null.
+  bool checksNull(const std::string& function, const std::string& field) const;
   // The releases of `field` in methods and functions (not in constructors, assignment operators
   // or destructors), in source order.
   const std::vector<const FieldEvent*>& releasesOf(const std::string& field) const;
@@ -43,10 +50,14 @@ class Program {
   Release releaseOf(const PathFacts& path) const;
 
  private:
+  void findSetupOnly();
+
   Facts facts_;
   std::set<std::pair<std::string, std::string>> assigns_;   // (function, field), own object
   std::set<std::pair<std::string, std::string>> releases_;  // (function, field), own object
   std::map<std::string, std::vector<const FieldEvent*>> releases_of_;
+  std::multimap<std::string, const CallEdge*> calls_by_caller_;
+  std::set<std::string> setup_only_;
 };
 
 }  // namespace memfloor::analyzer

@@ -10,8 +10,8 @@ RetainedMemberRule::RetainedMemberRule(const Config&) {}
 const RuleInfo& RetainedMemberRule::info() const {
   static const RuleInfo kInfo{
       "MF002", "member-retained-across-calls",
-      "A heavy member assigned outside constructors is released nowhere, so "
-      "it keeps its last value between calls."};
+      "A heavy member assigned outside constructors (and the methods only they call) is "
+      "released nowhere, so it keeps its last value between calls."};
   return kInfo;
 }
 
@@ -21,6 +21,9 @@ void RetainedMemberRule::check(const Program& program, std::vector<Finding>& out
     if (e.kind != EventKind::kAssign || !e.through_this) continue;
     const FunctionKind kind = program.kindOf(e.function);
     if (kind != FunctionKind::kMethod && kind != FunctionKind::kFunction) continue;
+    // Stores made while objects are built (a registry filled from constructors) are kept for the
+    // object's lifetime by design: there is no "last call" whose value outlives its use.
+    if (program.setupOnly(e.function)) continue;
     if (!program.releasesOf(e.field).empty() || !reported.emplace(e.function, e.field).second) {
       continue;
     }

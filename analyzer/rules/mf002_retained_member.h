@@ -1,5 +1,5 @@
-// MF002 member retained across calls: a heavy member assigned outside constructors and released
-// nowhere keeps its last value until the next assignment.
+// MF002 member retained across calls: a heavy member assigned outside constructors (and the
+// methods only they call) and released nowhere keeps its last value until the next assignment.
 #pragma once
 
 #include "analyzer/rules/rule.h"

@@ -51,3 +51,64 @@ class Complete {
   Tensor a_;
   Tensor b_;
 };
+
+// Helpers: what a method releases through methods it calls on its own object (and theirs) counts
+// as released, at the call.
+class Step {
+ public:
+  void forward(const Tensor& x) {
+    input_ = x;
+    output_ = x;
+    grad_ = x;
+    cache_ = x;
+  }
+  void releaseState() {
+    dropActivations();  // expect: MF003{{'Step::releaseState' releases 3 members assigned by 'Step::forward' but keeps 'cache_'}}
+    grad_ = Tensor();
+  }
+  // Releases the whole group through two levels of helpers: no finding here or below.
+  void releaseAll() {
+    releaseEverything();
+  }
+  void releaseEverything() {
+    releaseState();
+    cache_ = {};
+  }
+  // Releases nothing beyond its helper: the helper is judged, not this caller.
+  void endOfStep() { releaseState(); }
+
+ private:
+  // A part of the callers' release, judged with them.
+  void dropActivations() {
+    input_ = Tensor();
+    output_ = Tensor();
+  }
+
+  Tensor input_;
+  Tensor output_;
+  Tensor grad_;
+  Tensor cache_;
+};
+
+// A helper called only on another object is not a helper of the caller.
+class Pair {
+ public:
+  void forward(const Tensor& x) {
+    a_ = x;
+    b_ = x;
+    c_ = x;
+  }
+  void dropTwo() {  // judged on its own: it releases 2 and keeps c_
+    a_ = Tensor();  // expect: MF003{{'Pair::dropTwo' releases 2 members assigned by 'Pair::forward' but keeps 'c_'}}
+    b_ = Tensor();
+  }
+  void dropOther(Pair& other) {
+    other.dropTwo();
+    c_ = Tensor();
+  }
+
+ private:
+  Tensor a_;
+  Tensor b_;
+  Tensor c_;
+};

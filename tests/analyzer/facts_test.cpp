@@ -29,6 +29,7 @@ Facts unit(const std::string& name) {
       {"ns::Layer::drop()", "ns::Layer::m_", "drop", true, {"layer.h", 11, 3, 130}});
   f.calls.push_back(c);
   f.derefs.push_back({"ns::Layer::m_", "ns::Layer::post()", "m_", {"layer.h", 9, 7, 100}, {}});
+  f.call_edges.push_back({"ns::Layer::post()", "ns::Layer::drop()", true, {"layer.h", 11, 3, 130}});
   return f;
 }
 
@@ -39,6 +40,7 @@ TEST_CASE("Merging keeps sites from a header seen by two units once", "[facts]")
   CHECK(a.events.size() == 1);
   CHECK(a.calls.size() == 1);
   CHECK(a.derefs.size() == 1);
+  CHECK(a.call_edges.size() == 1);
   CHECK(a.records.at("ns::Layer") == std::vector<std::string>{"ns::Base"});
 }
 
@@ -50,6 +52,15 @@ TEST_CASE("Facts round-trip through JSON", "[facts]") {
   CHECK(toJson(b) == json);
   CHECK(b.calls.front().released.candidates.front().all_paths);
   CHECK(b.fields.at("ns::Layer::m_").kind == HandleKind::kSmartPointer);
+  CHECK(b.call_edges.front().on_this);
+}
+
+TEST_CASE("Facts written before call edges existed are read without them", "[facts]") {
+  nlohmann::json json = toJson(unit("a.cpp"));
+  json.erase("call_edges");
+  const Facts b = factsFromJson(json);
+  CHECK(b.call_edges.empty());
+  CHECK(b.calls.size() == 1);
 }
 
 TEST_CASE("Malformed facts documents are refused", "[facts]") {

@@ -1,4 +1,5 @@
-// The base layer releases its manager after the terminal call, and offers a release helper.
+// The base layer releases its manager after the terminal call, and offers a release helper and a
+// null-check predicate.
 #include "layer.h"
 
 Tensor Layer::postMlp(const Tensor& x) {
@@ -8,3 +9,5 @@ Tensor Layer::postMlp(const Tensor& x) {
 }
 
 void Layer::releaseManager() { manager_.reset(); }
+
+bool Layer::hasManager() const { return manager_ != nullptr; }

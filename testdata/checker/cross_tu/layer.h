@@ -9,6 +9,7 @@ struct Tensor {
 class OffloadInterface {
  public:
   Tensor groupOffload(const Tensor& t);
+  Tensor peek(const Tensor& t);
 
  private:
   Tensor tensor_;
@@ -19,6 +20,7 @@ class Layer {
   virtual ~Layer() = default;
   virtual Tensor postMlp(const Tensor& x);
   void releaseManager();
+  bool hasManager() const;
 
  protected:
   std::shared_ptr<OffloadInterface> manager_;
@@ -28,4 +30,5 @@ class HcLayer : public Layer {
  public:
   Tensor postMlp(const Tensor& x) override;
   Tensor postMlpReleasedByHelper(const Tensor& x);
+  Tensor peekIfAny(const Tensor& x);
 };
