@@ -208,6 +208,8 @@ int main(int argc, char** argv) {
   app.add_option("--leak-bytes", options.leak_bytes, "never freed, per iteration");
   app.add_option("--buffer-records", options.buffer_records, "records per out-of-order buffer");
   app.add_option("--seed", options.seed, "random seed");
+  uint32_t chunk_bytes = Writer::kDefaultChunkBytes;
+  app.add_option("--chunk-bytes", chunk_bytes, "chunk body size of the trace (the writer's default)");
   CLI11_PARSE(app, argc, argv);
 
   int fd = FileSink::createExclusive(options.output.c_str());
@@ -217,7 +219,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   FileSink sink(fd);
-  Writer writer(sink);
+  Writer writer(sink, chunk_bytes);
   Generator generator(options, writer);
   if (!generator.run()) {
     fmt::print(stderr, "memfloor-gen-trace: error: {}: write failed\n", options.output);

@@ -79,7 +79,7 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
   reports::MergedReport report = analyzeTraces(request);
   if (!request.report_path.empty()) {
     std::ofstream out(request.report_path);
-    out << reports::toJsonText(report);
+    reports::writeJson(out, report);
     if (!out) throw Error(fmt::format("{}: cannot write the report", request.report_path));
   }
   if (request.print_table) fmt::print("{}", reports::formatTable(report));

@@ -161,7 +161,8 @@ int runDemo(const DemoRequest& request) {
     a.debug_dirs = {(selfDir() / ".." / "reference_model").string()};
     merged[v.name] = analyzeTraces(a);
     std::string json_path = (out / (v.name + ".report.json")).string();
-    std::ofstream(json_path) << reports::toJsonText(merged[v.name]);
+    std::ofstream json_out(json_path);
+    reports::writeJson(json_out, merged[v.name]);
     std::ofstream(out / (v.name + ".table.txt")) << reports::formatTable(merged[v.name]);
   }
 

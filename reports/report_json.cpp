@@ -2,7 +2,10 @@
 #include "reports/report_json.h"
 
 #include <algorithm>
+#include <sstream>
+#include <utility>
 
+#include "reports/json_stream.h"
 #include "reports/symbols.h"
 
 namespace memfloor::reports {
@@ -186,9 +189,15 @@ json arrayOf(const std::vector<T>& items) {
   return out;
 }
 
-json runJson(const Report& r, const FindingIds& ids) {
+// With `placeholders`, the two arrays that grow with the trace (iterations, timeline) are left
+// empty, for writeJson to stream.
+json runJson(const Report& r, const FindingIds& ids, bool placeholders = false) {
   json iterations = json::array();
-  for (const IterationRow& row : r.iterations) iterations.push_back(toJson(row, ids));
+  json timeline = json::array();
+  if (!placeholders) {
+    for (const IterationRow& row : r.iterations) iterations.push_back(toJson(row, ids));
+    timeline = arrayOf(r.timeline);
+  }
   return {{"trace", toJson(r.input, r)},
           {"process", toJson(r.process)},
           {"dropped", {{"cupti", r.dropped_cupti}, {"writer", r.dropped_writer}}},
@@ -200,7 +209,7 @@ json runJson(const Report& r, const FindingIds& ids) {
           {"iterations", std::move(iterations)},
           {"trend", {{"verdict", toString(r.verdict)}, {"per_memory", arrayOf(r.trends)}}},
           {"stacks", arrayOf(r.stacks)},
-          {"timeline", arrayOf(r.timeline)},
+          {"timeline", std::move(timeline)},
           {"steady_idle_floor", arrayOf(r.steady)},
           {"symbolized", r.symbolized}};
 }
@@ -239,27 +248,18 @@ json findingsJson(const MergedReport& m) {
   return {{"source", m.findings->path}, {"items", items}, {"errors", errors}};
 }
 
-}  // namespace
-
-Tally unexplained(const IterationMemory::Idle& idle) {
-  Tally counted = idle.retained.inter_iteration;
-  counted += idle.retained.leak;
-  Tally out;
-  out.bytes = counted.bytes > idle.explained.bytes ? counted.bytes - idle.explained.bytes : 0;
-  out.count = counted.count > idle.explained.count ? counted.count - idle.explained.count : 0;
-  return out;
-}
-
-nlohmann::json toJson(const Report& r) { return runJson(r, {}); }
-
-nlohmann::json toJson(const MergedReport& m) {
+FindingIds findingIds(const MergedReport& m) {
   FindingIds ids;
   if (m.findings) {
     for (const Finding& f : m.findings->items) ids.push_back(f.fingerprint);
   }
+  return ids;
+}
+
+json document(const MergedReport& m, const FindingIds& ids, bool placeholders) {
   json runs = json::array();
   for (size_t i = 0; i < m.runs.size(); ++i) {
-    json run = runJson(m.runs[i], ids);
+    json run = runJson(m.runs[i], ids, placeholders);
     run["label"] = m.labels[i];
     runs.push_back(std::move(run));
   }
@@ -279,8 +279,41 @@ nlohmann::json toJson(const MergedReport& m) {
       {"findings", findingsJson(m)}};
 }
 
+}  // namespace
+
+Tally unexplained(const IterationMemory::Idle& idle) {
+  Tally counted = idle.retained.inter_iteration;
+  counted += idle.retained.leak;
+  Tally out;
+  out.bytes = counted.bytes > idle.explained.bytes ? counted.bytes - idle.explained.bytes : 0;
+  out.count = counted.count > idle.explained.count ? counted.count - idle.explained.count : 0;
+  return out;
+}
+
+nlohmann::json toJson(const Report& r) { return runJson(r, {}); }
+
+nlohmann::json toJson(const MergedReport& m) { return document(m, findingIds(m), false); }
+
+void writeJson(std::ostream& out, const MergedReport& m) {
+  const FindingIds ids = findingIds(m);
+  const json doc = document(m, ids, true);
+  StreamedArrays streamed;
+  for (size_t i = 0; i < m.runs.size(); ++i) {
+    const Report& r = m.runs[i];
+    const json& run = doc.at("runs").at(i);
+    streamed[&run.at("iterations")] = {
+        r.iterations.size(), [&r, &ids](size_t k) { return toJson(r.iterations[k], ids); }};
+    streamed[&run.at("timeline")] = {r.timeline.size(),
+                                     [&r](size_t k) { return toJson(r.timeline[k]); }};
+  }
+  writeIndented(out, doc, streamed);
+  out << '\n';
+}
+
 std::string toJsonText(const MergedReport& report) {
-  return toJson(report).dump(2, ' ', false, json::error_handler_t::replace) + '\n';
+  std::ostringstream out;
+  writeJson(out, report);
+  return std::move(out).str();
 }
 
 }  // namespace memfloor::reports

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 #include "reports/merged_report.h"
@@ -13,6 +14,8 @@ namespace memfloor::reports {
 nlohmann::json toJson(const MergedReport& report);
 
 // report.json's text: indented, a newline at the end; invalid UTF-8 in names becomes U+FFFD.
+// writeJson streams it: the per-iteration and timeline arrays are built one element at a time.
+void writeJson(std::ostream& out, const MergedReport& report);
 std::string toJsonText(const MergedReport& report);
 
 // One run (runs[] without its label): what the golden tests compare.

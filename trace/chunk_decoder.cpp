@@ -150,7 +150,14 @@ namespace {
 // Fills a TimedRecord from a decoded event; the other records go to the index whole.
 struct IndexVisit {
   ChunkIndex& index;
-  static void memory(TimedRecord& t, const MemoryEvent& e, RecordCode code) {
+  size_t& count;  // events written to index.events so far
+
+  TimedRecord& nextEvent() {
+    if (count == index.events.size()) index.events.resize(2 * count + 64);
+    return index.events[count++];
+  }
+  void memory(const MemoryEvent& e, RecordCode code) {
+    TimedRecord& t = nextEvent();
     t.timestamp = e.timestamp;
     t.address = e.address;
     t.size = e.size;
@@ -163,17 +170,16 @@ struct IndexVisit {
     t.kind = static_cast<uint8_t>(e.kind);
     t.flags = e.flags;
   }
-  void operator()(Alloc&& a) { memory(index.events.emplace_back(), a, RecordCode::kAlloc); }
-  void operator()(Free&& f) { memory(index.events.emplace_back(), f, RecordCode::kFree); }
+  void operator()(Alloc&& a) { memory(a, RecordCode::kAlloc); }
+  void operator()(Free&& f) { memory(f, RecordCode::kFree); }
   void operator()(PoolEvent&& p) {
-    index.events.push_back({p.timestamp, p.address, p.size, 0, p.utilized, 0, 0, p.device,
-                            static_cast<uint8_t>(RecordCode::kPool), static_cast<uint8_t>(p.type),
-                            p.pool_type});
+    nextEvent() = {p.timestamp, p.address, p.size, 0, p.utilized, 0, 0, p.device,
+                   static_cast<uint8_t>(RecordCode::kPool), static_cast<uint8_t>(p.type),
+                   p.pool_type};
   }
   void operator()(Marker&& m) {
-    index.events.push_back({m.timestamp, m.id, 0, m.thread, 0, 0, m.name, m.domain,
-                            static_cast<uint8_t>(RecordCode::kMarker), static_cast<uint8_t>(m.type),
-                            0});
+    nextEvent() = {m.timestamp, m.id, 0, m.thread, 0, 0, m.name, m.domain,
+                   static_cast<uint8_t>(RecordCode::kMarker), static_cast<uint8_t>(m.type), 0};
   }
   void operator()(Trailer&& t) {
     index.trailer = t;
@@ -197,16 +203,17 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
   index.has_trailer = false;
   index.sorted = true;
   index.contexts.reset();
-  index.events.clear();
-  // Every event takes at least 8 bytes (a marker: type, length, six one-byte fields).
-  index.events.reserve(std::min<size_t>(header.record_count, body.size() / 8 + 1));
+  // Every event takes at least 8 bytes (a marker: type, length, six one-byte fields); a body
+  // holding more events than its header says grows the vector (and fails the count check).
+  index.events.resize(std::min<size_t>(header.record_count, body.size() / 8 + 1));
+  size_t count = 0;
   const uint8_t* p = body.data();
   const uint8_t* const end = p + body.size();
   uint64_t timestamp = 0;
   uint64_t min_timestamp = UINT64_MAX;
   uint64_t max_timestamp = 0;
   uint32_t records = 0;
-  IndexVisit visit{index};
+  IndexVisit visit{index, count};
   auto failed = [&](std::string problem) {
     index.events.clear();
     return problem;
@@ -230,7 +237,7 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
       if (context.defined) [[likely]] {
         timestamp +=
             static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(loadLe32(payload))));
-        TimedRecord& t = index.events.emplace_back();
+        TimedRecord& t = visit.nextEvent();
         t.timestamp = timestamp;
         t.stack = loadLe32(payload + 5);
         t.address = loadLe64(payload + 9);
@@ -260,6 +267,7 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
       max_timestamp = std::max(max_timestamp, timestamp);
     }
   }
+  index.events.resize(count);
   if (records != header.record_count || min_timestamp != header.min_timestamp ||
       max_timestamp != header.max_timestamp) {
     return failed(chunkProblem(header, records, min_timestamp, max_timestamp));
@@ -268,7 +276,7 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
 }
 
 void sortEvents(ChunkIndex& index, SortScratch& scratch) {
-  std::vector<TimedRecord>& events = index.events;
+  EventVector& events = index.events;
   if (index.sorted || events.size() < 2) return;
   if (events.size() < 64) {
     std::stable_sort(events.begin(), events.end(), [](const TimedRecord& a, const TimedRecord& b) {

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/chunk_loader.h"
@@ -60,8 +62,27 @@ struct TimedRecord {
   uint8_t flags;    // pool: pool_type
 };
 
+// Leaves elements uninitialised on resize: decoding writes every field of every event it keeps.
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using EventVector = std::vector<TimedRecord, DefaultInitAllocator<TimedRecord>>;
+
 struct ChunkIndex {
-  std::vector<TimedRecord> events;  // in file order; by timestamp (stable) after sortEvents()
+  EventVector events;           // in file order; by timestamp (stable) after sortEvents()
   std::vector<Record> untimed;      // definitions, metadata and bookkeeping, in file order
   bool has_trailer = false;         // the trailer is kept apart: it is delivered last
   Trailer trailer;
@@ -82,7 +103,7 @@ struct SortScratch {
     uint32_t position;
   };
   std::vector<Key> keys, keys2;
-  std::vector<TimedRecord> events;
+  EventVector events;
 };
 void sortEvents(ChunkIndex& index, SortScratch& scratch);
 

@@ -27,17 +27,16 @@ ChunkLoader::Status ChunkLoader::fail(Status status, std::string detail) {
   return status;
 }
 
-ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
+// The header at offset into raw (kChunkHeaderSize bytes) and header, its lengths checked.
+ChunkLoader::Status ChunkLoader::readHeader(uint64_t offset, uint8_t* raw, ChunkHeader& header) {
   const uint64_t size = source_.size();
   if (offset >= size) return Status::kEndOfFile;
   const uint64_t left = size - offset;
-  uint8_t* raw = buffer.reserve(kChunkHeaderSize);
   const size_t got_header = source_.readAt(offset, raw, kChunkHeaderSize);
   if (got_header < kChunkHeaderSize) {
     return fail(Status::kTruncated,
                 fmt::format("chunk header of {} bytes, {} present", kChunkHeaderSize, got_header));
   }
-  ChunkHeader header;  // committed to the buffer once the chunk verified
   header.checksum = codec::loadLe64(raw);
   header.body_length = codec::loadLe32(raw + 8);
   header.record_count = codec::loadLe32(raw + 12);
@@ -53,14 +52,26 @@ ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
     return fail(Status::kTruncated, fmt::format("chunk body of {} bytes, {} present", body_length,
                                                 left - kChunkHeaderSize));
   }
+  return Status::kOk;
+}
+
+ChunkLoader::Status ChunkLoader::loadHeader(uint64_t offset, ChunkHeader& header) {
+  uint8_t raw[kChunkHeaderSize];
+  return readHeader(offset, raw, header);
+}
+
+ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
+  ChunkHeader header;  // committed to the buffer once the chunk verified
+  const Status status = readHeader(offset, buffer.reserve(kChunkHeaderSize), header);
+  if (status != Status::kOk) return status;
   // body_length is now bounded by kMaxChunkBody and by the bytes in the file: safe to allocate.
-  const size_t total = kChunkHeaderSize + size_t{body_length};
-  raw = buffer.reserve(total);
+  const size_t total = kChunkHeaderSize + size_t{header.body_length};
+  uint8_t* raw = buffer.reserve(total);
   const size_t got_body =
-      source_.readAt(offset + kChunkHeaderSize, raw + kChunkHeaderSize, body_length);
-  if (got_body < body_length) {  // the source shrank since size() was taken
+      source_.readAt(offset + kChunkHeaderSize, raw + kChunkHeaderSize, header.body_length);
+  if (got_body < header.body_length) {  // the source shrank since size() was taken
     return fail(Status::kTruncated,
-                fmt::format("chunk body of {} bytes, {} present", body_length, got_body));
+                fmt::format("chunk body of {} bytes, {} present", header.body_length, got_body));
   }
   if (XXH3_64bits(raw + 8, total - 8) != header.checksum) {
     return fail(Status::kCorrupt, "checksum mismatch");

@@ -47,10 +47,14 @@ class ChunkLoader {
   // Reads the chunk starting at offset into buffer. kOk: the checksum verified. kEndOfFile: offset
   // is the end of the source. kTruncated / kCorrupt: detail() says why.
   Status load(uint64_t offset, ChunkBuffer& buffer);
+  // Reads only the chunk header at offset and checks that its body length is allowed and fits in
+  // the source. kOk does not mean the chunk verifies: its checksum is checked by load().
+  Status loadHeader(uint64_t offset, ChunkHeader& header);
   const std::string& detail() const { return detail_; }
 
  private:
   Status fail(Status status, std::string detail);
+  Status readHeader(uint64_t offset, uint8_t* raw, ChunkHeader& header);
 
   const Source& source_;
   std::string detail_;

@@ -52,9 +52,9 @@ class FileOrderReader {
 // Timed records in timestamp order, stable (equal timestamps keep file order); definitions,
 // metadata and bookkeeping records are delivered no later than the first timed record that follows
 // them in the file (each chunk's, when it is loaded), and the trailer last. Memory stays
-// proportional to how far records are out of order, not to their number: a first pass verifies
-// and indexes the complete chunks with their timestamp ranges (docs/trace-format.md has the
-// algorithm). Errors and endings as for FileOrderReader; a chunk that passed its checksum but does
+// proportional to how far records are out of order, not to their number: a first pass reads the
+// chunk headers with their timestamp ranges, the second verifies and merges the chunks
+// (docs/trace-format.md has the algorithm). Errors and endings as for FileOrderReader; a chunk that passed its checksum but does
 // not decode may be partly delivered.
 class TimeOrderReader {
  public:

@@ -233,7 +233,7 @@ TEST_CASE("sortEvents is a stable sort by timestamp", "[trace][chunk_decoder]") 
         index.events.push_back(e);
       }
       index.sorted = false;
-      std::vector<detail::TimedRecord> expected = index.events;
+      detail::EventVector expected = index.events;
       std::stable_sort(expected.begin(), expected.end(),
                        [](const auto& a, const auto& b) { return a.timestamp < b.timestamp; });
       detail::SortScratch scratch;

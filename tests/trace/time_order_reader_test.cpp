@@ -100,6 +100,35 @@ TEST_CASE("equal timestamps keep file order across and within chunks", "[trace][
   checkTimeOrder(input, testing::readAll<TimeOrderReader>(file), false);
 }
 
+// Two writers, each buffering its records and flushing them as a block (as the hook's threads and
+// CUPTI's buffers do): one writes every fifth record, so its blocks span several of the other's
+// and the reader merges two, then more, interleaved runs. Coarse timestamps make ties across them.
+TEST_CASE("interleaved writer buffers merge in stable order", "[trace][time_order]") {
+  for (size_t block : {size_t{10}, size_t{40}, size_t{200}}) {
+    for (uint32_t chunk_bytes : {256u, 1024u, 65536u}) {
+      INFO("block " << block << " chunk_bytes " << chunk_bytes);
+      std::vector<Record> input;
+      std::vector<Alloc> buffers[2];
+      auto flush = [&](std::vector<Alloc>& buffer) {
+        for (Alloc& a : buffer) {
+          a.correlation = input.size();
+          input.emplace_back(a);
+        }
+        buffer.clear();
+      };
+      for (uint64_t i = 0; i < 4000; ++i) {
+        std::vector<Alloc>& buffer = buffers[i % 5 == 0 ? 0 : 1];
+        buffer.push_back(testing::makeAlloc(1000 + i / 3, 0x1000 + i));
+        if (buffer.size() == block) flush(buffer);
+      }
+      flush(buffers[0]);
+      flush(buffers[1]);
+      const Bytes file = testing::writeBinary(input, chunk_bytes, true, 0);
+      checkTimeOrder(input, testing::readAll<TimeOrderReader>(file), true);
+    }
+  }
+}
+
 TEST_CASE("a very late early record holds back only what it must", "[trace][time_order]") {
   std::vector<Record> input;
   for (uint64_t i = 0; i < 200; ++i) {
