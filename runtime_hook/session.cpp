@@ -112,7 +112,9 @@ constexpr CUpti_CallbackId kVmmCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemMap,    CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
     CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess,
 };
-// Context teardown (cudaDeviceReset): seal what CUPTI delivered for the context.
+// Context teardown (cudaDeviceReset and the driver calls under it): CUPTI does not hand over a
+// context's buffered records when the context goes (seen on the H200 with CUDA 13: a SIGKILL
+// after cudaDeviceReset left none of them), so they are flushed on entry, while it still exists.
 constexpr CUpti_CallbackId kTeardownCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset,
     CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
@@ -271,6 +273,9 @@ bool Session::subscribe() {
     check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
           "cuptiEnableCallback(context teardown)", "records are flushed at exit only");
   }
+  check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API,
+                            CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
+        "cuptiEnableCallback(cudaDeviceReset)", "records are flushed at exit only");
   if (config_.stacks == StackMode::kNative) {
     for (CUpti_CallbackId id : kAllocCalls) {
       check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
@@ -382,6 +387,10 @@ void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, con
     onDriverCall(cbid, *static_cast<const CUpti_CallbackData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
     onNvtx(cbid, *static_cast<const CUpti_NvtxData*>(data));
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+             cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
+             static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
+    flush(false);
   }
 }
 
@@ -391,8 +400,7 @@ void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data
     return;
   }
   if (contains(kTeardownCalls, cbid)) {
-    // CUPTI hands over a context's buffers when it is destroyed: make them durable right away.
-    if (data.callbackSite == CUPTI_API_EXIT) output_->flush();
+    if (data.callbackSite == CUPTI_API_ENTER) flush(false);
     return;
   }
   if (data.callbackSite != CUPTI_API_ENTER || data.functionParams == nullptr) return;

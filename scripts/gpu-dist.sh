@@ -4,7 +4,7 @@
 set -eu
 BUILD=${1:-build-hook}
 cmake --build "$BUILD" -j2 --target memfloor memfloor_hook memfloor_runtime_hook_tests \
-  memfloor_alloc_paths memfloor_trace_probe memfloor_hook_bench memfloor_min_consumer
+  memfloor_alloc_paths memfloor_trace_probe memfloor_hook_bench memfloor_min_consumer memfloor_lifecycle
 DIST="$BUILD/dist"
 rm -rf "$DIST"
 mkdir -p "$DIST"
@@ -12,6 +12,7 @@ cp "$BUILD/cli/memfloor" "$BUILD/runtime_hook/libmemfloor_hook.so" \
    "$BUILD/tests/runtime_hook/memfloor_runtime_hook_tests" \
    "$BUILD/tests/runtime_hook/gpu/memfloor_alloc_paths" \
    "$BUILD/tests/runtime_hook/gpu/memfloor_trace_probe" \
+   "$BUILD/tests/runtime_hook/gpu/memfloor_lifecycle" \
    "$(find "$BUILD" -name memfloor_hook_bench -type f | head -1)" \
    "$(find "$BUILD" -name libmemfloor_min_consumer.so -type f | head -1)" "$DIST/"
 strip --strip-debug "$DIST"/*
