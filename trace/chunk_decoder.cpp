@@ -233,16 +233,16 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
     // The common record first: a well-formed packed alloc/free, straight into its slot.
     if ((code == kAllocPacked || code == kFreePacked) &&
         payload_end - payload == kPackedMemoryPayload) [[likely]] {
-      const MemoryContext& context = index.contexts.entries[payload[4]];
+      const PackedMemory m = PackedMemory::load(payload);
+      const MemoryContext& context = index.contexts.entries[m.context];
       if (context.defined) [[likely]] {
-        timestamp +=
-            static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(loadLe32(payload))));
+        timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
         TimedRecord& t = visit.nextEvent();
         t.timestamp = timestamp;
-        t.stack = loadLe32(payload + 5);
-        t.address = loadLe64(payload + 9);
-        t.size = loadLe64(payload + 17);
-        t.correlation = loadLe64(payload + 25);
+        t.stack = m.stack;
+        t.address = m.address;
+        t.size = m.size;
+        t.correlation = m.correlation;
         t.thread = context.thread;
         t.stream = context.stream;
         t.device = context.device;

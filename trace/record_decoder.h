@@ -47,6 +47,21 @@ inline uint32_t loadLe32(const uint8_t* p) {
 }
 
 // Decodes a packed alloc/free payload: fixed offsets, one length check.
+// The fixed-width fields of a packed alloc/free payload (kPackedMemoryPayload bytes at p): the one
+// place that knows their offsets (trace/format.h has the layout).
+struct PackedMemory {
+  int32_t timestamp_delta;
+  uint8_t context;
+  uint32_t stack;
+  uint64_t address;
+  uint64_t size;
+  uint64_t correlation;
+  [[gnu::always_inline]] static PackedMemory load(const uint8_t* p) {
+    return {static_cast<int32_t>(loadLe32(p)), p[4],           loadLe32(p + 5),
+            loadLe64(p + 9),                   loadLe64(p + 17), loadLe64(p + 25)};
+  }
+};
+
 template <typename Cursor>
 [[gnu::always_inline]] inline void readPackedMemoryEvent(Cursor& c, const ContextTable& contexts,
                                                          uint64_t& timestamp, MemoryEvent& e) {
@@ -57,14 +72,15 @@ template <typename Cursor>
     c.p = c.end;
     return;
   }
-  timestamp += static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(loadLe32(p))));
+  const PackedMemory m = PackedMemory::load(p);
+  timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
   e.timestamp = timestamp;
-  const MemoryContext& context = contexts.entries[p[4]];
+  const MemoryContext& context = contexts.entries[m.context];
   c.problems |= static_cast<uint32_t>(!context.defined) * Cursor::kNoContext;
-  e.stack = loadLe32(p + 5);
-  e.address = loadLe64(p + 9);
-  e.size = loadLe64(p + 17);
-  e.correlation = loadLe64(p + 25);
+  e.stack = m.stack;
+  e.address = m.address;
+  e.size = m.size;
+  e.correlation = m.correlation;
   e.thread = context.thread;
   e.device = context.device;
   e.stream = context.stream;

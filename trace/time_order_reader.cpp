@@ -181,8 +181,8 @@ void TimeOrderReader::Impl::addRun() {
 
 // A k-way merge of the runs' heads, up to kBlockEvents events at or below the bound. On equal
 // timestamps the run of the earlier chunk wins (runs are in chunk order, and a later run must be
-// strictly earlier to be taken). Two runs, the common case of interleaved writers, take the
-// branch-free path.
+// strictly earlier to be taken). Exactly two runs, the common case of interleaved writers, take
+// the branch-free path; a single run is the general path's one scan.
 void TimeOrderReader::Impl::fillBlock() {
   block_size = 0;
   block_position = 0;
@@ -197,13 +197,6 @@ void TimeOrderReader::Impl::fillBlock() {
     active[count++] = &run;
   }
   if (count == 0) return;
-  if (count == 1) {
-    Run& a = *active[0];
-    while (block_size < kBlockEvents && !a.done() && a.events[a.position].timestamp <= bound) {
-      append(&a.events[a.position++]);
-    }
-    return;
-  }
   if (count == 2) {
     Run& a = *active[0];
     Run& b = *active[1];
