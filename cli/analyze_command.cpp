@@ -24,8 +24,11 @@ reports::Report analyzeTrace(const std::string& trace_path,
   TraceInputFile input(trace_path);
   trace::TimeOrderReader reader(input.source());
   reports::Analysis analysis(options);
-  trace::Record record;
-  while (reader.next(record)) analysis.add(record);
+  trace::TimeOrderReader::Batch batch;
+  while (reader.nextBatch(batch)) {
+    for (const trace::Record& record : batch.records) analysis.add(record);
+    analysis.add(batch.events);
+  }
 
   const trace::TraceEnd& end = reader.end();
   reports::TraceInput info;

@@ -7,10 +7,10 @@
 namespace memfloor::reports {
 namespace {
 
-MemoryKey keyOf(const trace::MemoryEvent& e) {
+MemoryKey keyOf(const trace::Event& e) {
   // Kinds are a file-format enum: a value this build does not know is "unknown", not a crash.
-  bool known = static_cast<uint8_t>(e.kind) < trace::kMemoryKindCount;
-  return {e.device, known ? e.kind : trace::MemoryKind::kUnknown};
+  bool known = e.kind < trace::kMemoryKindCount;
+  return {e.device, known ? static_cast<trace::MemoryKind>(e.kind) : trace::MemoryKind::kUnknown};
 }
 
 }  // namespace
@@ -29,8 +29,36 @@ void Analysis::add(const trace::Record& record) {
   std::visit([this](const auto& r) { on(r); }, record);
 }
 
-void Analysis::on(const trace::Alloc& a) {
-  noteTime(a.timestamp);
+void Analysis::add(std::span<const trace::Event* const> events) {
+  assert(!finished_ && "add after finish");
+  if (events.empty()) return;
+  records_.total += events.size();
+  // A block is in timestamp order (the reader's contract): its ends are all noteTime needs.
+  noteTime(events.front()->timestamp);
+  noteTime(events.back()->timestamp);
+  for (const trace::Event* e : events) dispatch(*e);
+}
+
+void Analysis::on(const trace::Event& e) {
+  noteTime(e.timestamp);
+  dispatch(e);
+}
+
+void Analysis::dispatch(const trace::Event& e) {
+  // Tests, not a switch: allocations and frees alternate in patterns that conditional branches
+  // predict well and an indirect jump does not.
+  if (e.type == trace::EventType::kAlloc) {
+    allocate(e);
+  } else if (e.type == trace::EventType::kFree) [[likely]] {
+    release(e);
+  } else if (e.type == trace::EventType::kMarker) {
+    onMarker(e);
+  } else {
+    ++records_.pool_events;
+  }
+}
+
+void Analysis::allocate(const trace::Event& a) {
   ++records_.allocs;
   uint16_t slot = timeline_.slotFor(keyOf(a));
   LiveAlloc alloc;
@@ -40,25 +68,23 @@ void Analysis::on(const trace::Alloc& a) {
   alloc.first_window = birth_window_;
   alloc.slot = slot;
   alloc.flags = birth_flags_;
-  LiveAlloc replaced;
   // The replaced allocation is closed first: its lost free happened before this allocation.
-  if (live_.open(alloc, replaced)) close(replaced, a.timestamp);
+  live_.open(alloc, [&](const LiveAlloc& replaced) { close(replaced, a.timestamp); });
   timeline_.onAlloc(slot, a.size, a.timestamp);
   retention_.onAlloc(alloc);
   if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
   series_[slot].record(a.timestamp, timeline_.slot(slot).live);
 }
 
-void Analysis::on(const trace::Free& f) {
-  noteTime(f.timestamp);
+void Analysis::release(const trace::Event& f) {
   ++records_.frees;
   uint16_t slot = timeline_.findSlot(keyOf(f));
   if (slot == kNoSlot) {
     live_.unmatchedFree(f.size);
     return;
   }
-  LiveAlloc closed;
-  if (live_.close(slot, f.address, f.size, closed)) close(closed, f.timestamp);
+  live_.close(slot, f.address, f.size,
+              [&](const LiveAlloc& closed) { close(closed, f.timestamp); });
 }
 
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
@@ -67,15 +93,9 @@ void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
   series_[alloc.slot].record(timestamp, timeline_.slot(alloc.slot).live);
 }
 
-void Analysis::on(const trace::PoolEvent& p) {
-  noteTime(p.timestamp);
-  ++records_.pool_events;
-}
-
-void Analysis::on(const trace::Marker& m) {
-  noteTime(m.timestamp);
+void Analysis::onMarker(const trace::Event& e) {
   ++records_.markers;
-  switch (tracker_.onMarker(m, symbols_)) {
+  switch (tracker_.onMarker(trace::toMarker(e), symbols_)) {
     case Boundary::kBegin:
       beginIteration();
       break;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "reports/site_links.h"
 #include "reports/symbols.h"
 #include "reports/timeline.h"
+#include "trace/event.h"
 #include "trace/records.h"
 
 namespace memfloor::reports {
@@ -42,6 +44,8 @@ class Analysis {
   // Throws memfloor::Error only on a trace no analysis can hold (more than Timeline::kMaxSlots
   // device/memory-kind pairs); every other oddity is counted in Report::anomalies.
   void add(const trace::Record& record);
+  // The same for a block of events (trace::TimeOrderReader::nextBatch): the fast way in.
+  void add(std::span<const trace::Event* const> events);
 
   // Ends the replay at the last timestamp seen (or the trailer's, if later) and builds the report.
   // Call once.
@@ -58,10 +62,15 @@ class Analysis {
   void on(const trace::ProcessInfo& r) { process_ = r, has_process_ = true; }
   void on(const trace::DeviceInfo& r) { devices_.push_back(r); }
   void on(const trace::Property& r) { properties_.push_back(r); }
-  void on(const trace::Alloc& r);
-  void on(const trace::Free& r);
-  void on(const trace::PoolEvent& r);
-  void on(const trace::Marker& r);
+  void on(const trace::Alloc& r) { on(trace::toEvent(r)); }
+  void on(const trace::Free& r) { on(trace::toEvent(r)); }
+  void on(const trace::PoolEvent& r) { on(trace::toEvent(r)); }
+  void on(const trace::Marker& r) { on(trace::toEvent(r)); }
+  void on(const trace::Event& e);
+  void dispatch(const trace::Event& e);
+  void allocate(const trace::Event& e);
+  void release(const trace::Event& e);
+  void onMarker(const trace::Event& e);
   void on(const trace::Dropped& r);
   void on(const trace::Trailer& r);
 

@@ -50,8 +50,7 @@ class FlatTable {
     }
     inserted = true;
     ++size_;
-    entries_[i] = Entry{};
-    entries_[i].setKey(key);
+    entries_[i].setKey(key);  // an empty entry is value-initialized but for its key
     return entries_[i];
   }
 

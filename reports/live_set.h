@@ -52,33 +52,40 @@ struct PairingStats {
 // records). Closing it keeps live bytes from growing without bound when frees go missing.
 class LiveSet {
  public:
-  // Opens `alloc` (key, size and attribution filled in by the caller). Returns true and copies the
-  // allocation it closed into `replaced` when the address was already live.
-  bool open(const LiveAlloc& alloc, LiveAlloc& replaced) {
+  // Opens `alloc` (key, size and attribution filled in by the caller). When the address was
+  // already live, calls on_replaced with the allocation it closes, first, and returns true.
+  template <typename OnReplaced>
+  bool open(const LiveAlloc& alloc, OnReplaced&& on_replaced) {
     bool inserted = false;
     LiveAlloc& entry = table_.findOrInsert(alloc.key(), inserted);
-    bool was_live = !inserted;
-    if (was_live) {
-      replaced = entry;
+    if (!inserted) {
       stats_.double_allocations.add(entry.size);
+      on_replaced(static_cast<const LiveAlloc&>(entry));
     }
     entry = alloc;
-    return was_live;
+    return !inserted;
+  }
+  bool open(const LiveAlloc& alloc, LiveAlloc& replaced) {
+    return open(alloc, [&replaced](const LiveAlloc& old) { replaced = old; });
   }
 
-  // Closes the allocation at (slot, address) and copies it into `closed`; false (an unmatched
-  // free, counted with free_size) when none is live. The allocation's own size is what counts; a
-  // free_size of 0 means "not recorded" and is no mismatch.
-  bool close(uint16_t slot, uint64_t address, uint64_t free_size, LiveAlloc& closed) {
+  // Closes the allocation at (slot, address), calling on_closed with it before it leaves; false
+  // (an unmatched free, counted with free_size) when none is live. The allocation's own size is
+  // what counts; a free_size of 0 means "not recorded" and is no mismatch.
+  template <typename OnClosed>
+  bool close(uint16_t slot, uint64_t address, uint64_t free_size, OnClosed&& on_closed) {
     LiveAlloc* entry = table_.find({address, slot});
-    if (entry == nullptr) {
+    if (entry == nullptr) [[unlikely]] {
       stats_.unmatched_frees.add(free_size);
       return false;
     }
     if (free_size != 0 && entry->size != free_size) ++stats_.size_mismatches;
-    closed = *entry;
+    on_closed(static_cast<const LiveAlloc&>(*entry));
     table_.erase(*entry);
     return true;
+  }
+  bool close(uint16_t slot, uint64_t address, uint64_t free_size, LiveAlloc& closed) {
+    return close(slot, address, free_size, [&closed](const LiveAlloc& a) { closed = a; });
   }
 
   // A free on a (device, kind) that never had an allocation.

@@ -42,6 +42,8 @@ uint16_t Timeline::slowSlotFor(MemoryKey key) {
 void Timeline::closePhase(std::vector<Phase> SlotTimeline::*into) {
   for (SlotTimeline& s : slots_) {
     s.current.live_at_end = s.live;
+    s.allocated += s.current.allocated;
+    s.freed += s.current.freed;
     if (into != nullptr) (s.*into).push_back(s.current);
     s.current = Phase{s.live, s.live, s.live, s.live, {}, {}};
   }

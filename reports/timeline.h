@@ -27,7 +27,7 @@ struct SlotTimeline {
   uint64_t live = 0;
   uint64_t peak = 0;
   uint64_t peak_ns = 0;
-  Tally allocated;
+  Tally allocated;  // over the closed phases: complete once finish() has run
   Tally freed;
   Phase current;                  // the open phase (the prelude before the first iteration too)
   std::vector<Phase> iterations;  // closed iterations, by index
@@ -65,19 +65,20 @@ class Timeline {
   void onAlloc(uint16_t slot, uint64_t size, uint64_t timestamp) {
     SlotTimeline& s = slots_[slot];
     s.live += size;
-    s.allocated.add(size);
     s.current.allocated.add(size);
-    if (s.live > s.current.peak) s.current.peak = s.live;
-    if (s.live > s.peak) {
-      s.peak = s.live;
-      s.peak_ns = timestamp;
+    // The run's peak is never below the phase's: only a new phase peak can be a new run peak.
+    if (s.live > s.current.peak) {
+      s.current.peak = s.live;
+      if (s.live > s.peak) {
+        s.peak = s.live;
+        s.peak_ns = timestamp;
+      }
     }
   }
 
   void onFree(uint16_t slot, uint64_t size) {
     SlotTimeline& s = slots_[slot];
     s.live -= size;  // size is the live allocation's own size: never more than live
-    s.freed.add(size);
     s.current.freed.add(size);
     if (s.live < s.current.floor) s.current.floor = s.live;
   }

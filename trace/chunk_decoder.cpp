@@ -147,40 +147,19 @@ bool ChunkDecoder::next(Record& out) {
 
 namespace {
 
-// Fills a TimedRecord from a decoded event; the other records go to the index whole.
+// Puts events into index.events, the trailer aside, the other records into index.untimed.
 struct IndexVisit {
   ChunkIndex& index;
   size_t& count;  // events written to index.events so far
 
-  TimedRecord& nextEvent() {
+  Event& nextEvent() {
     if (count == index.events.size()) index.events.resize(2 * count + 64);
     return index.events[count++];
   }
-  void memory(const MemoryEvent& e, RecordCode code) {
-    TimedRecord& t = nextEvent();
-    t.timestamp = e.timestamp;
-    t.address = e.address;
-    t.size = e.size;
-    t.thread = e.thread;
-    t.correlation = e.correlation;
-    t.stream = e.stream;
-    t.stack = e.stack;
-    t.device = e.device;
-    t.code = static_cast<uint8_t>(code);
-    t.kind = static_cast<uint8_t>(e.kind);
-    t.flags = e.flags;
-  }
-  void operator()(Alloc&& a) { memory(a, RecordCode::kAlloc); }
-  void operator()(Free&& f) { memory(f, RecordCode::kFree); }
-  void operator()(PoolEvent&& p) {
-    nextEvent() = {p.timestamp, p.address, p.size, 0, p.utilized, 0, 0, p.device,
-                   static_cast<uint8_t>(RecordCode::kPool), static_cast<uint8_t>(p.type),
-                   p.pool_type};
-  }
-  void operator()(Marker&& m) {
-    nextEvent() = {m.timestamp, m.id, 0, m.thread, 0, 0, m.name, m.domain,
-                   static_cast<uint8_t>(RecordCode::kMarker), static_cast<uint8_t>(m.type), 0};
-  }
+  void operator()(Alloc&& a) { nextEvent() = toEvent(a); }
+  void operator()(Free&& f) { nextEvent() = toEvent(f); }
+  void operator()(PoolEvent&& p) { nextEvent() = toEvent(p); }
+  void operator()(Marker&& m) { nextEvent() = toEvent(m); }
   void operator()(Trailer&& t) {
     index.trailer = t;
     index.has_trailer = true;
@@ -197,8 +176,6 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
                        ChunkIndex& index) {
   constexpr auto kAllocPacked = static_cast<uint8_t>(RecordCode::kAllocPacked);
   constexpr auto kFreePacked = static_cast<uint8_t>(RecordCode::kFreePacked);
-  constexpr auto kAllocCode = static_cast<uint8_t>(RecordCode::kAlloc);
-  constexpr auto kFreeCode = static_cast<uint8_t>(RecordCode::kFree);
   index.untimed.clear();
   index.has_trailer = false;
   index.sorted = true;
@@ -218,7 +195,47 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
     index.events.clear();
     return problem;
   };
+  static_assert(kFreePacked == kAllocPacked + 1 && kPackedMemoryPayload < 0x80);
+  static_assert(static_cast<int>(EventType::kFree) == static_cast<int>(EventType::kAlloc) + 1);
+  constexpr ptrdiff_t kPackedRecord = 2 + kPackedMemoryPayload;  // type, one-byte length, payload
   while (p < end) {
+    // The common records first: a stretch of well-formed packed allocs and frees, each straight
+    // into its slot. Anything else (or a packed record with an undefined context) leaves the
+    // stretch for the general path below, which checks it whole.
+    if (!index.has_trailer) [[likely]] {
+      // Locals, not index's members: the byte-sized stores below may alias anything else.
+      Event* const events = index.events.data();
+      Event* out = events + count;
+      Event* const out_end = events + index.events.size();
+      bool sorted = index.sorted;
+      while (out != out_end && end - p >= kPackedRecord &&
+             static_cast<uint8_t>(p[0] - kAllocPacked) <= 1 && p[1] == kPackedMemoryPayload) {
+        const PackedMemory m = PackedMemory::load(p + 2);
+        const MemoryContext& context = index.contexts.entries[m.context];
+        if (!context.defined) [[unlikely]]
+          break;
+        timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
+        *out++ = Event{timestamp,
+                       m.address,
+                       m.size,
+                       context.thread,
+                       m.correlation,
+                       context.stream,
+                       m.stack,
+                       context.device,
+                       static_cast<EventType>(p[0] - kAllocPacked),
+                       static_cast<uint8_t>(context.kind),
+                       context.flags};
+        sorted = sorted && timestamp >= max_timestamp;
+        min_timestamp = std::min(min_timestamp, timestamp);
+        max_timestamp = std::max(max_timestamp, timestamp);
+        ++records;
+        p += kPackedRecord;
+      }
+      count = static_cast<size_t>(out - events);
+      index.sorted = sorted;
+      if (p == end) break;
+    }
     const auto offset = static_cast<uint32_t>(p - body.data());
     uint8_t code = 0;
     const uint8_t* payload = nullptr;
@@ -230,31 +247,6 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
       return failed(recordProblem(code, offset, "record after the trailer"));
     }
     ++records;
-    // The common record first: a well-formed packed alloc/free, straight into its slot.
-    if ((code == kAllocPacked || code == kFreePacked) &&
-        payload_end - payload == kPackedMemoryPayload) [[likely]] {
-      const PackedMemory m = PackedMemory::load(payload);
-      const MemoryContext& context = index.contexts.entries[m.context];
-      if (context.defined) [[likely]] {
-        timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
-        TimedRecord& t = visit.nextEvent();
-        t.timestamp = timestamp;
-        t.stack = m.stack;
-        t.address = m.address;
-        t.size = m.size;
-        t.correlation = m.correlation;
-        t.thread = context.thread;
-        t.stream = context.stream;
-        t.device = context.device;
-        t.code = code == kAllocPacked ? kAllocCode : kFreeCode;
-        t.kind = static_cast<uint8_t>(context.kind);
-        t.flags = context.flags;
-        index.sorted = index.sorted && timestamp >= max_timestamp;
-        min_timestamp = std::min(min_timestamp, timestamp);
-        max_timestamp = std::max(max_timestamp, timestamp);
-        continue;
-      }
-    }
     const char* problem = nullptr;
     const RecordClass kind =
         decodePayload(code, payload, payload_end, end, timestamp, index.contexts, visit, problem);
@@ -279,14 +271,13 @@ void sortEvents(ChunkIndex& index, SortScratch& scratch) {
   EventVector& events = index.events;
   if (index.sorted || events.size() < 2) return;
   if (events.size() < 64) {
-    std::stable_sort(events.begin(), events.end(), [](const TimedRecord& a, const TimedRecord& b) {
-      return a.timestamp < b.timestamp;
-    });
+    std::stable_sort(events.begin(), events.end(),
+                     [](const Event& a, const Event& b) { return a.timestamp < b.timestamp; });
     return;
   }
   uint64_t low = UINT64_MAX;
   uint64_t high = 0;
-  for (const TimedRecord& e : events) {
+  for (const Event& e : events) {
     low = std::min(low, e.timestamp);
     high = std::max(high, e.timestamp);
   }
@@ -314,43 +305,6 @@ void sortEvents(ChunkIndex& index, SortScratch& scratch) {
   scratch.events.resize(events.size());
   for (size_t i = 0; i < keys.size(); ++i) scratch.events[i] = events[keys[i].position];
   events.swap(scratch.events);
-}
-
-void toRecord(const TimedRecord& e, Record& out) {
-  switch (static_cast<RecordCode>(e.code)) {
-    case RecordCode::kAlloc:
-    case RecordCode::kFree: {
-      MemoryEvent* m = e.code == static_cast<uint8_t>(RecordCode::kAlloc)
-                           ? static_cast<MemoryEvent*>(std::get_if<Alloc>(&out))
-                           : static_cast<MemoryEvent*>(std::get_if<Free>(&out));
-      if (m == nullptr) [[unlikely]] {
-        if (e.code == static_cast<uint8_t>(RecordCode::kAlloc)) {
-          m = &out.emplace<Alloc>();
-        } else {
-          m = &out.emplace<Free>();
-        }
-      }
-      m->timestamp = e.timestamp;
-      m->address = e.address;
-      m->size = e.size;
-      m->thread = e.thread;
-      m->correlation = e.correlation;
-      m->stream = e.stream;
-      m->stack = e.stack;
-      m->device = e.device;
-      m->kind = static_cast<MemoryKind>(e.kind);
-      m->flags = e.flags;
-      return;
-    }
-    case RecordCode::kPool:
-      out.emplace<PoolEvent>(PoolEvent{e.timestamp, e.address, e.size, e.correlation, e.device,
-                                       static_cast<PoolEventType>(e.kind), e.flags});
-      return;
-    default:
-      out.emplace<Marker>(Marker{e.timestamp, e.thread, e.address, e.stack, e.device,
-                                 static_cast<MarkerType>(e.kind)});
-      return;
-  }
 }
 
 }  // namespace memfloor::trace::detail

@@ -2,7 +2,7 @@
 //
 // Two ways in: ChunkDecoder walks a body in file order, decoding each record straight into the
 // caller's Record (the file-order reader); indexChunk() decodes a whole chunk at once, its events
-// into compact TimedRecords that are sorted by timestamp and merged across chunks (the time-order
+// into compact Events that are sorted by timestamp and merged across chunks (the time-order
 // reader), its untimed records whole.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "trace/chunk_loader.h"
+#include "trace/event.h"
 #include "trace/record_decoder.h"
 #include "trace/records.h"
 
@@ -46,22 +47,6 @@ class ChunkDecoder {
   ContextTable contexts_;
 };
 
-// Any event (alloc, free, pool, marker) in 56 bytes, so that sorting and merging move little.
-// Pool and marker fields share the memory event's slots (see toRecord()).
-struct TimedRecord {
-  uint64_t timestamp;
-  uint64_t address;  // marker: id
-  uint64_t size;
-  uint64_t thread;
-  uint64_t correlation;  // pool: utilized
-  uint32_t stream;
-  uint32_t stack;   // marker: name
-  uint32_t device;  // marker: domain
-  uint8_t code;     // RecordCode of the delivered type: kAlloc, kFree, kPool or kMarker
-  uint8_t kind;     // memory kind; pool: type; marker: type
-  uint8_t flags;    // pool: pool_type
-};
-
 // Leaves elements uninitialised on resize: decoding writes every field of every event it keeps.
 template <typename T>
 struct DefaultInitAllocator : std::allocator<T> {
@@ -79,12 +64,12 @@ struct DefaultInitAllocator : std::allocator<T> {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 };
-using EventVector = std::vector<TimedRecord, DefaultInitAllocator<TimedRecord>>;
+using EventVector = std::vector<Event, DefaultInitAllocator<Event>>;
 
 struct ChunkIndex {
   EventVector events;           // in file order; by timestamp (stable) after sortEvents()
-  std::vector<Record> untimed;      // definitions, metadata and bookkeeping, in file order
-  bool has_trailer = false;         // the trailer is kept apart: it is delivered last
+  std::vector<Record> untimed;  // definitions, metadata and bookkeeping, in file order
+  bool has_trailer = false;     // the trailer is kept apart: it is delivered last
   Trailer trailer;
   bool sorted = true;  // events are already in timestamp order
   ContextTable contexts;
@@ -106,8 +91,5 @@ struct SortScratch {
   EventVector events;
 };
 void sortEvents(ChunkIndex& index, SortScratch& scratch);
-
-// The record an event stands for.
-void toRecord(const TimedRecord& event, Record& out);
 
 }  // namespace memfloor::trace::detail

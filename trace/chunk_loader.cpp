@@ -1,13 +1,12 @@
 // Reads and verifies one chunk: every length checked against the bytes left before it is used.
 #include "trace/chunk_loader.h"
 
-#define XXH_INLINE_ALL
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <utility>
 
+#include "trace/checksum.h"
 #include "trace/codec.h"
 
 namespace memfloor::trace {
@@ -73,7 +72,7 @@ ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
     return fail(Status::kTruncated,
                 fmt::format("chunk body of {} bytes, {} present", header.body_length, got_body));
   }
-  if (XXH3_64bits(raw + 8, total - 8) != header.checksum) {
+  if (detail::chunkChecksum(raw + 8, total - 8) != header.checksum) {
     return fail(Status::kCorrupt, "checksum mismatch");
   }
   buffer.header_ = header;

@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
+#include "trace/event.h"
 #include "trace/records.h"
 #include "trace/source.h"
 
@@ -54,13 +56,24 @@ class FileOrderReader {
 // them in the file (each chunk's, when it is loaded), and the trailer last. Memory stays
 // proportional to how far records are out of order, not to their number: a first pass reads the
 // chunk headers with their timestamp ranges, the second verifies and merges the chunks
-// (docs/trace-format.md has the algorithm). Errors and endings as for FileOrderReader; a chunk that passed its checksum but does
-// not decode may be partly delivered.
+// (docs/trace-format.md has the algorithm). Errors and endings as for FileOrderReader; a chunk that
+// passed its checksum but does not decode may be partly delivered.
 class TimeOrderReader {
  public:
+  // One delivery of nextBatch(): untimed records (the trailer last of all) or a block of events in
+  // timestamp order; exactly one of the two is non-empty. Both stay valid until the next call; the
+  // caller may move from the records.
+  struct Batch {
+    std::span<Record> records;
+    std::span<const Event* const> events;
+  };
+
   explicit TimeOrderReader(const Source& source);
   ~TimeOrderReader();
+  // The same stream two ways; do not mix them on one reader. nextBatch() is the fast one: events
+  // come without a Record in between.
   bool next(Record& out);
+  bool nextBatch(Batch& out);
   const TraceEnd& end() const;
   uint16_t major() const;
   uint16_t minor() const;

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -25,13 +26,23 @@
 namespace memfloor::trace {
 namespace {
 
-using detail::TimedRecord;
-
-// The sorted events of one loaded chunk, not yet merged from `position` on.
-struct Run {
+// The sorted events of one loaded chunk.
+struct Segment {
   detail::EventVector events;
+  size_t chunk = 0;  // file order: decides between equal timestamps
+};
+
+// Segments in (timestamp, chunk) order, merged from segments.front().events[position] on. A chunk
+// whose events all come at or after the last event of a run is chained to that run instead of
+// starting one, so that a file written by a few interleaved writers merges as a few runs however
+// far its chunks reach back.
+struct Run {
+  std::deque<Segment> segments;  // never empty while the run is kept
   size_t position = 0;
-  bool done() const { return position == events.size(); }
+  const Event& head() const { return segments.front().events[position]; }
+  size_t headChunk() const { return segments.front().chunk; }
+  bool segmentDone() const { return position == segments.front().events.size(); }
+  uint64_t lastTimestamp() const { return segments.back().events.back().timestamp; }
 };
 
 // Events merged per block: enough to amortize the merge's set-up, small enough to stay in cache.
@@ -42,11 +53,13 @@ constexpr size_t kBlockEvents = 256;
 struct TimeOrderReader::Impl {
   explicit Impl(const Source& s) : source(s), header(readFileHeader(s)), loader(s) {}
 
+  bool nextBatch(Batch& out);
   void indexFile();
   void loadNextChunk();
-  void addRun();
+  void addSegment();
+  void dropMerged();
   void fillBlock();  // merges the next events below the bound into `block`
-  void append(const TimedRecord* event) { block[block_size++] = event; }
+  void append(const Event* event) { block[block_size++] = event; }
   void setEnd(Ending ending, uint64_t offset, std::string detail) {
     end.ending = ending;
     end.offset = offset;
@@ -69,16 +82,18 @@ struct TimeOrderReader::Impl {
   detail::SortScratch sort_scratch;
   size_t untimed_position = 0;  // in index.untimed: the last loaded chunk's untimed records
   bool has_trailer = false;
-  Trailer trailer;
+  Record trailer;
 
-  std::vector<Run> runs;   // loaded runs, in chunk order
-  std::vector<Run> spare;  // merged runs, their memory reused
-  uint64_t bound = 0;      // events up to this timestamp may be merged: no unloaded one is earlier
-  std::array<const TimedRecord*, kBlockEvents> block;  // merged events, pointing into runs
+  std::vector<Run> runs;                   // loaded events not yet merged
+  std::vector<detail::EventVector> spare;  // merged segments' memory, reused
+  uint64_t bound = 0;  // events up to this timestamp may be merged: no unloaded one is earlier
+  std::array<const Event*, kBlockEvents> block;  // merged events, pointing into runs
   size_t block_size = 0;
-  size_t block_position = 0;
   bool finished = false;
   TraceEnd end;
+
+  Batch batch;  // next()'s: the batch it delivers from
+  size_t batch_position = 0;
 };
 
 void TimeOrderReader::Impl::indexFile() {
@@ -137,7 +152,7 @@ void TimeOrderReader::Impl::loadNextChunk() {
   }
   ++end.chunks;
   detail::sortEvents(index, sort_scratch);
-  if (!index.events.empty()) addRun();
+  if (!index.events.empty()) addSegment();
   if (index.has_trailer) {
     has_trailer = true;
     trailer = index.trailer;
@@ -156,130 +171,163 @@ void TimeOrderReader::Impl::loadNextChunk() {
   updateBound();
 }
 
-// Moves merged runs to the spares, then makes the loaded chunk's events a run. Called only when
-// the block is delivered: no pointer into a run is left.
-void TimeOrderReader::Impl::addRun() {
+// Moves merged segments to the spares and drops emptied runs. Called only when the block is
+// delivered: no pointer into a segment is left.
+void TimeOrderReader::Impl::dropMerged() {
   size_t kept = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
-    if (runs[i].done()) {
-      spare.push_back(std::move(runs[i]));
-      continue;
+    Run& run = runs[i];
+    while (!run.segments.empty() && run.segmentDone()) {
+      spare.push_back(std::move(run.segments.front().events));
+      run.segments.pop_front();
+      run.position = 0;
     }
-    if (kept != i) runs[kept] = std::move(runs[i]);
+    if (run.segments.empty()) continue;
+    if (kept != i) runs[kept] = std::move(run);
     ++kept;
   }
   runs.resize(kept);
-  Run run;
-  if (!spare.empty()) {
-    run = std::move(spare.back());
-    spare.pop_back();
-  }
-  run.position = 0;
-  run.events.swap(index.events);  // the index keeps the spare's memory for the next chunk
-  runs.push_back(std::move(run));
 }
 
-// A k-way merge of the runs' heads, up to kBlockEvents events at or below the bound. On equal
-// timestamps the run of the earlier chunk wins (runs are in chunk order, and a later run must be
-// strictly earlier to be taken). Exactly two runs, the common case of interleaved writers, take
-// the branch-free path; a single run is the general path's one scan.
+// Makes the loaded chunk's events a segment: chained to the run whose last event is the latest
+// one not after the segment's first, else a run of its own.
+void TimeOrderReader::Impl::addSegment() {
+  dropMerged();
+  Segment segment;
+  segment.chunk = next_chunk - 1;
+  if (!spare.empty()) {
+    segment.events.swap(spare.back());
+    spare.pop_back();
+  }
+  segment.events.swap(index.events);  // the index keeps the spare's memory for the next chunk
+  const uint64_t first = segment.events.front().timestamp;
+  Run* chain = nullptr;
+  for (Run& run : runs) {
+    const uint64_t last = run.lastTimestamp();
+    if (last <= first && (chain == nullptr || last > chain->lastTimestamp())) chain = &run;
+  }
+  if (chain == nullptr) chain = &runs.emplace_back();
+  chain->segments.push_back(std::move(segment));
+}
+
+// A k-way merge of the runs' head segments, up to kBlockEvents events at or below the bound, in
+// (timestamp, chunk) order. It stops where a head segment runs out; the next block starts on the
+// segment after it. Two runs, the common case of interleaved writers, take the branch-free path.
 void TimeOrderReader::Impl::fillBlock() {
   block_size = 0;
-  block_position = 0;
-  Run* active[2];
-  size_t count = 0;
-  for (Run& run : runs) {
-    if (run.done()) continue;
-    if (count == 2) {
-      count = 3;
-      break;
+  dropMerged();
+  if (runs.size() == 2) {
+    // a is the run whose head segment comes first in the file: it wins equal timestamps.
+    const bool swap = runs[1].headChunk() < runs[0].headChunk();
+    Run& a = runs[swap ? 1 : 0];
+    Run& b = runs[swap ? 0 : 1];
+    const Event* x = &a.segments.front().events[a.position];
+    const Event* const x_end = x + (a.segments.front().events.size() - a.position);
+    const Event* y = &b.segments.front().events[b.position];
+    const Event* const y_end = y + (b.segments.front().events.size() - b.position);
+    // n steps take n events, at most n from either run: neither runs out, and when both runs'
+    // n-th events are at or below the bound, so is every event taken.
+    for (;;) {
+      const auto n = static_cast<size_t>(std::min<ptrdiff_t>(
+          {static_cast<ptrdiff_t>(kBlockEvents - block_size), x_end - x, y_end - y}));
+      if (n == 0) break;
+      const bool below = x[n - 1].timestamp <= bound && y[n - 1].timestamp <= bound;
+      size_t i = 0;
+      for (; i < n; ++i) {
+        const bool take_b = y->timestamp < x->timestamp;
+        const Event* e = take_b ? y : x;
+        if (!below && e->timestamp > bound) break;
+        block[block_size++] = e;
+        x += !take_b;
+        y += take_b;
+      }
+      if (i < n) break;
     }
-    active[count++] = &run;
+    a.position = static_cast<size_t>(x - a.segments.front().events.data());
+    b.position = static_cast<size_t>(y - b.segments.front().events.data());
+    return;
   }
-  if (count == 0) return;
-  if (count == 2) {
-    Run& a = *active[0];
-    Run& b = *active[1];
-    while (block_size < kBlockEvents && !a.done() && !b.done()) {
-      const TimedRecord* x = &a.events[a.position];
-      const TimedRecord* y = &b.events[b.position];
-      const bool take_b = y->timestamp < x->timestamp;
-      const TimedRecord* e = take_b ? y : x;
-      if (e->timestamp > bound) return;
-      append(e);
-      a.position += !take_b;
-      b.position += take_b;
-    }
-    return;  // a run ran out: the next block merges what is left
-  }
-  // More runs: the run with the smallest head delivers as long as it stays ahead of every other
-  // run's head (on a tie, the earlier chunk's), which is many events at a time when chunks
-  // overlap only at their ends.
+  // Other counts: the run with the smallest head delivers as long as it stays ahead of every
+  // other run's head, which is many events at a time when chunks overlap only at their ends.
   while (block_size < kBlockEvents) {
     Run* best = nullptr;
-    size_t best_order = 0;
     uint64_t second = UINT64_MAX;  // the smallest head of the other runs
-    size_t second_order = SIZE_MAX;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      Run& run = runs[i];
-      if (run.done()) continue;
-      const uint64_t head = run.events[run.position].timestamp;
-      if (best == nullptr || head < best->events[best->position].timestamp) {
+    size_t second_chunk = SIZE_MAX;
+    for (Run& run : runs) {
+      if (run.segmentDone()) return;
+      const uint64_t head = run.head().timestamp;
+      if (best == nullptr || head < best->head().timestamp ||
+          (head == best->head().timestamp && run.headChunk() < best->headChunk())) {
         if (best != nullptr) {
-          second = best->events[best->position].timestamp;
-          second_order = best_order;
+          second = best->head().timestamp;
+          second_chunk = best->headChunk();
         }
         best = &run;
-        best_order = i;
-      } else if (head < second) {
+      } else if (head < second || (head == second && run.headChunk() < second_chunk)) {
         second = head;
-        second_order = i;
+        second_chunk = run.headChunk();
       }
     }
     if (best == nullptr) return;
-    // best's head < second, or equal with best first: best may take events up to `limit`.
-    uint64_t limit = best_order < second_order ? second : second - 1;
+    // best's head < second, or equal with best's chunk first: best may take events up to `limit`.
+    uint64_t limit = best->headChunk() < second_chunk ? second : second - 1;
     limit = std::min(limit, bound);
-    if (best->events[best->position].timestamp > limit) return;
+    if (best->head().timestamp > limit) return;
     do {
-      append(&best->events[best->position++]);
-    } while (block_size < kBlockEvents && !best->done() &&
-             best->events[best->position].timestamp <= limit);
+      append(&best->head());
+      ++best->position;
+    } while (block_size < kBlockEvents && !best->segmentDone() && best->head().timestamp <= limit);
   }
+}
+
+bool TimeOrderReader::Impl::nextBatch(Batch& out) {
+  if (!indexed) indexFile();
+  for (;;) {
+    if (untimed_position < index.untimed.size()) [[unlikely]] {
+      out = {std::span(index.untimed).subspan(untimed_position), {}};
+      untimed_position = index.untimed.size();
+      break;
+    }
+    fillBlock();
+    if (block_size > 0) [[likely]] {
+      out = {{}, std::span(block.data(), block_size)};
+      break;
+    }
+    if (!loading_done) {
+      loadNextChunk();
+      continue;
+    }
+    if (has_trailer && !finished) {
+      out = {std::span(&trailer, 1), {}};
+      finished = true;
+      break;
+    }
+    finished = true;
+    runs.clear();
+    spare.clear();
+    return false;
+  }
+  end.records += out.records.size() + out.events.size();
+  return true;
 }
 
 TimeOrderReader::TimeOrderReader(const Source& source) : impl_(std::make_unique<Impl>(source)) {}
 TimeOrderReader::~TimeOrderReader() = default;
 
+bool TimeOrderReader::nextBatch(Batch& out) { return impl_->nextBatch(out); }
+
 bool TimeOrderReader::next(Record& out) {
   Impl& s = *impl_;
-  if (!s.indexed) s.indexFile();
-  for (;;) {
-    if (s.untimed_position < s.index.untimed.size()) [[unlikely]] {
-      out = std::move(s.index.untimed[s.untimed_position++]);
-      break;
-    }
-    if (s.block_position < s.block_size) [[likely]] {
-      detail::toRecord(*s.block[s.block_position++], out);
-      break;
-    }
-    s.fillBlock();
-    if (s.block_size > 0) continue;
-    if (!s.loading_done) {
-      s.loadNextChunk();
-      continue;
-    }
-    if (s.has_trailer && !s.finished) {
-      out = s.trailer;
-      s.finished = true;
-      break;
-    }
-    s.finished = true;
-    s.runs.clear();
-    s.spare.clear();
-    return false;
+  Batch& batch = s.batch;
+  if (s.batch_position == batch.records.size() + batch.events.size()) {
+    if (!s.nextBatch(batch)) return false;
+    s.batch_position = 0;
   }
-  ++s.end.records;
+  if (!batch.records.empty()) {
+    out = std::move(batch.records[s.batch_position++]);
+  } else {
+    toRecord(*batch.events[s.batch_position++], out);
+  }
   return true;
 }
 

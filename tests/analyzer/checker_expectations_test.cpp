@@ -2,6 +2,8 @@
 // directory another) and compares the findings with the expectations written inline:
 //   code();  // expect: MF001 MF004{{part of the message}}
 // Missing and unexpected findings both fail. `// config: {...}` in an input sets its configuration.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -55,7 +57,8 @@ Program readProgram(const std::vector<fs::path>& files) {
 
 Config configOf(const Program& program) {
   if (program.config_json.empty()) return Config{};
-  const fs::path path = fs::temp_directory_path() / "memfloor-check-test-config.json";
+  const fs::path path = fs::temp_directory_path() /
+                        ("memfloor-check-test-config-" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << program.config_json;
   return loadConfig(path);
 }
@@ -182,7 +185,8 @@ TEST_CASE("MF001 fix-its write the teacher's release for this site's handle", "[
 }
 
 TEST_CASE("A unit that does not parse is named and the others go on", "[checker]") {
-  const fs::path bad = fs::temp_directory_path() / "memfloor-check-bad.cpp";
+  const fs::path bad =
+      fs::temp_directory_path() / ("memfloor-check-bad-" + std::to_string(::getpid()) + ".cpp");
   std::ofstream(bad) << "struct Tensor {};\nint f( {\n";
   UnitErrors errors;
   const std::string good = MEMFLOOR_TESTDATA_DIR "/checker/seed_offload_manager.cpp";

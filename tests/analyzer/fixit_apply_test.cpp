@@ -1,6 +1,8 @@
 // Tests of --fix: edits applied once each, from the end of the file.
 #include "analyzer/fixit_apply.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +19,9 @@ std::string slurp(const std::string& file) {
 }
 
 TEST_CASE("Fix-its are inserted once each, later offsets first", "[fixit]") {
-  const auto file = (std::filesystem::temp_directory_path() / "memfloor-fixit.cpp").string();
+  const auto file = (std::filesystem::temp_directory_path() /
+                     ("memfloor-fixit-" + std::to_string(::getpid()) + ".cpp"))
+                        .string();
   std::ofstream(file) << "  a->use();\n  b->use();\n";
   Finding first;
   first.fixits = {{{file, 1, 12, 11}, 0, "\n  a = nullptr;"}};

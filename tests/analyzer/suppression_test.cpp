@@ -1,6 +1,8 @@
 // Tests of in-source suppressions and baselines.
 #include "analyzer/suppression.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -28,7 +30,9 @@ TEST_CASE("A suppression names rules, or all of them", "[suppression]") {
 }
 
 TEST_CASE("Suppressions apply on the line and the line below", "[suppression]") {
-  const auto file = (std::filesystem::temp_directory_path() / "memfloor-suppress.cpp").string();
+  const auto file = (std::filesystem::temp_directory_path() /
+                     ("memfloor-suppress-" + std::to_string(::getpid()) + ".cpp"))
+                        .string();
   std::ofstream(file) << "// memfloor-check: ignore[MF001]\n"
                          "a();\n"
                          "b();  // memfloor-check: ignore[MF002]\n"

@@ -1,6 +1,8 @@
 // Tests of cli/analyze_command: a shipped trace analyzed end to end into a report file.
 #include "cli/analyze_command.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -11,7 +13,8 @@
 using namespace memfloor;
 
 TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
-  auto dir = std::filesystem::temp_directory_path() / "memfloor_analyze_test";
+  auto dir = std::filesystem::temp_directory_path() /
+             ("memfloor_analyze_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   cli::AnalyzeRequest request;
   request.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/demo/retention.mftrace"};

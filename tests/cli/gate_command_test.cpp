@@ -1,6 +1,8 @@
 // Tests of cli/gate_command: reports on disk in, exit code and files out.
 #include "cli/gate_command.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +20,8 @@ namespace {
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
 struct TempDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() / "memfloor_gate_test";
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("memfloor_gate_test_" + std::to_string(::getpid()));
   TempDir() {
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);

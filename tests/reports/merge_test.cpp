@@ -1,5 +1,7 @@
 // Tests of the merge path: downsampled timelines, symbol resolution, links from findings to
 // retained bytes, steady floors, several runs in one report, and the findings reader.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -192,7 +194,8 @@ TEST_CASE("parseFindings names the file and the problem", "[merge]") {
 
 TEST_CASE("loadFindings reads snippets around each finding", "[merge]") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "memfloor_findings_test";
+  fs::path dir =
+      fs::temp_directory_path() / ("memfloor_findings_test_" + std::to_string(::getpid()));
   fs::create_directories(dir / "src");
   std::ofstream(dir / "src" / "layer.cpp") << "a\nb\nc\nd\ne\nf\ng\nh\n";
   std::ofstream(dir / "f.json") << kFindings;

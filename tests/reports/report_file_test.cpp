@@ -1,6 +1,8 @@
 // Tests of reports/report_file: loading report.json, and the errors for what is not one.
 #include "reports/report_file.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -13,7 +15,8 @@ using namespace memfloor;
 namespace {
 
 struct TempDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() / "memfloor_report_file_test";
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("memfloor_report_file_test_" + std::to_string(::getpid()));
   TempDir() { std::filesystem::create_directories(path); }
   ~TempDir() { std::filesystem::remove_all(path); }
   std::string write(const std::string& name, const std::string& text) const {

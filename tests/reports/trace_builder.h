@@ -1,6 +1,7 @@
 // TraceBuilder: synthetic traces built in code for the reports tests, and a one-call analyze().
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "reports/analysis.h"
+#include "reports/report_json.h"
+#include "trace/event.h"
 #include "trace/records.h"
 
 namespace memfloor::reports::test {
@@ -135,10 +138,52 @@ class TraceBuilder {
   trace::StackId next_stack_ = 1;
 };
 
-inline Report analyze(const std::vector<trace::Record>& records, AnalysisOptions options = {}) {
+inline TraceInput builtInput() {
+  return TraceInput{"built.mftrace", 1, 0, "complete (trailer present)", true};
+}
+
+// The records as the time-order reader hands them over: runs of timed records as blocks of
+// events, the others one by one. Timed records must be in timestamp order.
+inline Report analyzeInBlocks(const std::vector<trace::Record>& records, AnalysisOptions options) {
   Analysis analysis(std::move(options));
+  std::vector<trace::Event> events;
+  std::vector<const trace::Event*> block;
+  auto flush = [&] {
+    block.clear();
+    for (const trace::Event& e : events) block.push_back(&e);
+    analysis.add(block);
+    events.clear();
+  };
+  for (const trace::Record& r : records) {
+    std::visit(
+        [&](const auto& record) {
+          if constexpr (requires { trace::toEvent(record); }) {
+            events.push_back(trace::toEvent(record));
+          } else {
+            flush();
+            analysis.add(trace::Record{record});
+          }
+        },
+        r);
+  }
+  flush();
+  return analysis.finish(builtInput());
+}
+
+// Analyzes record by record, and checks that blocks of events give the same report.
+inline Report analyze(const std::vector<trace::Record>& records, AnalysisOptions options = {}) {
+  Analysis analysis(options);
   for (const trace::Record& r : records) analysis.add(r);
-  return analysis.finish(TraceInput{"built.mftrace", 1, 0, "complete (trailer present)", true});
+  Report report = analysis.finish(builtInput());
+  bool in_order = true;
+  uint64_t last = 0;
+  for (const trace::Record& r : records) {
+    if (!trace::isTimed(r)) continue;
+    in_order = in_order && trace::timestampOf(r) >= last;
+    last = trace::timestampOf(r);
+  }
+  if (in_order) CHECK(toJson(analyzeInBlocks(records, std::move(options))) == toJson(report));
+  return report;
 }
 
 inline Report analyze(const TraceBuilder& builder, AnalysisOptions options = {}) {

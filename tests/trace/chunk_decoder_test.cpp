@@ -44,8 +44,8 @@ std::string decode(const Bytes& body, uint32_t count, std::vector<Record>* out =
       (isTimed(record) ? timed : untimed).push_back(record);
     }
     std::vector<Record> indexed;
-    for (const detail::TimedRecord& e : index.events) {
-      detail::toRecord(e, r);
+    for (const Event& e : index.events) {
+      toRecord(e, r);
       indexed.push_back(r);
     }
     CHECK(indexed == timed);
@@ -197,7 +197,7 @@ TEST_CASE("the index: events in file order, untimed records whole, the trailer a
   detail::sortEvents(index, scratch);
   CHECK(index.events[0].timestamp == 60);
   Record r;
-  detail::toRecord(index.events[0], r);
+  toRecord(index.events[0], r);
   Free expected_free;
   expected_free.timestamp = 60;
   expected_free.address = 0x10;
@@ -227,7 +227,7 @@ TEST_CASE("sortEvents is a stable sort by timestamp", "[trace][chunk_decoder]") 
     for (uint64_t spread : {uint64_t{3}, uint64_t{5000}, uint64_t{1} << 40, UINT64_MAX}) {
       detail::ChunkIndex index;
       for (size_t i = 0; i < n; ++i) {
-        detail::TimedRecord e{};
+        Event e{};
         e.timestamp = spread == UINT64_MAX ? rng() : rng() % spread;
         e.address = i;  // the file position
         index.events.push_back(e);

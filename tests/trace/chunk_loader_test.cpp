@@ -1,6 +1,12 @@
 // Tests of trace/chunk_loader.cpp: each way a chunk can be incomplete or fail its checks.
 #include "trace/chunk_loader.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <random>
+
+#include "trace/checksum.h"
 #include "trace_test_util.h"
 
 namespace memfloor::trace {
@@ -8,6 +14,21 @@ namespace {
 
 using Status = ChunkLoader::Status;
 using testing::Bytes;
+
+// The reader's checksum (AVX2 where the CPU has it) is the writer's portable XXH3_64bits, at every
+// length that takes another code path and at unaligned starts.
+TEST_CASE("the reader's checksum equals XXH3_64bits", "[trace][chunk_loader]") {
+  std::mt19937_64 rng(5);
+  std::vector<uint8_t> data(70000);
+  for (uint8_t& b : data) b = static_cast<uint8_t>(rng());
+  for (size_t size : {0, 1, 3, 16, 17, 128, 129, 240, 241, 1024, 1025, 4096, 65536, 69999}) {
+    for (size_t start : {0, 1}) {
+      INFO("size " << size << " start " << start);
+      CHECK(detail::chunkChecksum(data.data() + start, size) ==
+            XXH3_64bits(data.data() + start, size));
+    }
+  }
+}
 
 TEST_CASE("a valid chunk loads and exposes its header and body", "[trace][chunk_loader]") {
   const Bytes body = testing::makeRecord(12, {0, 5});

@@ -72,6 +72,26 @@ void checkTimeOrder(const std::vector<Record>& input, const std::vector<Record>&
   CHECK(untimed == expected_untimed);
 }
 
+// The same stream through nextBatch(): each batch holds records or events, never both, and the
+// events of a batch are in timestamp order.
+std::vector<Record> readBatches(const Bytes& bytes) {
+  MemorySource source(bytes, "test.mftrace");
+  TimeOrderReader reader(source);
+  std::vector<Record> out;
+  TimeOrderReader::Batch batch;
+  while (reader.nextBatch(batch)) {
+    CHECK(batch.records.empty() != batch.events.empty());
+    for (Record& r : batch.records) out.push_back(std::move(r));
+    for (size_t i = 0; i < batch.events.size(); ++i) {
+      if (i > 0) CHECK(batch.events[i - 1]->timestamp <= batch.events[i]->timestamp);
+      Record r;
+      toRecord(*batch.events[i], r);
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
 TEST_CASE("out-of-order chunks are delivered in timestamp order", "[trace][time_order]") {
   std::mt19937_64 rng(42);
   for (uint64_t jitter : {0, 30, 2000, 100000}) {
@@ -82,6 +102,7 @@ TEST_CASE("out-of-order chunks are delivered in timestamp order", "[trace][time_
       TraceEnd end;
       const std::vector<Record> output = testing::readAll<TimeOrderReader>(file, &end);
       checkTimeOrder(input, output, true);
+      CHECK(readBatches(file) == output);
       CHECK(end.ending == Ending::kTrailer);
       CHECK(end.records == input.size() + 1);
       CHECK(end.chunks == testing::chunkSpans(file).size());
@@ -124,7 +145,9 @@ TEST_CASE("interleaved writer buffers merge in stable order", "[trace][time_orde
       flush(buffers[0]);
       flush(buffers[1]);
       const Bytes file = testing::writeBinary(input, chunk_bytes, true, 0);
-      checkTimeOrder(input, testing::readAll<TimeOrderReader>(file), true);
+      const std::vector<Record> output = testing::readAll<TimeOrderReader>(file);
+      checkTimeOrder(input, output, true);
+      CHECK(readBatches(file) == output);
     }
   }
 }
