@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <charconv>
+#include <string_view>
 
 namespace memfloor::reports {
 namespace {
@@ -55,6 +57,7 @@ void Analysis::dispatch(const trace::Event& e) {
     onMarker(e);
   } else {
     ++records_.pool_events;
+    last_memory_ns_ = e.timestamp;
   }
 }
 
@@ -68,8 +71,12 @@ void Analysis::allocate(const trace::Event& a) {
   alloc.first_window = birth_window_;
   alloc.slot = slot;
   alloc.flags = birth_flags_;
+  last_memory_ns_ = a.timestamp;
   // The replaced allocation is closed first: its lost free happened before this allocation.
-  live_.open(alloc, [&](const LiveAlloc& replaced) { close(replaced, a.timestamp); });
+  live_.open(alloc, [&](const LiveAlloc& replaced) {
+    recent_.add(a.timestamp, true, replaced.size);
+    close(replaced, a.timestamp);
+  });
   timeline_.onAlloc(slot, a.size, a.timestamp);
   retention_.onAlloc(alloc);
   if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
@@ -78,13 +85,17 @@ void Analysis::allocate(const trace::Event& a) {
 
 void Analysis::release(const trace::Event& f) {
   ++records_.frees;
+  last_memory_ns_ = f.timestamp;
   uint16_t slot = timeline_.findSlot(keyOf(f));
   if (slot == kNoSlot) {
     live_.unmatchedFree(f.size);
+    recent_.add(f.timestamp, false, f.size);
     return;
   }
-  live_.close(slot, f.address, f.size,
-              [&](const LiveAlloc& closed) { close(closed, f.timestamp); });
+  if (!live_.close(slot, f.address, f.size,
+                   [&](const LiveAlloc& closed) { close(closed, f.timestamp); })) {
+    recent_.add(f.timestamp, false, f.size);
+  }
 }
 
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
@@ -104,6 +115,19 @@ void Analysis::onMarker(const trace::Event& e) {
       break;
     case Boundary::kNone:
       break;
+  }
+}
+
+void Analysis::on(const trace::Property& r) {
+  properties_.push_back(r);
+  // Written by the hook (runtime_hook/session.cpp): how often CUPTI delivers memory records.
+  if (symbols_.string(r.key) == "hook.flush_period_ms") {
+    const std::string_view value = symbols_.string(r.value);
+    uint64_t ms = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ms);
+    if (error == std::errc{} && end == value.data() + value.size() && ms < UINT64_MAX / 1'000'000) {
+      recent_.setPeriod(ms * 1'000'000);
+    }
   }
 }
 

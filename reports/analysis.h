@@ -10,6 +10,7 @@
 #include "reports/iteration_tracker.h"
 #include "reports/live_series.h"
 #include "reports/live_set.h"
+#include "reports/recent_anomalies.h"
 #include "reports/report.h"
 #include "reports/retention.h"
 #include "reports/site_links.h"
@@ -61,7 +62,7 @@ class Analysis {
   void on(const trace::StackDef& r) { symbols_.add(r); }
   void on(const trace::ProcessInfo& r) { process_ = r, has_process_ = true; }
   void on(const trace::DeviceInfo& r) { devices_.push_back(r); }
-  void on(const trace::Property& r) { properties_.push_back(r); }
+  void on(const trace::Property& r);
   void on(const trace::Alloc& r) { on(trace::toEvent(r)); }
   void on(const trace::Free& r) { on(trace::toEvent(r)); }
   void on(const trace::PoolEvent& r) { on(trace::toEvent(r)); }
@@ -106,6 +107,8 @@ class Analysis {
   trace::ProcessInfo process_;
   std::vector<trace::DeviceInfo> devices_;
   std::vector<trace::Property> properties_;
+  RecentAnomalies recent_;       // for a cut trace's last flush period
+  uint64_t last_memory_ns_ = 0;  // the last alloc, free or pool event
   uint64_t dropped_cupti_ = 0, dropped_writer_ = 0;
   RecordCounts records_;
   uint64_t out_of_order_ = 0;

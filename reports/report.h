@@ -167,6 +167,15 @@ struct Stack {
   std::vector<Frame> frames;  // innermost first
 };
 
+// The anomalies of a cut trace's last flush period (reports/recent_anomalies.h): counted in
+// Anomalies as well, and likely caused by the cut.
+struct CutTail {
+  bool known = false;    // the trace has no trailer and the hook's flush period is recorded
+  uint64_t from_ns = 0;  // one flush period before the last memory record
+  Tally unmatched_frees;
+  Tally double_allocations;
+};
+
 struct Anomalies {
   Tally unmatched_frees;         // frees with no live allocation at their address
   Tally double_allocations;      // allocations closed because a new one arrived at their address
@@ -175,6 +184,7 @@ struct Anomalies {
   uint64_t unclosed_ranges = 0;       // marker ranges still open at the end of the trace
   uint64_t out_of_order_records =
       0;  // timed records earlier than the one before (input not sorted)
+  CutTail cut_tail;
 };
 
 struct DeviceMeta {

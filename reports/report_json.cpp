@@ -67,7 +67,12 @@ json toJson(const Anomalies& a) {
           {"size_mismatches", a.size_mismatches},
           {"unmatched_range_ends", a.unmatched_range_ends},
           {"unclosed_ranges", a.unclosed_ranges},
-          {"out_of_order_records", a.out_of_order_records}};
+          {"out_of_order_records", a.out_of_order_records},
+          {"cut_tail", a.cut_tail.known
+                           ? json{{"from_ns", a.cut_tail.from_ns},
+                                  {"unmatched_frees", toJson(a.cut_tail.unmatched_frees)},
+                                  {"double_allocations", toJson(a.cut_tail.double_allocations)}}
+                           : json(nullptr)}};
 }
 
 json toJson(const MemorySummary& m) {

@@ -40,6 +40,14 @@ void header(Out out, const Report& r) {
                    a.double_allocations.count, formatBytes(a.double_allocations.bytes),
                    a.size_mismatches);
   }
+  if (a.cut_tail.known) {
+    fmt::format_to(
+        out,
+        "the trace was cut: memory records from {:.3f} s on may be missing (one flush "
+        "period); {} unmatched frees and {} double allocations fall there\n",
+        static_cast<double>(std::max(a.cut_tail.from_ns, r.first_ns) - r.first_ns) * 1e-9,
+        a.cut_tail.unmatched_frees.count, a.cut_tail.double_allocations.count);
+  }
   if (a.out_of_order_records > 0) {
     fmt::format_to(out, "warning: {} records out of timestamp order\n", a.out_of_order_records);
   }

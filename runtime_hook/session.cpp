@@ -214,6 +214,8 @@ void Session::writeMetadata() {
   property("hook.version", kHookVersion);
   property("hook.stacks", toString(config_.stacks));
   property("hook.buffer_size", std::to_string(config_.buffer_bytes));
+  // A trace cut by SIGKILL may lack up to one period of memory records: the analysis marks it.
+  property("hook.flush_period_ms", std::to_string(config_.flush_period_ms));
   property("hook.cupti_api_version", std::to_string(cupti_version));
   property("hook.start_timestamp", std::to_string(now()));
   if (!config_.iteration_pattern.empty()) {

@@ -99,24 +99,7 @@ PY
   head -n 5 "$WORK/live-none.txt"; python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['steps'][:5])" "$WORK/torch-none.json"
 
   echo "== 4. SIGKILL mid-run"
-  rm -rf "$WORK/kill"
-  "$M" run -q --torch-allocator async --stacks none -o "$WORK/kill" -- python3 bench/torch_step.py --steps 100000 --warmup 0 &
-  MPID=$!
-  for i in $(seq 60); do
-    sleep 1
-    T=$(ls "$WORK/kill"/*.mftrace 2>/dev/null | head -1)
-    [ -n "$T" ] && [ "$(stat -c %s "$T")" -gt 200000 ] && break
-  done
-  sleep 3
-  CPID=$(pgrep -P "$MPID" | head -1)
-  kill -KILL "$CPID"
-  wait "$MPID"; RC=$?
-  row "SIGKILL: memfloor run exit code" "$RC (expect 137)"
-  T=$(ls "$WORK/kill"/*.mftrace | head -1)
-  "$DIST/memfloor_trace_probe" "$T" | cut -c1-400
-  row "SIGKILL: trace" "$("$DIST/memfloor_trace_probe" "$T" | sed -E 's/.* end="([^"]*)".*/\1/'), $(stat -c %s "$T") bytes"
-  "$M" analyze --no-table "$T" 2>&1 | tail -n 3
-  row "SIGKILL: analyze says" "$("$M" analyze --no-table "$T" 2>&1 | grep -i -E 'truncat|warning' | head -1)"
+  WORK="$WORK" SUMMARY="$SUMMARY" scripts/gpu-kill.sh "$DIST"
 fi
 
 cp "$WORK"/*.log "$OUT"/ 2>/dev/null

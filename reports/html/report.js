@@ -457,6 +457,13 @@
       if (num(a[k])) odd.push(k.replace(/_/g, ' ') + ': ' + fmtInt(num(a[k])));
     }
     if (odd.length) out.push(h('div', {class: 'warning'}, 'Anomalies: ' + odd.join(', ') + '.'));
+    const tail = a.cut_tail;
+    if (tail && typeof tail === 'object') {
+      out.push(h('div', {class: 'warning'}, 'The trace was cut: memory records from ' +
+        fmtInt(num(tail.from_ns)) + ' ns on may be missing (one flush period); unmatched frees: ' +
+        fmtInt(num(obj(tail.unmatched_frees).count)) + ', double allocations: ' +
+        fmtInt(num(obj(tail.double_allocations).count)) + ' fall there.'));
+    }
     return out;
   }
 
