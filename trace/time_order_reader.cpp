@@ -3,12 +3,13 @@
 // Pass 1 reads every chunk header (lengths checked, not yet checksums) and notes its smallest
 // timestamp; suffix_min[i] is the smallest timestamp in chunks i.. . Pass 2 loads chunks in file
 // order, verifies and decodes each one whole: its untimed records are delivered at once (the
-// trailer at the very end), its events are sorted (stable) by timestamp into a run. The runs are
-// merged in (timestamp, chunk) order, so that equal timestamps keep file order, a block of event
-// pointers at a time; an event joins a block only once its timestamp is <= suffix_min[c] for the
-// next chunk c to load: no unloaded event is earlier, and on a tie the loaded one is earlier in
-// the file. Events are not copied between decoding and delivery. A header that lies (a chunk that
-// then fails to verify) only makes the bound too small: loading stops at that chunk and
+// trailer at the very end), its events are sorted (stable) by timestamp into a segment, which is
+// chained to a run whose last event precedes it or starts one. The runs are merged in (timestamp,
+// chunk) order, so that equal timestamps keep file order, a block of event pointers at a time
+// (TimeOrderReader::nextBatch); an event joins a block only once its timestamp is <= suffix_min[c]
+// for the next chunk c to load: no unloaded event is earlier, and on a tie the loaded one is
+// earlier in the file. Events are not copied between decoding and delivery. A header that lies (a
+// chunk that then fails to verify) only makes the bound too small: loading stops at that chunk and
 // everything loaded is delivered.
 #include <fmt/format.h>
 
