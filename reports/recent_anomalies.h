@@ -30,11 +30,12 @@ class RecentAnomalies {
     const uint64_t b = timestamp / width_;
     if (!any_) head_ = b, any_ = true;
     if (b > head_) {
-      // Clear the buckets the window slides over (all of them after a long gap).
-      for (uint64_t k = head_ + 1; k <= b && k <= head_ + kBuckets; ++k)
-        buckets_[k % kBuckets] = {};
+      // Clear the buckets the window slides over (all of them after a long gap). Counted steps,
+      // not bounds: timestamps near 2^64 must not wrap a bound.
+      const uint64_t steps = std::min(b - head_, kBuckets);
+      for (uint64_t i = 1; i <= steps; ++i) buckets_[(head_ + i) % kBuckets] = {};
       head_ = b;
-    } else if (b + kBuckets <= head_) {
+    } else if (head_ - b >= kBuckets) {
       return;  // older than the window: out of order, and never in the tail
     }
     Bucket& bucket = buckets_[b % kBuckets];
@@ -47,10 +48,13 @@ class RecentAnomalies {
     tail.known = true;
     tail.from_ns = from_ns;
     if (!any_) return tail;
-    const uint64_t oldest = head_ + 1 >= kBuckets ? head_ + 1 - kBuckets : 0;
-    for (uint64_t b = std::max(oldest, from_ns / width_); b <= head_; ++b) {
-      tail.unmatched_frees += buckets_[b % kBuckets].unmatched_frees;
-      tail.double_allocations += buckets_[b % kBuckets].double_allocations;
+    const uint64_t oldest = head_ >= kBuckets - 1 ? head_ - (kBuckets - 1) : 0;
+    const uint64_t first = std::max(oldest, from_ns / width_);
+    if (first > head_) return tail;
+    for (uint64_t i = 0; i <= head_ - first; ++i) {  // at most kBuckets steps
+      const Bucket& bucket = buckets_[(first + i) % kBuckets];
+      tail.unmatched_frees += bucket.unmatched_frees;
+      tail.double_allocations += bucket.double_allocations;
     }
     return tail;
   }

@@ -37,6 +37,23 @@ TEST_CASE("RecentAnomalies sums the anomalies since a time, over the last two pe
   CHECK(after.double_allocations.count == 0);
 }
 
+// Timestamps are untrusted: near 2^64 nothing may wrap (a wrapped bound once meant a loop of 2^64
+// steps).
+TEST_CASE("RecentAnomalies at the end of the timestamp range", "[recent_anomalies]") {
+  RecentAnomalies recent;
+  recent.setPeriod(1);  // buckets 1 ns wide
+  recent.add(UINT64_MAX - 100, true, 1);
+  recent.add(UINT64_MAX, false, 2);
+  recent.add(0, false, 4);  // far older than the window
+  CutTail tail = recent.since(0);
+  CHECK(tail.double_allocations == Tally{0, 0});  // 100 buckets back: out of the window
+  CHECK(tail.unmatched_frees == Tally{2, 1});
+  CHECK(recent.since(UINT64_MAX).unmatched_frees == Tally{2, 1});
+  recent.setPeriod(UINT64_MAX);
+  recent.add(UINT64_MAX, true, 8);
+  CHECK(recent.since(0).double_allocations == Tally{8, 1});
+}
+
 // A hook trace cut by SIGKILL: the frees of the last period were lost, so the allocations that
 // reuse their addresses look like double allocations, and one free has lost its allocation.
 std::vector<trace::Record> cutTrace() {
