@@ -238,7 +238,7 @@ void TimeOrderReader::Impl::fillBlock() {
         const bool take_b = y->timestamp < x->timestamp;
         const Event* e = take_b ? y : x;
         if (!below && e->timestamp > bound) break;
-        block[block_size++] = e;
+        append(e);
         x += !take_b;
         y += take_b;
       }
