@@ -33,9 +33,10 @@ struct LiveAlloc {
     slot = k.slot;
   }
   bool empty() const { return slot == kNoSlot; }
-  static uint64_t hash(const Key& k) {
-    return mixHash(k.address ^ (static_cast<uint64_t>(k.slot) << 48));
-  }
+  // The address alone: under CUDA's unified address space two slots rarely share an address, and
+  // a probe that needs no slot can start before the slot is looked up (5-8% of `memfloor analyze`).
+  // Keys that do share an address only share a probe run.
+  static uint64_t hash(const Key& k) { return mixHash(k.address); }
 };
 
 // What pairing found wrong, counted instead of thrown.
