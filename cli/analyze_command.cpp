@@ -21,23 +21,23 @@ namespace memfloor::cli {
 
 reports::Report analyzeTrace(const std::string& trace_path,
                              const reports::AnalysisOptions& options) {
-  TraceInputFile input(trace_path);
-  trace::TimeOrderReader reader(input.source());
-  reports::Analysis analysis(options);
-  trace::TimeOrderReader::Batch batch;
-  while (reader.nextBatch(batch)) {
-    for (const trace::Record& record : batch.records) analysis.add(record);
-    analysis.add(batch.events);
-  }
-
-  const trace::TraceEnd& end = reader.end();
-  reports::TraceInput info;
-  info.path = trace_path;
-  info.major = reader.major();
-  info.minor = reader.minor();
-  info.ending = trace::describe(end);
-  info.complete = end.ending == trace::Ending::kTrailer;
-  return analysis.finish(info);
+  return reports::analyzeReplays(options, [&trace_path](reports::Analysis& analysis) {
+    TraceInputFile input(trace_path);
+    trace::TimeOrderReader reader(input.source());
+    trace::TimeOrderReader::Batch batch;
+    while (reader.nextBatch(batch)) {
+      for (const trace::Record& record : batch.records) analysis.add(record);
+      analysis.add(batch.events);
+    }
+    const trace::TraceEnd& end = reader.end();
+    reports::TraceInput info;
+    info.path = trace_path;
+    info.major = reader.major();
+    info.minor = reader.minor();
+    info.ending = trace::describe(end);
+    info.complete = end.ending == trace::Ending::kTrailer;
+    return info;
+  });
 }
 
 std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths) {
@@ -116,6 +116,9 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--iteration-pattern", request->options.iteration_pattern,
                   "regex (full match, case-insensitive) naming iteration markers")
       ->capture_default_str();
+  cmd->add_flag("!--no-detect-iterations", request->options.detect_iterations,
+                "without iteration markers, report the trace as a whole instead of cutting "
+                "iterations at an allocation that recurs once per iteration");
   cmd->add_option("--warmup", request->options.warmup_iterations,
                   "iterations excluded from the floor trend")
       ->capture_default_str();

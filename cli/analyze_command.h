@@ -22,7 +22,8 @@ struct AnalyzeRequest {
   bool print_table = true;
 };
 
-// Reads one trace (binary or text form) in timestamp order and runs the analysis.
+// Reads one trace (binary or text form) in timestamp order and runs the analysis
+// (reports::analyzeReplays: without iteration markers it may read the trace three times).
 // Throws memfloor::Error on unusable input.
 reports::Report analyzeTrace(const std::string& trace_path,
                              const reports::AnalysisOptions& options);

@@ -19,10 +19,20 @@ MemoryKey keyOf(const trace::Event& e) {
 
 Analysis::Analysis(AnalysisOptions options)
     : options_(std::move(options)),
-      tracker_(options_.iteration_pattern),
+      // Replays of detected iterations cut them alone, even if markers appeared since the first
+      // (a trace still being written).
+      tracker_(options_.find_cuts || options_.cut_at ? "[^\\s\\S]" : options_.iteration_pattern),
       retention_(options_.top_sites) {
   tracker_.keepRanges(options_.keep_ranges);
   retention_.keepWindowSites(!options_.links.empty());
+  if (options_.cut_at) {
+    cutting_ = true;
+  } else if (options_.find_cuts) {
+    idle_cuts_ = std::make_unique<IdleCuts>(*options_.find_cuts);
+  } else if (options_.detect_iterations) {
+    detector_ = std::make_unique<PeriodDetector>();
+  }
+  watching_ = cutting_ || idle_cuts_ || detector_;
 }
 
 void Analysis::add(const trace::Record& record) {
@@ -49,6 +59,8 @@ void Analysis::on(const trace::Event& e) {
 void Analysis::dispatch(const trace::Event& e) {
   // Tests, not a switch: allocations and frees alternate in patterns that conditional branches
   // predict well and an indirect jump does not.
+  if (watching_) [[unlikely]]
+    watch(e);  // first: an iteration may begin here
   if (e.type == trace::EventType::kAlloc) {
     allocate(e);
   } else if (e.type == trace::EventType::kFree) [[likely]] {
@@ -81,6 +93,31 @@ void Analysis::allocate(const trace::Event& a) {
   retention_.onAlloc(alloc);
   if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
   series_[slot].record(a.timestamp, timeline_.slot(slot).live);
+}
+
+// Detected iterations (the three replays of AnalysisOptions), for every event before it counts.
+void Analysis::watch(const trace::Event& e) {
+  if (e.type == trace::EventType::kMarker) return;
+  const uint64_t ordinal = records_.allocs + records_.frees + records_.pool_events;
+  const uint64_t previous_ns = ordinal > 0 ? last_memory_ns_ : e.timestamp;
+  const bool alloc = e.type == trace::EventType::kAlloc;
+  if (detector_ && alloc) detector_->onAlloc(keyOf(e), e.stack, e.size, e.timestamp);
+  if (idle_cuts_) {
+    const DetectedPeriod& p = *options_.find_cuts;
+    const bool anchor = alloc && keyOf(e) == p.key && e.stack == p.stack && e.size == p.size;
+    idle_cuts_->onMemoryEvent(ordinal, e.timestamp, previous_ns, timeline_.liveTotal(), anchor);
+  }
+  if (!cutting_) return;
+  const std::vector<uint64_t>& cuts = options_.cut_at->cuts;
+  if (next_cut_ == cuts.size() || cuts[next_cut_] != ordinal) return;
+  ++next_cut_;
+  // The iteration before ends with the last event before the quiet gap that this one ends.
+  if (tracker_.inIteration()) {
+    tracker_.endAt(previous_ns);
+    endIteration();
+  }
+  tracker_.beginAt(e.timestamp);
+  beginIteration();
 }
 
 void Analysis::release(const trace::Event& f) {
@@ -143,6 +180,10 @@ void Analysis::on(const trace::Trailer& t) {
 // retained in window i; it is persistent when i precedes the first counted iteration.
 void Analysis::beginIteration() {
   uint32_t started = tracker_.started();
+  if (detector_) {  // markers found: nothing to detect
+    detector_.reset();
+    watching_ = cutting_ || idle_cuts_;
+  }
   if (started > 1) retention_.endWindow();
   timeline_.beginIteration();
   birth_window_ = started - 1;
@@ -172,6 +213,8 @@ Report Analysis::finish(const TraceInput& input) {
   }
   timeline_.finish();
   if (options_.resolver != nullptr) symbols_.resolve(*options_.resolver);
+  if (detector_) period_ = detector_->choose();
+  if (idle_cuts_) iterations_ = idle_cuts_->finish();
 
   Report report;
   report.input = input;

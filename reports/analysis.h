@@ -2,14 +2,18 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "reports/idle_cuts.h"
 #include "reports/iteration_tracker.h"
 #include "reports/live_series.h"
 #include "reports/live_set.h"
+#include "reports/period_detector.h"
 #include "reports/recent_anomalies.h"
 #include "reports/report.h"
 #include "reports/retention.h"
@@ -30,6 +34,13 @@ struct AnalysisOptions {
   bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
   std::vector<LinkRule> links{};    // findings to link to retaining sites (reports/site_links.h)
   FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
+  // Iterations of a trace without iteration markers take three replays (docs/design.md,
+  // "Detected iterations"). 1: with detect_iterations, follow the allocations to find a period
+  // (detectedPeriod()); 2: with find_cuts, find where its idle windows end (detectedIterations());
+  // 3: with cut_at, cut the iterations there.
+  bool detect_iterations = true;
+  std::optional<DetectedPeriod> find_cuts{};
+  std::optional<DetectedIterations> cut_at{};
 };
 
 // A four-verb aggregator in the memray style: construct, add every record, finish once.
@@ -52,8 +63,11 @@ class Analysis {
   // Call once.
   Report finish(const TraceInput& input);
 
-  // The seam for iterations found without markers (period detection): today, without any
-  // iteration marker, the report carries the whole-trace summary and iteration_source "unknown".
+  // After finish(). With detect_iterations and no iteration marker in the trace: the period of its
+  // allocations, if they have one (reports/period_detector.h). With find_cuts: where to cut
+  // iterations, if the period has at least two cycles (reports/idle_cuts.h).
+  const std::optional<DetectedPeriod>& detectedPeriod() const { return period_; }
+  const std::optional<DetectedIterations>& detectedIterations() const { return iterations_; }
 
  private:
   void on(const trace::StringDef& r) { symbols_.add(r); }
@@ -72,6 +86,7 @@ class Analysis {
   void allocate(const trace::Event& e);
   void release(const trace::Event& e);
   void onMarker(const trace::Event& e);
+  void watch(const trace::Event& e);
   void on(const trace::Dropped& r);
   void on(const trace::Trailer& r);
 
@@ -115,6 +130,37 @@ class Analysis {
   bool seen_time_ = false;
   uint64_t first_ns_ = 0, last_ns_ = 0, trailer_end_ns_ = 0;
   bool finished_ = false;
+
+  // Period detection, last: the replay's hot members come first.
+  bool watching_ = false;                     // dispatch() calls watch(): one of the three
+  std::unique_ptr<PeriodDetector> detector_;  // detect_iterations, until a marker iteration
+  std::unique_ptr<IdleCuts> idle_cuts_;       // find_cuts
+  bool cutting_ = false;                      // cut_at
+  size_t next_cut_ = 0;                       // into options_.cut_at->cuts
+  std::optional<DetectedPeriod> period_;
+  std::optional<DetectedIterations> iterations_;
 };
+
+// The whole analysis of one trace: one replay, or three for detected iterations (AnalysisOptions).
+// feed(Analysis&) adds every record of the trace and returns what the reader knows of it; it is
+// called once per replay.
+template <typename Feed>
+Report analyzeReplays(const AnalysisOptions& options, Feed&& feed) {
+  AnalysisOptions next = options;
+  auto replay = [&feed](const AnalysisOptions& o, auto&& then) {
+    Analysis analysis(o);
+    const TraceInput input = feed(analysis);
+    Report report = analysis.finish(input);
+    then(analysis);
+    return report;
+  };
+  Report report = replay(options, [&](const Analysis& a) { next.find_cuts = a.detectedPeriod(); });
+  if (!next.find_cuts) return report;
+  // No iteration marker, but the allocations repeat with a period: find its idle windows, then
+  // replay cutting iterations there.
+  replay(next, [&](const Analysis& a) { next.cut_at = a.detectedIterations(); });
+  if (!next.cut_at) return report;
+  return replay(next, [](const Analysis&) {});
+}
 
 }  // namespace memfloor::reports

@@ -54,7 +54,14 @@ void Analysis::fillMetadata(Report& report) const {
 
 void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order) {
   const std::vector<IterationSpan>& spans = tracker_.iterations();
-  report.iteration_source = spans.empty() ? IterationSource::kUnknown : IterationSource::kMarkers;
+  if (spans.empty()) {
+    report.iteration_source = IterationSource::kUnknown;
+  } else if (options_.cut_at) {
+    report.iteration_source = IterationSource::kDetected;
+    report.detection = options_.cut_at->period;
+  } else {
+    report.iteration_source = IterationSource::kMarkers;
+  }
   std::vector<RetainedWindow> retained = retention_.finish(live_, timeline_.slotCount());
   std::set<trace::StackId> stacks;
 
@@ -90,11 +97,16 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
       if (site.stack != trace::kNoId) stacks.insert(site.stack);
     }
   }
-  // Sites are named by the first frame that tells the listed stacks apart.
+  // Sites, and the detected period's allocation, are named by the first frame that tells the
+  // listed stacks apart.
+  if (report.detection && report.detection->stack != trace::kNoId) {
+    stacks.insert(report.detection->stack);
+  }
   size_t skip = symbols_.sharedDepth({stacks.begin(), stacks.end()});
   for (IterationRow& row : report.iterations) {
     for (RetainedSite& site : row.top_sites) site.where = symbols_.where(site.stack, skip);
   }
+  if (report.detection) report.detection->where = symbols_.where(report.detection->stack, skip);
   for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
 }
 

@@ -2,6 +2,7 @@
 #include "reports/iteration_tracker.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "trace/error.h"
 
@@ -46,6 +47,19 @@ Boundary IterationTracker::close(bool matching, const trace::Marker& marker) {
   spans_.back().end_ns = marker.timestamp;
   spans_.back().complete = true;
   return Boundary::kEnd;
+}
+
+void IterationTracker::endAt(uint64_t ns) {
+  assert(depth_ == 1 && "no detected iteration is open");
+  depth_ = 0;
+  spans_.back().end_ns = ns;
+  spans_.back().complete = true;
+}
+
+void IterationTracker::beginAt(uint64_t ns) {
+  assert(depth_ == 0 && "an iteration is open");
+  depth_ = 1;
+  spans_.push_back({"detected", 0, ns, ns, false});
 }
 
 void IterationTracker::keep(const Open& range, uint64_t end_ns, bool nested,

@@ -45,6 +45,11 @@ class IterationTracker {
 
   Boundary onMarker(const trace::Marker& marker, const Symbols& symbols);
 
+  // Iterations found without markers (reports/period_detector.h): ends the open one at ns, then
+  // begins one there. Only for a trace no marker of which matched.
+  void endAt(uint64_t ns);
+  void beginAt(uint64_t ns);
+
   // Counts ranges still open and ends an open iteration at end_ns (incomplete); true if it did.
   bool finish(uint64_t end_ns);
 

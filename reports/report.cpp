@@ -41,7 +41,15 @@ std::string_view toString(TrendVerdict v) {
 }
 
 std::string_view toString(IterationSource s) {
-  return s == IterationSource::kMarkers ? "markers" : "unknown";
+  switch (s) {
+    case IterationSource::kMarkers:
+      return "markers";
+    case IterationSource::kDetected:
+      return "detected";
+    case IterationSource::kUnknown:
+      break;
+  }
+  return "unknown";
 }
 
 }  // namespace memfloor::reports

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -236,7 +237,21 @@ struct MarkerRange {
   bool nested = true;  // push/pop (a thread's stack) rather than start/end
 };
 
-enum class IterationSource : uint8_t { kUnknown, kMarkers };
+enum class IterationSource : uint8_t { kUnknown, kMarkers, kDetected };
+
+// How iterations were found in a trace without iteration markers (reports/period_detector.h): the
+// allocation that recurs at a regular period (every `every`-th occurrence), the period, and the
+// cuts, each at the end of the longest quiet gap of its period.
+struct DetectedPeriod {
+  MemoryKey key;
+  trace::StackId stack = trace::kNoId;
+  uint64_t size = 0;
+  uint32_t every = 1;
+  uint32_t occurrences = 0;             // in the whole trace
+  uint64_t period_ns = 0;               // mean time from one occurrence to the every-th next
+  uint32_t gap_variation_permille = 0;  // standard deviation of those times / their mean, x 1000
+  std::string where;  // its stack's telling frame, as RetainedSite::where (set in the report)
+};
 
 // One trace's analysis: a run of report.json (the document itself is a MergedReport).
 struct Report {
@@ -250,6 +265,7 @@ struct Report {
   uint64_t end_ns = 0;    // last timed record or the trailer's end timestamp, whichever is later
 
   IterationSource iteration_source = IterationSource::kUnknown;
+  std::optional<DetectedPeriod> detection;  // set when iteration_source is kDetected
   std::string iteration_pattern;
   uint32_t warmup_iterations = 0;
 
@@ -267,6 +283,6 @@ struct Report {
 
 std::string_view toString(RetentionClass c);   // "inter_iteration", "leak", "persistent"
 std::string_view toString(TrendVerdict v);     // "unknown", "stable", "growing"
-std::string_view toString(IterationSource s);  // "unknown", "markers"
+std::string_view toString(IterationSource s);  // "unknown", "markers", "detected"
 
 }  // namespace memfloor::reports

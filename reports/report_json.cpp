@@ -106,6 +106,19 @@ json toJson(const IterationMemory& m) {
   return j;
 }
 
+json detectionJson(const std::optional<DetectedPeriod>& d) {
+  if (!d) return nullptr;
+  json j = {{"stack", d->stack},
+            {"where", d->where},
+            {"size", d->size},
+            {"every", d->every},
+            {"occurrences", d->occurrences},
+            {"period_ns", d->period_ns},
+            {"gap_variation_permille", d->gap_variation_permille}};
+  putKey(j, d->key);
+  return j;
+}
+
 // Finding ids by index into AnalysisOptions::links.
 using FindingIds = std::vector<std::string>;
 
@@ -208,6 +221,7 @@ json runJson(const Report& r, const FindingIds& ids, bool placeholders = false) 
           {"dropped", {{"cupti", r.dropped_cupti}, {"writer", r.dropped_writer}}},
           {"anomalies", toJson(r.anomalies)},
           {"iteration_source", toString(r.iteration_source)},
+          {"detection", detectionJson(r.detection)},
           {"iteration_pattern", r.iteration_pattern},
           {"warmup_iterations", r.warmup_iterations},
           {"memory", arrayOf(r.memory)},

@@ -124,6 +124,14 @@ void topSites(Out out, const Report& r) {
 
 }  // namespace
 
+std::string formatDuration(uint64_t ns) {
+  if (ns < 1000) return fmt::format("{} ns", ns);
+  const auto value = static_cast<double>(ns);
+  if (ns < 1'000'000) return fmt::format("{:.1f} us", value / 1e3);
+  if (ns < 1'000'000'000) return fmt::format("{:.1f} ms", value / 1e6);
+  return fmt::format("{:.2f} s", value / 1e9);
+}
+
 std::string formatBytes(uint64_t bytes) {
   if (bytes < 1024) return fmt::format("{} B", bytes);
   static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -146,7 +154,17 @@ std::string formatTable(const Report& r) {
     summary(out, r);
     return text;
   }
-  fmt::format_to(out, "iterations: {} from markers", r.iterations.size());
+  if (r.detection) {
+    const DetectedPeriod& d = *r.detection;
+    fmt::format_to(out,
+                   "iterations: {} detected (no marker matches '{}'): period {}, from the "
+                   "allocations of {} at {}{}",
+                   r.iterations.size(), r.iteration_pattern, formatDuration(d.period_ns),
+                   formatBytes(d.size), d.where.empty() ? "(no stack)" : d.where,
+                   d.every > 1 ? fmt::format(", one in {}", d.every) : "");
+  } else {
+    fmt::format_to(out, "iterations: {} from markers", r.iterations.size());
+  }
   if (r.warmup_iterations > 0) fmt::format_to(out, ", first {} warm-up", r.warmup_iterations);
   out = '\n';
   summary(out, r);

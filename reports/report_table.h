@@ -20,4 +20,7 @@ std::string formatTable(const MergedReport& report);
 // "0 B", "512 B", "1.5 KiB", "20.0 MiB", "1.27 GiB": binary units, for people.
 std::string formatBytes(uint64_t bytes);
 
+// "800 ns", "12.5 us", "33.2 ms", "2.50 s".
+std::string formatDuration(uint64_t ns);
+
 }  // namespace memfloor::reports

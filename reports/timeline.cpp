@@ -49,6 +49,12 @@ void Timeline::closePhase(std::vector<Phase> SlotTimeline::*into) {
   }
 }
 
+uint64_t Timeline::liveTotal() const {
+  uint64_t total = 0;
+  for (const SlotTimeline& s : slots_) total += s.live;
+  return total;
+}
+
 void Timeline::beginIteration() {
   assert((state_ == State::kPrelude || state_ == State::kWindow) && "iteration inside iteration");
   closePhase(state_ == State::kWindow ? &SlotTimeline::windows : nullptr);

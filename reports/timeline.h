@@ -88,6 +88,7 @@ class Timeline {
   void finish();          // closes the open window (or prelude); an open iteration is an error
 
   size_t slotCount() const { return slots_.size(); }
+  uint64_t liveTotal() const;  // over all slots
   const SlotTimeline& slot(uint16_t s) const { return slots_[s]; }
   bool inIteration() const { return state_ == State::kIteration; }
 

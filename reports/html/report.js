@@ -417,7 +417,8 @@
       const notes = [];
       if (!obj(run.trace).complete) notes.push('trace incomplete');
       if (num(obj(run.dropped).cupti) || num(obj(run.dropped).writer)) notes.push('records dropped');
-      if (run.iteration_source !== 'markers') notes.push('no iteration markers');
+      if (run.iteration_source === 'detected') notes.push('iterations detected');
+      else if (run.iteration_source !== 'markers') notes.push('no iteration markers');
       return h('tr', {class: isWorst ? 'worst' : null},
         h('td', {class: 'nowrap'}, h('a', {href: '#run-' + i}, str(run.label)), isWorst ? [' ', badge('worst', 'worst')] : null),
         h('td', {class: 'mono break'}, str(obj(run.trace).path)),
@@ -444,7 +445,14 @@
       out.push(h('div', {class: 'warning bad'}, 'Records were dropped (CUPTI: ' + fmtInt(num(dropped.cupti)) +
         ', tracer: ' + fmtInt(num(dropped.writer)) + '): floors may be off.'));
     }
-    if (run.iteration_source !== 'markers') {
+    if (run.iteration_source === 'detected') {
+      const d = obj(run.detection);
+      out.push(h('div', {class: 'warning'}, 'No marker matched the iteration pattern ' + str(run.iteration_pattern) +
+        ': iterations were detected. Period ' + fmtNs(num(d.period_ns)) + ', from the allocations of ' +
+        fmtBytes(num(d.size)) + ' at ' + (str(d.where) || '(no stack)') +
+        (num(d.every) > 1 ? ', one in ' + num(d.every) : '') +
+        '; each iteration begins where the longest quiet gap of its period ends.'));
+    } else if (run.iteration_source !== 'markers') {
       out.push(h('div', {class: 'warning'}, 'No marker matched the iteration pattern ' + str(run.iteration_pattern) +
         ': there are no iterations, only the whole-trace summary.'));
     }

@@ -202,3 +202,31 @@ TEST_CASE("the model allocator's bytes in every idle window equal the model's ow
     CHECK(compared == 3);
   }
 }
+
+TEST_CASE("with the markers ignored, detected iterations keep the marked idle floors") {
+  for (const std::string name : {"fixed", "hc-bug", "combined-loss-bug"}) {
+    INFO(name);
+    const json marked = analyze(name);
+    reports::AnalysisOptions blind;
+    blind.iteration_pattern = "no marker is named this";
+    const json detected = reports::toJson(cli::analyzeTrace(kModelDir + name + ".mftrace", blind));
+    REQUIRE(detected.at("iteration_source") == "detected");
+    CHECK(detected.at("detection").at("period_ns") > 0);
+    // The model's first iteration is set-up to the detector, its last one ends with the trace:
+    // detected iterations 1, 2 are the marked 2, 3.
+    const json& d = detected.at("iterations");
+    const json& m = marked.at("iterations");
+    REQUIRE(d.size() == m.size() - 1);
+    for (size_t i = 0; i + 1 < d.size(); ++i) {
+      INFO("detected iteration " << i + 1);
+      const json& di = deviceRow(d[i]).at("idle");
+      const json& mi = deviceRow(m[i + 1]).at("idle");
+      CHECK(di.at("floor") == mi.at("floor"));
+      CHECK(di.at("retained") == mi.at("retained"));
+      // The idle window is the same quiet time, give or take the events at its edges.
+      const auto start = d[i].at("idle").at("start_ns").get<int64_t>();
+      const auto marked_start = m[i + 1].at("idle").at("start_ns").get<int64_t>();
+      CHECK(std::abs(start - marked_start) < 1'000'000);
+    }
+  }
+}

@@ -4,8 +4,9 @@
 // Writes a full-page screenshot.
 //
 //   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
-//        --plain-html plain.html
-// page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone.
+//        --plain-html plain.html --detected-html detected.html
+// page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone;
+// detected.html: a model trace analyzed with its markers ignored.
 import puppeteer from 'puppeteer-core';
 import {pathToFileURL} from 'node:url';
 import {parseArgs} from 'node:util';
@@ -16,9 +17,10 @@ const {values: args} = parseArgs({
     html: {type: 'string'},
     screenshot: {type: 'string'},
     'plain-html': {type: 'string'},
+    'detected-html': {type: 'string'},
   },
 });
-for (const name of ['chromium', 'html', 'screenshot', 'plain-html']) {
+for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html']) {
   if (!args[name]) {
     console.error(`report_page_test: --${name} is required`);
     process.exit(2);
@@ -95,6 +97,22 @@ try {
     check(false, 'the checks of the plain page stopped: ' + e.message);
   }
   for (const p of plain.problems) check(false, p);
+
+  // A model trace analyzed with its markers ignored: iterations detected, and the page says how.
+  const detected = await openPage(args['detected-html']);
+  try {
+    const body = await detected.page.evaluate(() => document.body.innerText);
+    for (const text of ['iterations were detected', 'Period ', 'refmodel::gelu', '3 from detected']) {
+      check(body.includes(text), `detected: the page says "${text}"`);
+    }
+    check(!body.includes('there are no iterations'), 'detected: no "no iterations" warning');
+    const [chart] = await detected.page.$$('figure.chart svg');  // device memory
+    const bands = (await chart.$$('.idle-band')).length;
+    check(bands === 3, `detected: the device chart shades three idle windows (${bands})`);
+  } catch (e) {
+    check(false, 'the checks of the detected page stopped: ' + e.message);
+  }
+  for (const p of detected.problems) check(false, p);
 } finally {
   await browser.close();
 }

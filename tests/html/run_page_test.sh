@@ -22,6 +22,10 @@ html=$out/two_runs.html plain=$out/one_run_no_markers.html
 "$memfloor" report "$testdata/reports/two_runs.report.json" --gate "$testdata/reports/two_runs.gate.json" \
   -o "$html"
 "$memfloor" report "$testdata/reports/one_run_no_markers.report.json" -o "$plain"
+detected=$out/detected.html
+"$memfloor" analyze "$testdata/model/hc-bug.mftrace" --iteration-pattern 'no marker is named this' \
+  --no-table -o "$out/detected.report.json"
+"$memfloor" report "$out/detected.report.json" -o "$detected"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || missing "no chromium"
@@ -29,4 +33,4 @@ command -v node >/dev/null || missing "no node"
 [ -f "$here/node_modules/puppeteer-core/package.json" ] || missing "no puppeteer-core in tests/html/node_modules"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
-  --plain-html "$plain"
+  --plain-html "$plain" --detected-html "$detected"

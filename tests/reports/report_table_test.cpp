@@ -17,6 +17,13 @@ TEST_CASE("formatBytes uses binary units", "[report_table]") {
   CHECK(formatBytes(UINT64_MAX) == "16.0 EiB");
 }
 
+TEST_CASE("formatDuration picks the unit", "[report_table]") {
+  CHECK(formatDuration(800) == "800 ns");
+  CHECK(formatDuration(12'500) == "12.5 us");
+  CHECK(formatDuration(33'178'247) == "33.2 ms");
+  CHECK(formatDuration(2'500'000'000) == "2.50 s");
+}
+
 TEST_CASE("The table shows floors, retention classes and the top site", "[report_table]") {
   Loop loop = trainingLoop({.iterations = 4});
   std::string table = formatTable(analyze(loop.trace));
