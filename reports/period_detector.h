@@ -16,35 +16,38 @@ namespace memfloor::reports {
 // An iteration repeats its allocations, but an allocation need not come once per iteration: one
 // per micro-batch comes k times, at gaps that alternate. So the detector follows, per allocation
 // signature (device, memory kind, stack, size), the gaps between each occurrence and the m-th one
-// before it for every lag m up to kMaxLag (Welford: mean and spread); the smallest lag whose gaps
-// are regular gives the signature's period. A steady random stream is regular at long lags too
-// (the law of large numbers), so a lag m > 1 must beat that by kLagGain. O(kMaxLag) per allocation;
-// memory bounded by kMaxSignatures.
+// before it for every lag m up to kMaxLag (choose() says which lag gives the period). Regular: a
+// majority vote (Boyer-Moore) with a tolerance finds the gap most of them agree on, within
+// kTolerance of their mean, and those that agree outnumber the others by at least half of all gaps
+// (about 3 in 4 agree). Warm-up and stalls are outliers and only cost votes; sums of m random gaps
+// are no period, as they spread more than kTolerance. O(kMaxLag) per allocation; memory bounded by
+// kMaxSignatures.
 class PeriodDetector {
  public:
   static constexpr uint32_t kMaxLag = 8;
   static constexpr size_t kMaxSignatures = size_t{1} << 14;  // later new ones are ignored
-  // Gaps whose standard deviation exceeds this share of their mean are not a period.
-  static constexpr double kMaxGapVariation = 0.25;
-  // At a lag m > 1, also at most this share of what m random gaps would give (single / sqrt(m)).
-  static constexpr double kLagGain = 0.5;
+  static constexpr double kTolerance = 0.1;                  // of the period
   static constexpr uint32_t kMinCycles = 3;
 
   void onAlloc(MemoryKey key, trace::StackId stack, uint64_t size, uint64_t timestamp);
 
-  // Each signature with at least kMinCycles * m occurrences, for its smallest lag m whose gaps are
-  // regular, is a candidate. Candidates covering less than half the time of the longest are
-  // dropped (a set-up loop); of the rest, the one with the most periods wins, then the earliest.
+  // Each signature is a candidate with one of its regular lags m (at least kMinCycles * m
+  // occurrences): not a harmonic of a shorter regular lag, the one most gaps agree with.
+  // Candidates covering less than half the time of the longest are dropped (a set-up loop); of
+  // the rest, the one with the most periods wins, then the most regular, then the earliest.
   // Empty when there is no candidate.
   std::optional<DetectedPeriod> choose() const;
 
  private:
-  struct Gaps {  // Welford's running mean and sum of squared deviations
-    uint32_t n = 0;
-    double mean = 0;
-    double m2 = 0;
+  struct Gaps {
+    uint32_t n = 0;       // gaps seen
+    int32_t votes = 0;    // for `period`: agreeing minus disagreeing since it was chosen
+    uint32_t agreed = 0;  // since it was chosen
+    double sum = 0;       // of those that agreed
     void add(double gap);
-    double variation() const;  // standard deviation / mean
+    double period() const { return agreed > 0 ? sum / agreed : 0; }
+    double agreement() const { return n > 0 ? static_cast<double>(agreed) / n : 0; }
+    bool regular() const { return votes > 0 && 2 * static_cast<uint32_t>(votes) >= n; }
   };
 
   struct Signature {

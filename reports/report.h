@@ -247,9 +247,9 @@ struct DetectedPeriod {
   trace::StackId stack = trace::kNoId;
   uint64_t size = 0;
   uint32_t every = 1;
-  uint32_t occurrences = 0;             // in the whole trace
-  uint64_t period_ns = 0;               // mean time from one occurrence to the every-th next
-  uint32_t gap_variation_permille = 0;  // standard deviation of those times / their mean, x 1000
+  uint32_t occurrences = 0;       // in the whole trace
+  uint64_t period_ns = 0;         // mean time from one occurrence to the every-th next
+  uint32_t regular_permille = 0;  // of those times, the share within 10% of the mean, x 1000
   std::string where;  // its stack's telling frame, as RetainedSite::where (set in the report)
 };
 

@@ -114,7 +114,7 @@ json detectionJson(const std::optional<DetectedPeriod>& d) {
             {"every", d->every},
             {"occurrences", d->occurrences},
             {"period_ns", d->period_ns},
-            {"gap_variation_permille", d->gap_variation_permille}};
+            {"regular_permille", d->regular_permille}};
   putKey(j, d->key);
   return j;
 }

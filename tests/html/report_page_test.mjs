@@ -102,7 +102,7 @@ try {
   const detected = await openPage(args['detected-html']);
   try {
     const body = await detected.page.evaluate(() => document.body.innerText);
-    for (const text of ['iterations were detected', 'Period ', 'refmodel::gelu', '3 from detected']) {
+    for (const text of ['iterations were detected', 'Period ', 'refmodel::hcMapping', '3 from detected']) {
       check(body.includes(text), `detected: the page says "${text}"`);
     }
     check(!body.includes('there are no iterations'), 'detected: no "no iterations" warning');

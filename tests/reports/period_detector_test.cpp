@@ -31,7 +31,7 @@ TEST_CASE("An allocation once per iteration gives the period", "[detect]") {
   CHECK(p->every == 1);
   CHECK(p->occurrences == 10);
   CHECK(p->period_ns == 1000);
-  CHECK(p->gap_variation_permille == 0);
+  CHECK(p->regular_permille == 1000);
 }
 
 TEST_CASE("An allocation per micro-batch gives the period of the iteration", "[detect]") {
@@ -46,6 +46,35 @@ TEST_CASE("An allocation per micro-batch gives the period of the iteration", "[d
   REQUIRE(p);
   CHECK(p->every == 2);
   CHECK(p->period_ns == 1000);
+}
+
+TEST_CASE("A burst per iteration gives its size as the lag, not a harmonic", "[detect]") {
+  // Four allocations 10 ns apart every 1000 ns: lag 4 is exact, lag 3 agrees 3 times in 4, lag 8
+  // is twice the period.
+  PeriodDetector d;
+  for (uint64_t i = 0; i < 12; ++i) {
+    for (uint64_t k = 0; k < 4; ++k) d.onAlloc(kDevice0, 5, 2048, 1000 * i + 10 * k);
+  }
+  const std::optional<DetectedPeriod> p = d.choose();
+  REQUIRE(p);
+  CHECK(p->every == 4);
+  CHECK(p->period_ns == 1000);
+  CHECK(p->regular_permille == 1000);
+}
+
+TEST_CASE("Warm-up outliers cost votes, not the period", "[detect]") {
+  PeriodDetector d;
+  uint64_t t = 0;
+  for (int i = 0; i < 20; ++i) {
+    t += i < 3 ? 5000 : 1000 + (i % 3) * 20;  // three slow first steps, then 2% jitter
+    d.onAlloc(kDevice0, 9, 4096, t);
+  }
+  const std::optional<DetectedPeriod> p = d.choose();
+  REQUIRE(p);
+  CHECK(p->every == 1);
+  CHECK(p->period_ns >= 1000);
+  CHECK(p->period_ns <= 1040);
+  CHECK(p->regular_permille < 1000);
 }
 
 TEST_CASE("Irregular or too few occurrences give no period", "[detect]") {
@@ -155,7 +184,7 @@ TEST_CASE("Without markers, detected iterations have the idle floors of the mark
                                               {"every", 1},
                                               {"occurrences", 6},
                                               {"period_ns", 1000},
-                                              {"gap_variation_permille", 0}});
+                                              {"regular_permille", 1000}});
 
   blind.detect_iterations = false;
   CHECK(analyzeDetecting(loop.trace, blind).iteration_source == IterationSource::kUnknown);
