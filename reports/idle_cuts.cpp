@@ -31,7 +31,7 @@ void IdleCuts::closeCycle() {
   for (const Gap& g : gaps_) longest = std::max(longest, g.length);
   const Gap* best = nullptr;
   for (const Gap& g : gaps_) {
-    if (2 * g.length < longest) continue;
+    if (g.length < longest - longest / 2) continue;  // shorter than half the longest
     if (best == nullptr || g.live < best->live || (g.live == best->live && longer(g, *best))) {
       best = &g;
     }

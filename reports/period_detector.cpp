@@ -95,7 +95,7 @@ std::optional<DetectedPeriod> PeriodDetector::choose() const {
   };
   const Anchor* best = nullptr;
   for (const Anchor& a : candidates) {
-    if (2 * (a.last_ns - a.first_ns) < longest) continue;
+    if (a.last_ns - a.first_ns < longest - longest / 2) continue;
     if (best == nullptr || rank(a) < rank(*best)) best = &a;
   }
   if (best == nullptr) return std::nullopt;
