@@ -25,14 +25,14 @@ Analysis::Analysis(AnalysisOptions options)
       retention_(options_.top_sites) {
   tracker_.keepRanges(options_.keep_ranges);
   retention_.keepWindowSites(!options_.links.empty());
-  if (options_.cut_at) {
-    cutting_ = true;
-  } else if (options_.find_cuts) {
-    idle_cuts_ = std::make_unique<IdleCuts>(*options_.find_cuts);
-  } else if (options_.detect_iterations) {
-    detector_ = std::make_unique<PeriodDetector>();
+  if (!options_.cut_at) {  // a cutting replay needs nothing but next_cut_
+    if (options_.find_cuts) {
+      idle_cuts_ = std::make_unique<IdleCuts>(*options_.find_cuts);
+    } else if (options_.detect_iterations) {
+      detector_ = std::make_unique<PeriodDetector>();
+    }
   }
-  watching_ = cutting_ || idle_cuts_ || detector_;
+  watching_ = options_.cut_at.has_value() || idle_cuts_ || detector_;
 }
 
 void Analysis::add(const trace::Record& record) {
@@ -107,7 +107,7 @@ void Analysis::watch(const trace::Event& e) {
     const bool anchor = alloc && keyOf(e) == p.key && e.stack == p.stack && e.size == p.size;
     idle_cuts_->onMemoryEvent(ordinal, e.timestamp, previous_ns, timeline_.liveTotal(), anchor);
   }
-  if (!cutting_) return;
+  if (!options_.cut_at) return;
   const std::vector<uint64_t>& cuts = options_.cut_at->cuts;
   if (next_cut_ == cuts.size() || cuts[next_cut_] != ordinal) return;
   ++next_cut_;
@@ -182,7 +182,7 @@ void Analysis::beginIteration() {
   uint32_t started = tracker_.started();
   if (detector_) {  // markers found: nothing to detect
     detector_.reset();
-    watching_ = cutting_ || idle_cuts_;
+    watching_ = options_.cut_at.has_value() || idle_cuts_;
   }
   if (started > 1) retention_.endWindow();
   timeline_.beginIteration();

@@ -135,7 +135,6 @@ class Analysis {
   bool watching_ = false;                     // dispatch() calls watch(): one of the three
   std::unique_ptr<PeriodDetector> detector_;  // detect_iterations, until a marker iteration
   std::unique_ptr<IdleCuts> idle_cuts_;       // find_cuts
-  bool cutting_ = false;                      // cut_at
   size_t next_cut_ = 0;                       // into options_.cut_at->cuts
   std::optional<DetectedPeriod> period_;
   std::optional<DetectedIterations> iterations_;
