@@ -92,7 +92,7 @@ void Analysis::allocate(const trace::Event& a) {
   timeline_.onAlloc(slot, a.size, a.timestamp);
   retention_.onAlloc(alloc);
   if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
-  series_[slot].record(a.timestamp, timeline_.slot(slot).live);
+  series_[slot].recordRise(a.timestamp, timeline_.slot(slot).live);
 }
 
 // Detected iterations (the three replays of AnalysisOptions), for every event before it counts.
@@ -138,7 +138,7 @@ void Analysis::release(const trace::Event& f) {
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
   timeline_.onFree(alloc.slot, alloc.size);
   retention_.onFree(alloc);
-  series_[alloc.slot].record(timestamp, timeline_.slot(alloc.slot).live);
+  series_[alloc.slot].recordFall(timestamp, timeline_.slot(alloc.slot).live);
 }
 
 void Analysis::onMarker(const trace::Event& e) {

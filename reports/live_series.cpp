@@ -14,12 +14,17 @@ void LiveSeries::open(uint64_t timestamp, uint64_t live) {
   }
   for (;;) {
     uint64_t start = origin_ + (timestamp - origin_) / bucket_ns_ * bucket_ns_;
-    if (!points_.empty() && start == points_.back().start_ns) {  // merged into the last bucket
-      record(timestamp, live);
+    if (!points_.empty() && start == points_.back().start_ns) {
+      // Merged into the last bucket (whose end wrapped past 2^64, or which coarsening widened).
+      TimelinePoint& p = points_.back();
+      p.min = std::min(p.min, live);
+      p.max = std::max(p.max, live);
+      p.last = live;
       return;
     }
     if (points_.size() < max_points_) {
       points_.push_back({start, std::min(carried, live), std::max(carried, live), live});
+      bucket_end_ = start + bucket_ns_;
       return;
     }
     coarsen();
@@ -42,6 +47,7 @@ void LiveSeries::coarsen() {
     }
   }
   points_.resize(out);
+  bucket_end_ = points_.empty() ? 0 : points_.back().start_ns + bucket_ns_;
 }
 
 }  // namespace memfloor::reports

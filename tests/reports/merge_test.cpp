@@ -37,6 +37,39 @@ TEST_CASE("LiveSeries keeps every value while under its limit", "[merge]") {
   CHECK(s.points[1] == TimelinePoint{2000, 20, 30, 20});  // 30 carried in from the bucket before
 }
 
+TEST_CASE("LiveSeries: rises and falls give what record gives", "[merge]") {
+  // The replay tells the series which way live bytes moved; a random walk over a small limit
+  // (so buckets coarsen many times) must give the same points as the general form.
+  LiveSeries general(32), directed(32);
+  uint64_t live = 1u << 30;
+  uint64_t state = 12345;
+  for (uint64_t t = 0; t < 200000; t += 1 + state % 3000) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t step = (state >> 33) % 4096;
+    const bool rise = (state >> 20) & 1;
+    live = rise ? live + step : live - step;
+    general.record(t, live);
+    rise ? directed.recordRise(t, live) : directed.recordFall(t, live);
+  }
+  const TimelineSeries a = general.finish({});
+  const TimelineSeries b = directed.finish({});
+  CHECK(a.bucket_ns > 1000);
+  CHECK(a.bucket_ns == b.bucket_ns);
+  CHECK(a.points == b.points);
+}
+
+TEST_CASE("LiveSeries: a bucket whose end wraps past 2^64 takes the rest", "[merge]") {
+  LiveSeries series(16);
+  series.record(UINT64_MAX - 10, 5);
+  series.record(UINT64_MAX - 5, 9);
+  series.recordFall(UINT64_MAX - 2, 3);
+  const TimelineSeries s = series.finish({});
+  REQUIRE(s.points.size() == 1);
+  CHECK(s.points[0].min == 3);
+  CHECK(s.points[0].max == 9);
+  CHECK(s.points[0].last == 3);
+}
+
 TEST_CASE("LiveSeries stays within its limit and keeps the extremes", "[merge]") {
   LiveSeries series(64);
   uint64_t lowest = UINT64_MAX, highest = 0;
