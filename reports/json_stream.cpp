@@ -36,11 +36,22 @@ void writeItems(std::ostream& out, char open, char close, size_t count, int dept
   out << close;
 }
 
+// Writes j as dump(2) would at `depth`, with the serializer dump() itself uses (as nlohmann's
+// operator<< does), told the indent it starts at.
+void writeWhole(std::ostream& out, const json& j, int depth) {
+  std::string text;
+  nlohmann::detail::serializer<json> serializer(nlohmann::detail::output_adapter<char>(text), ' ',
+                                                json::error_handler_t::replace);
+  serializer.dump(j, true, false, kIndent, static_cast<unsigned>(depth * kIndent));
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
 void write(std::ostream& out, const json& j, int depth, const StreamedArrays& streamed) {
   if (auto s = streamed.find(&j); s != streamed.end()) {
+    // An element is built when it is written, so no placeholder lies inside it.
     const StreamedArray& array = s->second;
     writeItems(out, '[', ']', array.count, depth,
-               [&](size_t i) { write(out, array.element(i), depth + 1, streamed); });
+               [&](size_t i) { writeWhole(out, array.element(i), depth + 1); });
     return;
   }
   if (j.is_array()) {

@@ -132,7 +132,7 @@ json toJson(const RetainedSite& s, const FindingIds& ids) {
   for (uint32_t f : s.findings) {
     if (f < ids.size()) findings.push_back(ids[f]);
   }
-  j["findings"] = findings;
+  j["findings"] = std::move(findings);
   return j;
 }
 
@@ -149,8 +149,8 @@ json toJson(const IterationRow& row, const FindingIds& ids) {
       {"warmup", row.warmup},
       {"idle",
        {{"start_ns", row.idle_start_ns}, {"end_ns", row.idle_end_ns}, {"final", row.idle_final}}},
-      {"memory", memory},
-      {"top_sites", sites}};
+      {"memory", std::move(memory)},  // moved, not copied: an initializer list copies lvalues
+      {"top_sites", std::move(sites)}};
 }
 
 json toJson(const Trend& t) {

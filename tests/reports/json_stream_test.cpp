@@ -1,9 +1,10 @@
 // Tests of reports/json_stream.cpp: the streamed text is byte for byte nlohmann's dump(2), with
 // placeholders replaced by their elements.
+#include "reports/json_stream.h"
+
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "reports/json_stream.h"
 #include "reports/merged_report.h"
 #include "reports/report_json.h"
 
@@ -46,12 +47,16 @@ TEST_CASE("placeholders are replaced by their streamed elements", "[reports][jso
   const json& view = doc;
   for (size_t run = 0; run < 2; ++run) {
     const size_t count = run == 0 ? 3 : 0;  // the second stays empty: "[]"
-    arrays[&view.at("runs").at(run).at("rows")] = {count, [run](size_t i) {
-                                                     return json{{"i", i}, {"run", run}, {"v", {i}}};
-                                                   }};
-    for (size_t i = 0; i < count; ++i) {
-      expected["runs"][run]["rows"].push_back(json{{"i", i}, {"run", run}, {"v", {i}}});
-    }
+    // Elements are dumped whole from their depth: nested levels, an empty object and a string
+    // with an escaped newline and invalid UTF-8 keep dump(2)'s layout and replacement.
+    auto element = [run](size_t i) {
+      return json{{"i", i},
+                  {"run", run},
+                  {"v", {i, json::object(), {{"deep", {1, 2}}}}},
+                  {"text", "line\nbreak, invalid \xff utf-8"}};
+    };
+    arrays[&view.at("runs").at(run).at("rows")] = {count, element};
+    for (size_t i = 0; i < count; ++i) expected["runs"][run]["rows"].push_back(element(i));
   }
   CHECK(streamed(doc, arrays) == dumped(expected));
 }
