@@ -20,8 +20,10 @@ MemoryKey keyOf(const trace::Event& e) {
 Analysis::Analysis(AnalysisOptions options)
     : options_(std::move(options)),
       // Replays of detected iterations cut them alone, even if markers appeared since the first
-      // (a trace still being written).
-      tracker_(options_.find_cuts || options_.cut_at ? "[^\\s\\S]" : options_.iteration_pattern),
+      // (a trace still being written): no marker defines an iteration there.
+      tracker_(options_.find_cuts || options_.cut_at
+                   ? std::nullopt
+                   : std::optional<std::string_view>(options_.iteration_pattern)),
       retention_(options_.top_sites) {
   tracker_.keepRanges(options_.keep_ranges);
   retention_.keepWindowSites(!options_.links.empty());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 #include "trace/error.h"
 
@@ -10,17 +11,18 @@ namespace memfloor::reports {
 
 using trace::MarkerType;
 
-IterationTracker::IterationTracker(std::string_view pattern) {
+IterationTracker::IterationTracker(std::optional<std::string_view> pattern) {
+  if (!pattern) return;
   try {
-    pattern_ = std::regex(pattern.begin(), pattern.end(),
+    pattern_ = std::regex(pattern->begin(), pattern->end(),
                           std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
   } catch (const std::regex_error& e) {
-    throw Error("invalid iteration pattern '" + std::string(pattern) + "': " + e.what());
+    throw Error("invalid iteration pattern '" + std::string(*pattern) + "': " + e.what());
   }
 }
 
 bool IterationTracker::matches(std::string_view name) const {
-  return std::regex_match(name.begin(), name.end(), pattern_);
+  return pattern_ && std::regex_match(name.begin(), name.end(), *pattern_);
 }
 
 bool IterationTracker::matches(trace::StringId name, const Symbols& symbols) {
@@ -36,30 +38,38 @@ Boundary IterationTracker::open(bool matching, const trace::Marker& marker,
                                 const Symbols& symbols) {
   if (!matching) return Boundary::kNone;
   if (depth_++ > 0) return Boundary::kNone;
-  spans_.push_back({std::string(symbols.string(marker.name)), marker.thread, marker.timestamp,
-                    marker.timestamp, false});
+  beginSpan(std::string(symbols.string(marker.name)), marker.thread, marker.timestamp);
   return Boundary::kBegin;
 }
 
 Boundary IterationTracker::close(bool matching, const trace::Marker& marker) {
   if (!matching) return Boundary::kNone;
   if (--depth_ > 0) return Boundary::kNone;
-  spans_.back().end_ns = marker.timestamp;
-  spans_.back().complete = true;
+  endSpan(marker.timestamp);
   return Boundary::kEnd;
 }
 
-void IterationTracker::endAt(uint64_t ns) {
-  assert(depth_ == 1 && "no detected iteration is open");
-  depth_ = 0;
+void IterationTracker::beginSpan(std::string name, uint64_t thread, uint64_t ns) {
+  spans_.push_back({std::move(name), thread, ns, ns, false});
+}
+
+void IterationTracker::endSpan(uint64_t ns) {
   spans_.back().end_ns = ns;
   spans_.back().complete = true;
 }
 
+void IterationTracker::endAt(uint64_t ns) {
+  assert(!pattern_ && "detected iterations are cut on a tracker without a pattern");
+  assert(depth_ == 1 && "no detected iteration is open");
+  depth_ = 0;
+  endSpan(ns);
+}
+
 void IterationTracker::beginAt(uint64_t ns) {
+  assert(!pattern_ && "detected iterations are cut on a tracker without a pattern");
   assert(depth_ == 0 && "an iteration is open");
   depth_ = 1;
-  spans_.push_back({"detected", 0, ns, ns, false});
+  beginSpan("detected", 0, ns);
 }
 
 void IterationTracker::keep(const Open& range, uint64_t end_ns, bool nested,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -37,7 +38,9 @@ enum class Boundary : uint8_t { kNone, kBegin, kEnd };
 class IterationTracker {
  public:
   // Throws memfloor::Error naming the pattern when it is not a valid ECMAScript regex.
-  explicit IterationTracker(std::string_view pattern);
+  // Without a pattern no marker defines an iteration: beginAt and endAt alone cut them (detected
+  // iterations), while ranges are still tracked.
+  explicit IterationTracker(std::optional<std::string_view> pattern);
 
   // Keeps every closed range (for exports); off by default.
   void keepRanges(bool keep) { keep_ranges_ = keep; }
@@ -46,7 +49,7 @@ class IterationTracker {
   Boundary onMarker(const trace::Marker& marker, const Symbols& symbols);
 
   // Iterations found without markers (reports/period_detector.h): ends the open one at ns, then
-  // begins one there. Only for a trace no marker of which matched.
+  // begins one there. Only for a tracker without a pattern.
   void endAt(uint64_t ns);
   void beginAt(uint64_t ns);
 
@@ -65,8 +68,10 @@ class IterationTracker {
   bool matches(trace::StringId name, const Symbols& symbols);
   Boundary open(bool matching, const trace::Marker& marker, const Symbols& symbols);
   Boundary close(bool matching, const trace::Marker& marker);
+  void beginSpan(std::string name, uint64_t thread, uint64_t ns);
+  void endSpan(uint64_t ns);
 
-  std::regex pattern_;
+  std::optional<std::regex> pattern_;
   std::unordered_map<trace::StringId, bool> match_cache_;
   struct Open {
     bool matching = false;

@@ -61,6 +61,28 @@ TEST_CASE("An invalid pattern is a user error", "[iteration_tracker]") {
   CHECK_THROWS_AS(IterationTracker("(unclosed"), Error);
 }
 
+TEST_CASE("Without a pattern, only beginAt and endAt cut iterations", "[iteration_tracker]") {
+  Feed f;
+  f.tracker = IterationTracker(std::nullopt);
+  f.tracker.keepRanges(true);
+  CHECK_FALSE(f.tracker.matches("iteration 1"));
+  CHECK(f.push(10, "iteration 1") == Boundary::kNone);  // a range, not an iteration
+  CHECK(f.pop(20) == Boundary::kNone);
+  CHECK(f.tracker.started() == 0);
+  CHECK(f.tracker.ranges().size() == 1);
+  f.tracker.beginAt(30);
+  CHECK(f.tracker.inIteration());
+  f.tracker.endAt(45);
+  f.tracker.beginAt(50);
+  REQUIRE(f.tracker.started() == 2);
+  CHECK(f.tracker.iterations()[0].name == "detected");
+  CHECK(f.tracker.iterations()[0].start_ns == 30);
+  CHECK(f.tracker.iterations()[0].end_ns == 45);
+  CHECK(f.tracker.iterations()[0].complete);
+  CHECK(f.tracker.finish(60));  // the trace ended inside the second
+  CHECK_FALSE(f.tracker.iterations()[1].complete);
+}
+
 TEST_CASE("Nested ranges: the outermost matching range is the iteration", "[iteration_tracker]") {
   Feed f;
   CHECK(f.push(10, "iteration 1") == Boundary::kBegin);
