@@ -11,7 +11,7 @@
 #include "analyzer/sarif.h"
 #include "analyzer/suppression.h"
 #include "analyzer/text_output.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::analyzer {
 namespace {

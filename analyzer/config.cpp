@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::analyzer {
 

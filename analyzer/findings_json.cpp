@@ -4,7 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::analyzer {
 namespace {

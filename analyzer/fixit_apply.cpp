@@ -7,7 +7,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::analyzer {
 

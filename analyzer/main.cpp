@@ -7,7 +7,7 @@
 
 #include "analyzer/checker.h"
 #include "analyzer/unit_runner.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "reports/llvm_symbolizer.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 
 namespace memfloor::cli {

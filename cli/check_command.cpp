@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::cli {
 namespace {

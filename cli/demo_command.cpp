@@ -16,7 +16,7 @@
 #include "cli/report_command.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 extern char** environ;
 

@@ -11,7 +11,7 @@
 #include "cli/analyze_command.h"
 #include "cli/command.h"
 #include "reports/perfetto_export.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::cli {
 namespace {

@@ -14,7 +14,7 @@
 #include "reports/gate_output.h"
 #include "reports/report_file.h"
 #include "reports/report_table.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::cli {
 namespace {

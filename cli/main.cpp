@@ -9,7 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/version.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 int main(int argc, char** argv) {
   using namespace memfloor::cli;

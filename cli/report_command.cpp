@@ -10,7 +10,7 @@
 #include "cli/command.h"
 #include "reports/html_report.h"
 #include "reports/report_file.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::cli {
 

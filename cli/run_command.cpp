@@ -13,7 +13,7 @@
 #include "cli/analyze_command.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 extern char** environ;
 

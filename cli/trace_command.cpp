@@ -11,7 +11,7 @@
 #include "cli/trace_input.h"
 #include "reports/llvm_symbolizer.h"
 #include "reports/trace_symbolize.h"
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/text.h"

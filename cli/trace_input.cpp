@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/text.h"

@@ -10,7 +10,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "trace/codec.h"
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/format.h"
 
 namespace memfloor::trace::fuzz {

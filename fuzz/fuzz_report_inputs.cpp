@@ -10,7 +10,7 @@
 #include "reports/gate.h"
 #include "reports/html_report.h"
 #include "reports/llvm_symbolizer.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace memfloor;

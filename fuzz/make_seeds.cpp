@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/sink.h"
 #include "trace/text.h"
 #include "trace/writer.h"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 namespace {

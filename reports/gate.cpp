@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 namespace {

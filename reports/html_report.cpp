@@ -14,7 +14,7 @@
 #include "reports/gate.h"         // kGateSchema
 #include "reports/html_assets.h"  // generated from reports/html/ by cmake/MemfloorEmbed.cmake
 #include "reports/report_file.h"  // kReportSchemaMajor, reportSchemaMajor
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 namespace {

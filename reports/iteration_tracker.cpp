@@ -5,7 +5,7 @@
 #include <cassert>
 #include <utility>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 namespace {

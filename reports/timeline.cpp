@@ -4,7 +4,7 @@
 #include <cassert>
 #include <string>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 
 namespace memfloor::reports {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "trace/codec.h"
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/file_header.h"
 #include "trace/format.h"
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <utility>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::trace {
 

@@ -5,7 +5,7 @@
 
 #include <charconv>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::trace {
 

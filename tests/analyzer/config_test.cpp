@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::analyzer {
 namespace {

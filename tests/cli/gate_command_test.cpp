@@ -11,7 +11,7 @@
 
 #include "cli/command.h"
 #include "tests/reports/report_doc_builder.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 using namespace memfloor;
 

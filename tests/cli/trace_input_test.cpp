@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 
 using namespace memfloor;

@@ -11,7 +11,7 @@
 
 #include "invariants.h"
 #include "scenarios.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports::test {
 namespace {

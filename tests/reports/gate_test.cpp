@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "tests/reports/report_doc_builder.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 using namespace memfloor;
 using memfloor::testing::makeFinding;

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 namespace {

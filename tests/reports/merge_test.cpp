@@ -16,7 +16,7 @@
 #include "reports/site_links.h"
 #include "reports/trace_symbolize.h"
 #include "scenarios.h"
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/source.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "tests/reports/report_doc_builder.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 using namespace memfloor;
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "invariants.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::reports {
 namespace {

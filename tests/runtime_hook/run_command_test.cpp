@@ -14,7 +14,7 @@
 
 #include "cli/child_process.h"
 #include "cli/command.h"
-#include "trace/error.h"
+#include "common/error.h"
 
 using namespace memfloor;
 using namespace memfloor::cli;

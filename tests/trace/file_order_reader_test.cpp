@@ -1,7 +1,7 @@
 // Tests of trace/file_order_reader.cpp: round trips, truncation at every byte, byte flips.
 #include <random>
 
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 #include "trace_test_util.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace_test_util.h"
 
 namespace memfloor::trace {

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "trace/error.h"
+#include "common/error.h"
 
 namespace memfloor::trace {
 namespace {

@@ -1,7 +1,7 @@
 // Tests of trace/text_reader.cpp: round trips, inline strings, defaults, errors with line numbers.
 #include <random>
 
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace_test_util.h"
 
 namespace memfloor::trace {

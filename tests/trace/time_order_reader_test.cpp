@@ -5,7 +5,7 @@
 #include <random>
 
 #include "trace/codec.h"
-#include "trace/error.h"
+#include "common/error.h"
 #include "trace/reader.h"
 #include "trace_test_util.h"
 

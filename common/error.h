@@ -1,4 +1,5 @@
-// The one exception type of the analysis side: bad input, with a message a user can act on.
+// The one exception type of the offline side (trace readers, analysis, reports, checker, cli): bad
+// input, with a message a user can act on. Header-only; the hook and the trace writer never throw.
 #pragma once
 
 #include <stdexcept>
