@@ -17,7 +17,7 @@ if ((${#dirs[@]} == 0)); then
   dirs=(/usr/lib/llvm-14/include/llvm/IR /usr/lib/llvm-14/include/clang/AST
         /usr/lib/llvm-14/include/clang/Lex /usr/lib/llvm-14/include/clang/Sema)
 fi
-checker=$build/analyzer/memfloor-check
+checker=$build/checker/memfloor-check
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -32,7 +32,7 @@ bool isExecutableFile(const fs::path& path) {
 }
 
 // Where the checker is looked for, in order: next to the running memfloor (an install), in
-// ../analyzer/ (the build tree: build/cli/memfloor, build/analyzer/memfloor-check), then PATH.
+// ../checker/ (the build tree: build/cli/memfloor, build/checker/memfloor-check), then PATH.
 struct Search {
   std::vector<fs::path> places;  // directories next to memfloor
   std::string path_env;
@@ -43,7 +43,7 @@ struct Search {
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
       s.places.push_back(self.parent_path());
-      s.places.push_back((self.parent_path() / ".." / "analyzer").lexically_normal());
+      s.places.push_back((self.parent_path() / ".." / "checker").lexically_normal());
     }
     const char* path = std::getenv("PATH");
     s.path_env = path != nullptr ? path : "";

@@ -5,7 +5,7 @@
 
 namespace memfloor::cli {
 
-// memfloor-check next to the running memfloor, in ../analyzer/ (the build tree), then on PATH;
+// memfloor-check next to the running memfloor, in ../checker/ (the build tree), then on PATH;
 // "" when none is there.
 std::string findChecker();
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# memfloor check: finds memfloor-check (next to memfloor, ../analyzer/, PATH), hands it every
+# memfloor check: finds memfloor-check (next to memfloor, ../checker/, PATH), hands it every
 # argument unchanged and becomes it (exit code and signals are the checker's); a missing checker is
 # one line on stderr naming where memfloor looked, and exit code 2.
 #
@@ -55,7 +55,7 @@ run() {
 }
 
 dispatch() {
-  # memfloor alone in a directory: nothing next to it, no ../analyzer/.
+  # memfloor alone in a directory: nothing next to it, no ../checker/.
   mkdir -p "$work/alone/bin"
   cp "$memfloor" "$work/alone/bin/memfloor"
   local alone=$work/alone/bin/memfloor
@@ -64,7 +64,7 @@ dispatch() {
     if run 2 "$path" -- "$alone" check --version; then
       lines=$(wc -l <"$work/err")
       if [ "$lines" -ne 1 ] || ! grep -q "memfloor-check not found" "$work/err" ||
-        ! grep -qF "$work/alone/bin" "$work/err" || ! grep -qF "$work/alone/analyzer" "$work/err" ||
+        ! grep -qF "$work/alone/bin" "$work/err" || ! grep -qF "$work/alone/checker" "$work/err" ||
         ! grep -q "MEMFLOOR_BUILD_CHECKER" "$work/err"; then
         fail "missing checker ($path): want one line naming where memfloor looked, got:"
         cat "$work/err"
@@ -92,10 +92,10 @@ dispatch() {
   fake "$work/alone/bin" 4
   run 4 "PATH=$work/onpath" -- "$alone" check -p build
 
-  # The build tree: build/cli/memfloor finds build/analyzer/memfloor-check.
+  # The build tree: build/cli/memfloor finds build/checker/memfloor-check.
   mkdir -p "$work/build/cli"
   cp "$memfloor" "$work/build/cli/memfloor"
-  fake "$work/build/analyzer" 5
+  fake "$work/build/checker" 5
   run 5 "PATH=$work/onpath" -- "$work/build/cli/memfloor" check -p build
 
   # memfloor becomes the checker: a signal that ends the checker ends `memfloor check` the same way.

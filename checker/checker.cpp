@@ -1,0 +1,83 @@
+// The checker after the facts are in: rules, suppressions, baseline, output, fix-its, exit code.
+#include "checker/checker.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "checker/findings_json.h"
+#include "checker/fixit_apply.h"
+#include "checker/rules/rule.h"
+#include "checker/sarif.h"
+#include "checker/suppression.h"
+#include "checker/text_output.h"
+#include "common/error.h"
+
+namespace memfloor::checker {
+namespace {
+
+std::string rootOf(const CheckOptions& options) {
+  std::error_code ec;
+  const std::string root =
+      options.root.empty() ? std::filesystem::current_path(ec).string() : options.root;
+  return std::filesystem::absolute(root, ec).lexically_normal().string();
+}
+
+}  // namespace
+
+CheckOutcome evaluate(const Facts& facts, const Config& config, const CheckOptions& options) {
+  CheckOutcome outcome;
+  outcome.findings = runRules(facts, config);
+  outcome.suppressed = dropSuppressed(outcome.findings);
+  if (!options.baseline.empty()) {
+    outcome.baselined =
+        dropBaselined(outcome.findings, readBaseline(options.baseline), rootOf(options));
+  }
+  return outcome;
+}
+
+int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
+                const std::vector<std::string>& unit_errors, std::ostream& out, std::ostream& err) {
+  for (const std::string& path : options.load_facts) {
+    std::ifstream in(path);
+    if (!in) throw Error(path + ": cannot read the facts file");
+    try {
+      facts.merge(factsFromJson(nlohmann::json::parse(in)));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(path + ": not JSON: " + e.what());
+    }
+  }
+  if (!options.emit_facts.empty()) {
+    std::ofstream facts_out(options.emit_facts);
+    if (!(facts_out << toJson(facts).dump(1) << "\n")) {
+      throw Error(options.emit_facts + ": cannot write the facts file");
+    }
+  }
+  const CheckOutcome outcome = evaluate(facts, config, options);
+  const std::string root = rootOf(options);
+  if (options.format == "json") {
+    out << findingsToJson(outcome.findings, unit_errors, root).dump(2) << "\n";
+  } else if (options.format == "sarif") {
+    out << toSarif(outcome.findings, allRules(), root).dump(2) << "\n";
+  } else if (options.format == "text") {
+    out << formatText(outcome.findings, root);
+  } else {
+    throw Error("--format: expected text, json or sarif, not '" + options.format + "'");
+  }
+  if (options.fix)
+    err << "memfloor-check: applied " << applyFixits(outcome.findings) << " fix-its\n";
+  for (const std::string& e : unit_errors) err << "memfloor-check: error: " << e << "\n";
+  err << "memfloor-check: " << outcome.findings.size() << " finding(s) in " << facts.units.size()
+      << " unit(s); " << outcome.suppressed << " suppressed, " << outcome.baselined
+      << " in the baseline\n";
+  if (!unit_errors.empty()) return 2;
+  return outcome.findings.empty() ? 0 : 1;
+}
+
+Config resolveConfig(const std::string& explicit_path, const std::string& start) {
+  if (!explicit_path.empty()) return loadConfig(explicit_path);
+  if (auto found = findConfig(start.empty() ? "." : start)) return loadConfig(*found);
+  return Config{};
+}
+
+}  // namespace memfloor::checker

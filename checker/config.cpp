@@ -1,0 +1,65 @@
+// The checker's configuration: defaults, the JSON file and the upward search for it.
+#include "checker/config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/error.h"
+
+namespace memfloor::checker {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Config, heavy_type_patterns, heavy_types,
+                                                light_types, heavy_annotation, light_annotation,
+                                                release_methods, store_methods, terminal_methods,
+                                                ignored_namespaces, disabled_rules,
+                                                mf001_min_belief_sites, mf001_min_belief_ratio,
+                                                mf003_min_released)
+
+namespace {
+
+bool sameKind(const nlohmann::json& a, const nlohmann::json& b) {
+  return a.type() == b.type() || (a.is_number() && b.is_number());
+}
+
+}  // namespace
+
+Config loadConfig(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path.string() + ": cannot read the configuration file");
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(in, nullptr, true, /*ignore_comments=*/true);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path.string() + ": not JSON: " + e.what());
+  }
+  if (!json.is_object()) throw Error(path.string() + ": expected a JSON object");
+  const nlohmann::json defaults = Config{};  // every key, with a value of the right kind
+  for (const auto& [key, value] : json.items()) {
+    if (!defaults.contains(key)) throw Error(path.string() + ": unknown key '" + key + "'");
+    const nlohmann::json& expected = defaults.at(key);
+    const bool ok = sameKind(value, expected) &&
+                    (!value.is_array() || std::all_of(value.begin(), value.end(),
+                                                      [](const auto& v) { return v.is_string(); }));
+    if (!ok) {
+      throw Error(path.string() + ": key '" + key + "' should be " +
+                  (expected.is_array() ? "a list of strings" : expected.type_name()));
+    }
+  }
+  return json.get<Config>();
+}
+
+std::optional<std::filesystem::path> findConfig(const std::filesystem::path& start) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(start, ec);
+  if (ec) return std::nullopt;
+  if (!std::filesystem::is_directory(dir, ec)) dir = dir.parent_path();
+  for (;;) {
+    std::filesystem::path candidate = dir / kConfigFileName;
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    if (dir == dir.root_path() || dir.empty()) return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+}  // namespace memfloor::checker

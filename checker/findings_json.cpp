@@ -1,0 +1,65 @@
+// The findings document (memfloor.findings/1) and baselines read from it.
+#include "checker/findings_json.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace memfloor::checker {
+namespace {
+
+nlohmann::json location(const SourceLoc& loc, const std::string& root) {
+  return {{"file", relativePath(loc.file, root)}, {"line", loc.line}, {"column", loc.column}};
+}
+
+}  // namespace
+
+nlohmann::json findingsToJson(const std::vector<Finding>& findings,
+                              const std::vector<std::string>& errors, const std::string& root) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Finding& f : findings) {
+    nlohmann::json related = nlohmann::json::array();
+    for (const RelatedLocation& r : f.related) {
+      related.push_back({{"location", location(r.loc, root)}, {"message", r.message}});
+    }
+    nlohmann::json fixits = nlohmann::json::array();
+    for (const FixIt& x : f.fixits) {
+      nlohmann::json at = location(x.loc, root);
+      at["offset"] = x.loc.offset;
+      fixits.push_back({{"location", at}, {"length", x.length}, {"replacement", x.replacement}});
+    }
+    list.push_back({{"rule", f.rule},
+                    {"message", f.message},
+                    {"location", location(f.loc, root)},
+                    {"related", related},
+                    {"function", f.function},
+                    {"field", f.field},
+                    {"fixits", fixits},
+                    {"fingerprint", fingerprint(f, root)}});
+  }
+  return {{"schema", kFindingsSchema},
+          {"tool", {{"name", "memfloor-check"}, {"version", MEMFLOOR_VERSION}}},
+          {"findings", list},
+          {"errors", errors}};
+}
+
+std::set<std::string> readBaseline(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw Error(file.string() + ": cannot read the baseline");
+  try {
+    const nlohmann::json json = nlohmann::json::parse(in);
+    if (json.value("schema", "") != kFindingsSchema) {
+      throw Error(file.string() + ": not a findings document (expected schema " + kFindingsSchema +
+                  ")");
+    }
+    std::set<std::string> fingerprints;
+    for (const auto& f : json.at("findings"))
+      fingerprints.insert(f.at("fingerprint").get<std::string>());
+    return fingerprints;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file.string() + ": malformed baseline: " + e.what());
+  }
+}
+
+}  // namespace memfloor::checker

@@ -1,0 +1,93 @@
+// memfloor-check: parse the options, collect facts over the compilation database, report.
+#include <clang/Tooling/CommonOptionsParser.h>
+#include <llvm/Support/CommandLine.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "checker/checker.h"
+#include "checker/cpp/unit_runner.h"
+#include "common/error.h"
+
+namespace {
+
+namespace cl = llvm::cl;
+cl::OptionCategory category("memfloor-check options");
+cl::opt<std::string> format("format", cl::desc("text (default), json or sarif"), cl::init("text"),
+                            cl::cat(category));
+cl::opt<std::string> config_path("config",
+                                 cl::desc("configuration file (default: the nearest "
+                                          ".memfloor-check.json above the first source)"),
+                                 cl::cat(category));
+cl::opt<std::string> baseline("baseline", cl::desc("findings document of accepted findings"),
+                              cl::cat(category));
+cl::opt<bool> fix("fix", cl::desc("apply the fix-its"), cl::cat(category));
+cl::opt<unsigned> jobs("j", cl::desc("translation units in parallel"), cl::init(1),
+                       cl::cat(category));
+cl::opt<std::string> root("root", cl::desc("file names are written relative to it (default: cwd)"),
+                          cl::cat(category));
+cl::opt<std::string> emit_facts("emit-facts", cl::desc("write the merged facts here"),
+                                cl::cat(category));
+cl::list<std::string> load_facts("facts", cl::desc("merge a facts file before the rules run"),
+                                 cl::cat(category));
+
+// CommonOptionsParser loads no database when no file is named. Then the files are all those of the
+// -p database, and the options are parsed again with them so that --extra-arg applies to them.
+std::vector<std::string> databaseFiles(std::string& error) {
+  const auto& registered = cl::getRegisteredOptions();
+  auto it = registered.find("p");
+  const std::string dir =
+      it == registered.end() ? "" : static_cast<cl::opt<std::string>*>(it->second)->getValue();
+  auto database =
+      clang::tooling::CompilationDatabase::autoDetectFromDirectory(dir.empty() ? "." : dir, error);
+  return database ? database->getAllFiles() : std::vector<std::string>{};
+}
+
+llvm::Expected<clang::tooling::CommonOptionsParser> parse(std::vector<const char*>& args) {
+  int argc = static_cast<int>(args.size());
+  return clang::tooling::CommonOptionsParser::create(
+      argc, args.data(), category, cl::ZeroOrMore,
+      "Flags members and node objects that keep device memory after their last use.\n");
+}
+
+}  // namespace
+
+int main(int argc, const char** argv) {
+  std::vector<const char*> args(argv, argv + argc);
+  auto parser = parse(args);
+  std::vector<std::string> all;
+  if (parser && parser->getSourcePathList().empty() && load_facts.empty()) {
+    std::string error;
+    all = databaseFiles(error);
+    if (all.empty()) {
+      std::cerr << "memfloor-check: error: no file named and no compilation database with files "
+                   "(use -p BUILD_DIR): "
+                << error << "\n";
+      return 2;
+    }
+    auto at = std::find_if(args.begin(), args.end(),
+                           [](const char* a) { return a == std::string("--"); });
+    for (const std::string& f : all) at = std::next(args.insert(at, f.c_str()));
+    parser = parse(args);
+  }
+  if (!parser) {
+    llvm::errs() << "memfloor-check: error: " << llvm::toString(parser.takeError()) << "\n";
+    return 2;
+  }
+  try {
+    namespace mf = memfloor::checker;
+    const std::vector<std::string>& files = parser->getSourcePathList();
+    const mf::Config config = mf::resolveConfig(config_path, files.empty() ? "." : files.front());
+    mf::UnitErrors errors;
+    mf::Facts facts = load_facts.empty() || !files.empty()
+                          ? mf::collectFacts(parser->getCompilations(), files, config, jobs, errors)
+                          : mf::Facts{};
+    const mf::CheckOptions options{format, root,       baseline,
+                                   fix,    emit_facts, {load_facts.begin(), load_facts.end()}};
+    return mf::finishCheck(std::move(facts), config, options, errors.messages, std::cout,
+                           std::cerr);
+  } catch (const memfloor::Error& e) {
+    std::cerr << "memfloor-check: error: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,137 @@
+// The merged facts as one program, indexed for the rules.
+#include "checker/program.h"
+
+#include <algorithm>
+
+namespace memfloor::checker {
+
+Program::Program(Facts facts) : facts_(std::move(facts)) {
+  std::sort(facts_.events.begin(), facts_.events.end(),
+            [](const FieldEvent& a, const FieldEvent& b) { return a.loc < b.loc; });
+  for (const FieldEvent& e : facts_.events) {
+    const bool release = e.kind == EventKind::kRelease;
+    if (e.through_this) (release ? releases_ : assigns_).emplace(e.function, e.field);
+    // Destructors end the object; constructors and assignments release the moved-from source.
+    const FunctionKind kind = kindOf(e.function);
+    if (release && (kind == FunctionKind::kMethod || kind == FunctionKind::kFunction)) {
+      releases_of_[e.field].push_back(&e);
+    }
+  }
+  for (const CallEdge& edge : facts_.call_edges) calls_by_caller_.emplace(edge.caller, &edge);
+  findSetupOnly();
+}
+
+// The least set closed under "has callers, and each is a constructor or in the set": every
+// member is reached from constructors only, through a chain of calls (a cycle alone proves
+// nothing). A method's callers include those of the methods it overrides (a virtual call may
+// reach it).
+void Program::findSetupOnly() {
+  std::map<std::string, std::set<std::string>> callers;
+  for (const CallEdge& edge : facts_.call_edges) callers[edge.callee].insert(edge.caller);
+  for (const auto& [key, function] : facts_.functions) {
+    for (std::vector<std::string> bases = function.overrides; !bases.empty();) {
+      const std::string base = bases.back();
+      bases.pop_back();
+      if (auto it = callers.find(base); it != callers.end())
+        callers[key].insert(it->second.begin(), it->second.end());
+      if (auto it = facts_.functions.find(base); it != facts_.functions.end())
+        bases.insert(bases.end(), it->second.overrides.begin(), it->second.overrides.end());
+    }
+  }
+  for (bool added = true; added;) {
+    added = false;
+    for (const auto& [callee, from] : callers) {
+      const bool setup = std::all_of(from.begin(), from.end(), [&](const std::string& c) {
+        return kindOf(c) == FunctionKind::kConstructor || setup_only_.count(c) > 0;
+      });
+      if (setup && setup_only_.insert(callee).second) added = true;
+    }
+  }
+}
+
+FunctionKind Program::kindOf(const std::string& function) const {
+  auto it = facts_.functions.find(function);
+  return it == facts_.functions.end() ? FunctionKind::kFunction : it->second.kind;
+}
+
+std::string Program::displayOf(const std::string& function) const {
+  auto it = facts_.functions.find(function);
+  return it == facts_.functions.end() ? function : it->second.display;
+}
+
+std::string Program::fieldName(const std::string& field) const {
+  auto it = facts_.fields.find(field);
+  return it == facts_.fields.end() ? field : it->second.name;
+}
+
+std::string Program::shortRecord(const std::string& record) const {
+  const std::size_t colon = record.rfind("::");
+  return colon == std::string::npos ? record : record.substr(colon + 2);
+}
+
+bool Program::assignsDirectly(const std::string& function, const std::string& field) const {
+  return assigns_.count({function, field}) > 0;
+}
+
+bool Program::releasesDirectly(const std::string& function, const std::string& field) const {
+  return releases_.count({function, field}) > 0;
+}
+
+bool Program::releasesState(const std::string& function) const {
+  const auto kind = kindOf(function);
+  if (kind == FunctionKind::kConstructor || kind == FunctionKind::kAssignment) return false;
+  const auto first = releases_.lower_bound({function, ""});
+  if (first == releases_.end() || first->first != function) return false;
+  const auto assigned = assigns_.lower_bound({function, ""});
+  return assigned == assigns_.end() || assigned->first != function;
+}
+
+bool Program::setupOnly(const std::string& function) const {
+  return kindOf(function) == FunctionKind::kConstructor || setup_only_.count(function) > 0;
+}
+
+std::vector<const CallEdge*> Program::selfCalls(const std::string& function) const {
+  std::vector<const CallEdge*> calls;
+  const auto [first, last] = calls_by_caller_.equal_range(function);
+  for (auto it = first; it != last; ++it) {
+    if (it->second->on_this) calls.push_back(it->second);
+  }
+  return calls;
+}
+
+bool Program::checksNull(const std::string& function, const std::string& field) const {
+  auto it = facts_.functions.find(function);
+  if (it == facts_.functions.end()) return false;
+  const std::vector<std::string>& fields = it->second.null_checks;
+  return std::find(fields.begin(), fields.end(), field) != fields.end();
+}
+
+const std::vector<const FieldEvent*>& Program::releasesOf(const std::string& field) const {
+  static const std::vector<const FieldEvent*> kNone;
+  auto it = releases_of_.find(field);
+  return it == releases_of_.end() ? kNone : it->second;
+}
+
+bool Program::released(const PathFacts& path) const {
+  return releaseOf(path).loc.valid() || path.direct;
+}
+
+Program::Release Program::releaseOf(const PathFacts& path) const {
+  if (path.direct) return {path.event, path.event_idiom, ""};
+  for (const Candidate& c : path.candidates) {
+    const bool releases =
+        c.field.empty() ? releasesState(c.method) : releasesDirectly(c.method, c.field);
+    if (c.all_paths && releases) return {c.loc, "call", c.name};
+  }
+  return {};
+}
+
+bool Program::guarded(const PathFacts& path) const {
+  return path.direct ||
+         std::any_of(path.candidates.begin(), path.candidates.end(), [&](const Candidate& c) {
+           return (c.all_paths && assignsDirectly(c.method, c.field)) ||
+                  (c.checked_paths && checksNull(c.method, c.field));
+         });
+}
+
+}  // namespace memfloor::checker

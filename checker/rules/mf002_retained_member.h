@@ -1,0 +1,16 @@
+// MF002 member retained across calls: a heavy member assigned outside constructors (and the
+// methods only they call) and released nowhere keeps its last value until the next assignment.
+#pragma once
+
+#include "checker/rules/rule.h"
+
+namespace memfloor::checker {
+
+class RetainedMemberRule : public Rule {
+ public:
+  explicit RetainedMemberRule(const Config& config);
+  const RuleInfo& info() const override;
+  void check(const Program& program, std::vector<Finding>& out) const override;
+};
+
+}  // namespace memfloor::checker

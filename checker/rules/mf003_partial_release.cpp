@@ -1,0 +1,133 @@
+// MF003 partial release.
+#include "checker/rules/mf003_partial_release.h"
+
+#include <map>
+#include <set>
+
+namespace memfloor::checker {
+namespace {
+
+using Releases = std::map<std::string, SourceLoc>;  // field -> first release, or the call to it
+
+struct MethodEvents {
+  std::map<std::string, const FieldEvent*> assigned;  // field -> first assignment
+  Releases released;
+};
+
+// What each method assigns and releases on its own object, directly.
+std::map<std::string, MethodEvents> directEvents(const Program& program) {
+  std::map<std::string, MethodEvents> methods;
+  for (const FieldEvent& e : program.facts().events) {
+    if (!e.through_this || program.kindOf(e.function) != FunctionKind::kMethod) continue;
+    if (e.kind == EventKind::kAssign) {
+      methods[e.function].assigned.try_emplace(e.field, &e);
+    } else {
+      methods[e.function].released.try_emplace(e.field, e.loc);
+    }
+  }
+  return methods;
+}
+
+// What a method releases on its own object, directly or through the methods it calls on it (and
+// theirs), the latter at its call of the helper. A cycle of calls stops at the method seen again.
+class HelperReleases {
+ public:
+  HelperReleases(const Program& program, const std::map<std::string, MethodEvents>& direct)
+      : program_(program), direct_(direct) {}
+
+  const Releases& of(const std::string& method) {
+    if (auto it = done_.find(method); it != done_.end()) return it->second;
+    Releases released;
+    if (auto it = direct_.find(method); it != direct_.end()) released = it->second.released;
+    if (active_.insert(method).second) {
+      for (const CallEdge* call : program_.selfCalls(method)) {
+        if (program_.kindOf(call->callee) != FunctionKind::kMethod) continue;
+        for (const auto& [field, at] : of(call->callee)) released.try_emplace(field, call->loc);
+      }
+      active_.erase(method);
+    }
+    return done_[method] = std::move(released);
+  }
+
+ private:
+  const Program& program_;
+  const std::map<std::string, MethodEvents>& direct_;
+  std::map<std::string, Releases> done_;
+  std::set<std::string> active_;
+};
+
+}  // namespace
+
+PartialReleaseRule::PartialReleaseRule(const Config& config)
+    : min_released_(config.mf003_min_released) {}
+
+const RuleInfo& PartialReleaseRule::info() const {
+  static const RuleInfo kInfo{"MF003", "partial-release",
+                              "A method releases several heavy members assigned by another method "
+                              "of the class but keeps others."};
+  return kInfo;
+}
+
+void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out) const {
+  const auto recordOf = [&](const std::string& function) {
+    auto it = program.facts().functions.find(function);
+    return it == program.facts().functions.end() ? std::string() : it->second.record;
+  };
+  std::map<std::string, MethodEvents> methods = directEvents(program);
+  HelperReleases closure(program, methods);
+  std::map<std::string, Releases> released;
+  for (const auto& [key, fact] : program.facts().functions) {
+    if (fact.kind == FunctionKind::kMethod) released[key] = closure.of(key);
+  }
+  // One release, one judgement: a helper that is only called by methods of its class on their own
+  // object, each releasing more, is judged as part of them; a caller that releases nothing beyond
+  // one of its helpers leaves the judgement to the helper.
+  std::set<std::string> not_judged;
+  std::map<std::string, bool> only_part;  // helper -> every call of it is part of a larger release
+  for (const CallEdge& call : program.facts().call_edges) {
+    auto helper = released.find(call.callee);
+    if (helper == released.end() || helper->second.empty() || call.callee == call.caller) continue;
+    auto caller = released.find(call.caller);
+    const bool on_self = call.on_this && caller != released.end();
+    if (on_self && caller->second.size() == helper->second.size()) not_judged.insert(call.caller);
+    const bool part = on_self && caller->second.size() > helper->second.size() &&
+                      recordOf(call.caller) == recordOf(call.callee);
+    bool& only = only_part.try_emplace(call.callee, true).first->second;
+    only = only && part;
+  }
+  for (const auto& [helper, part] : only_part) {
+    if (part) not_judged.insert(helper);
+  }
+  for (auto& [method, r] : released) methods[method].released = std::move(r);
+  for (const auto& [releaser, r] : methods) {
+    if (static_cast<int>(r.released.size()) < min_released_ || not_judged.count(releaser)) {
+      continue;
+    }
+    std::set<std::string> reported;
+    for (const auto& [assigner, a] : methods) {
+      if (assigner == releaser || recordOf(assigner) != recordOf(releaser)) continue;
+      int common = 0;
+      for (const auto& [field, event] : a.assigned) common += r.released.count(field) ? 1 : 0;
+      if (common < min_released_) continue;
+      for (const auto& [field, event] : a.assigned) {
+        if (r.released.count(field) || r.assigned.count(field) || !reported.insert(field).second) {
+          continue;
+        }
+        const std::string name = program.fieldName(field);
+        Finding f;
+        f.rule = info().id;
+        f.loc = r.released.begin()->second;
+        for (const auto& [rf, at] : r.released) f.loc = std::min(f.loc, at);
+        f.function = program.displayOf(releaser);
+        f.field = name;
+        f.message = "'" + f.function + "' releases " + std::to_string(common) +
+                    " members assigned by '" + program.displayOf(assigner) + "' but keeps '" +
+                    name + "'";
+        f.related.push_back({event->loc, "'" + name + "' is assigned here"});
+        out.push_back(std::move(f));
+      }
+    }
+  }
+}
+
+}  // namespace memfloor::checker

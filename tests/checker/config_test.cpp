@@ -1,0 +1,67 @@
+// Tests of the configuration file: defaults, reading, errors a user can act on, upward search.
+#include "checker/config.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+
+namespace memfloor::checker {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("memfloor-config-test-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST_CASE("The defaults cover tensors, storages and the common release idioms", "[config]") {
+  const Config config;
+  CHECK(config.heavy_type_patterns == std::vector<std::string>{"[Tt]ensor", "[Ss]torage"});
+  CHECK(config.release_methods ==
+        std::vector<std::string>{"reset", "clear", "pop_back", "pop_front", "pop", "erase"});
+  CHECK(config.heavy_annotation == "memfloor::heavy");
+}
+
+TEST_CASE("A configuration file overrides the keys it names", "[config]") {
+  const fs::path dir = scratch("read");
+  std::ofstream(dir / kConfigFileName) << R"({
+    // comments are allowed
+    "heavy_type_patterns": ["Blob"], "terminal_methods": ["groupOffload"],
+    "disabled_rules": ["MF002"], "mf003_min_released": 3})";
+  const Config config = loadConfig(dir / kConfigFileName);
+  CHECK(config.heavy_type_patterns == std::vector<std::string>{"Blob"});
+  CHECK(config.terminal_methods == std::vector<std::string>{"groupOffload"});
+  CHECK(config.disabled_rules == std::vector<std::string>{"MF002"});
+  CHECK(config.mf003_min_released == 3);
+  CHECK(config.release_methods == Config{}.release_methods);
+}
+
+TEST_CASE("Bad configuration files are refused with the file and the key", "[config]") {
+  const fs::path dir = scratch("bad");
+  std::ofstream(dir / "unknown.json") << R"({"heavy_typs": []})";
+  CHECK_THROWS_WITH(loadConfig(dir / "unknown.json"), Catch::Contains("unknown key 'heavy_typs'"));
+  std::ofstream(dir / "type.json") << R"({"mf003_min_released": "two"})";
+  CHECK_THROWS_WITH(loadConfig(dir / "type.json"), Catch::Contains("'mf003_min_released'"));
+  std::ofstream(dir / "syntax.json") << "{";
+  CHECK_THROWS_AS(loadConfig(dir / "syntax.json"), Error);
+  CHECK_THROWS_AS(loadConfig(dir / "missing.json"), Error);
+}
+
+TEST_CASE("The configuration is found in the directory or above it", "[config]") {
+  const fs::path dir = scratch("find");
+  fs::create_directories(dir / "src" / "deep");
+  std::ofstream(dir / "src" / "deep" / "a.cpp") << "";
+  CHECK(findConfig(dir / "src" / "deep" / "a.cpp") !=
+        std::optional<fs::path>(dir / kConfigFileName));
+  std::ofstream(dir / kConfigFileName) << "{}";
+  CHECK(findConfig(dir / "src" / "deep" / "a.cpp") == dir / kConfigFileName);
+  CHECK(findConfig(dir / "src") == dir / kConfigFileName);
+}
+
+}  // namespace
+}  // namespace memfloor::checker

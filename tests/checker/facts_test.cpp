@@ -1,0 +1,74 @@
+// Tests of the facts: merging keeps a site seen in two units once; the JSON form round-trips.
+#include "checker/facts.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace memfloor::checker {
+namespace {
+
+Facts unit(const std::string& name) {
+  Facts f;
+  f.units = {name};
+  f.records["ns::Layer"] = {"ns::Base"};
+  f.fields["ns::Layer::m_"] = {
+      "ns::Layer::m_", "m_", "ns::Layer", HandleKind::kSmartPointer, {"layer.h", 3, 5, 40}};
+  f.events.push_back({EventKind::kRelease,
+                      "ns::Layer::m_",
+                      "ns::Layer::post()",
+                      "= nullptr",
+                      true,
+                      {"layer.h", 10, 7, 120}});
+  CallSite c;
+  c.method = "ns::I::use()";
+  c.handle = "m_";
+  c.loc = {"layer.h", 9, 7, 100};
+  c.released.candidates.push_back(
+      {"ns::Layer::drop()", "ns::Layer::m_", "drop", true, {"layer.h", 11, 3, 130}});
+  f.calls.push_back(c);
+  f.derefs.push_back({"ns::Layer::m_", "ns::Layer::post()", "m_", {"layer.h", 9, 7, 100}, {}});
+  f.call_edges.push_back({"ns::Layer::post()", "ns::Layer::drop()", true, {"layer.h", 11, 3, 130}});
+  return f;
+}
+
+TEST_CASE("Merging keeps sites from a header seen by two units once", "[facts]") {
+  Facts a = unit("a.cpp");
+  a.merge(unit("b.cpp"));
+  CHECK(a.units == std::vector<std::string>{"a.cpp", "b.cpp"});
+  CHECK(a.events.size() == 1);
+  CHECK(a.calls.size() == 1);
+  CHECK(a.derefs.size() == 1);
+  CHECK(a.call_edges.size() == 1);
+  CHECK(a.records.at("ns::Layer") == std::vector<std::string>{"ns::Base"});
+}
+
+TEST_CASE("Facts round-trip through JSON", "[facts]") {
+  const Facts a = unit("a.cpp");
+  const nlohmann::json json = toJson(a);
+  CHECK(json.at("schema") == kFactsSchema);
+  const Facts b = factsFromJson(json);
+  CHECK(toJson(b) == json);
+  CHECK(b.calls.front().released.candidates.front().all_paths);
+  CHECK(b.fields.at("ns::Layer::m_").kind == HandleKind::kSmartPointer);
+  CHECK(b.call_edges.front().on_this);
+}
+
+TEST_CASE("Facts written before call edges existed are read without them", "[facts]") {
+  nlohmann::json json = toJson(unit("a.cpp"));
+  json.erase("call_edges");
+  const Facts b = factsFromJson(json);
+  CHECK(b.call_edges.empty());
+  CHECK(b.calls.size() == 1);
+}
+
+TEST_CASE("Malformed facts documents are refused", "[facts]") {
+  CHECK_THROWS_AS(factsFromJson(nlohmann::json{{"schema", "memfloor.facts/9"}}), Error);
+  nlohmann::json json = toJson(unit("a.cpp"));
+  json["calls"] = 3;
+  CHECK_THROWS_WITH(factsFromJson(json), Catch::Contains("malformed"));
+}
+
+}  // namespace
+}  // namespace memfloor::checker

@@ -1,0 +1,68 @@
+// Tests of the outputs: clang-style text, the findings document and SARIF 2.1.0.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "checker/findings_json.h"
+#include "checker/sarif.h"
+#include "checker/text_output.h"
+
+namespace memfloor::checker {
+namespace {
+
+Finding sample() {
+  Finding f;
+  f.rule = "MF001";
+  f.message = "'m_' keeps its device memory after 'I::use'";
+  f.loc = {"/repo/src/hc layer.cpp", 12, 7, 300};
+  f.related = {{{"/repo/src/base.cpp", 4, 5, 80}, "releases 'm_' here"}};
+  f.function = "Hc::post";
+  f.field = "m_";
+  f.fixits = {{{"/repo/src/hc layer.cpp", 12, 40, 333}, 0, "\n  m_ = nullptr;"}};
+  return f;
+}
+
+TEST_CASE("Text output is clang-style with notes", "[outputs]") {
+  const std::string text = formatText({sample()}, "/repo", false);
+  CHECK(text ==
+        "src/hc layer.cpp:12:7: warning: 'm_' keeps its device memory after 'I::use' [MF001]\n"
+        "src/hc layer.cpp:12:40: note: fix-it: insert \"\\n  m_ = nullptr;\"\n"
+        "src/base.cpp:4:5: note: releases 'm_' here\n");
+}
+
+TEST_CASE("The findings document follows memfloor.findings/1", "[outputs]") {
+  const nlohmann::json json = findingsToJson({sample()}, {"bad.cpp: does not parse"}, "/repo");
+  CHECK(json.at("schema") == kFindingsSchema);
+  const nlohmann::json& f = json.at("findings").at(0);
+  CHECK(f.at("rule") == "MF001");
+  CHECK(f.at("location") ==
+        nlohmann::json{{"file", "src/hc layer.cpp"}, {"line", 12}, {"column", 7}});
+  CHECK(f.at("related").at(0).at("location").at("file") == "src/base.cpp");
+  CHECK(f.at("function") == "Hc::post");
+  CHECK(f.at("field") == "m_");
+  CHECK(f.at("fixits").at(0).at("location").at("offset") == 333);
+  CHECK(f.at("fingerprint").get<std::string>().size() == 16);
+  CHECK(json.at("errors").at(0) == "bad.cpp: does not parse");
+}
+
+TEST_CASE("SARIF has rule metadata, relative URIs, related locations and fingerprints",
+          "[outputs]") {
+  const std::vector<RuleInfo> rules{{"MF001", "release-after-use-deviance", "summary"}};
+  const nlohmann::json sarif = toSarif({sample()}, rules, "/repo");
+  CHECK(sarif.at("version") == "2.1.0");
+  const nlohmann::json& run = sarif.at("runs").at(0);
+  CHECK(run.at("tool").at("driver").at("rules").at(0).at("id") == "MF001");
+  CHECK(run.at("originalUriBaseIds").at("%SRCROOT%").at("uri") == "file:///repo/");
+  const nlohmann::json& result = run.at("results").at(0);
+  CHECK(result.at("ruleId") == "MF001");
+  CHECK(result.at("ruleIndex") == 0);
+  const nlohmann::json& artifact =
+      result.at("locations").at(0).at("physicalLocation").at("artifactLocation");
+  CHECK(artifact.at("uri") == "src/hc%20layer.cpp");
+  CHECK(artifact.at("uriBaseId") == "%SRCROOT%");
+  CHECK(result.at("relatedLocations").at(0).at("id") == 1);
+  CHECK(result.at("partialFingerprints").contains("memfloorFingerprint/v1"));
+  CHECK(result.at("fixes").at(0).at("artifactChanges").at(0).at("replacements").size() == 1);
+}
+
+}  // namespace
+}  // namespace memfloor::checker
