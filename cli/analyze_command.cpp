@@ -11,7 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/trace_input.h"
-#include "reports/llvm_symbolizer.h"
+#include "symbols/llvm_symbolizer.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 #include "common/error.h"
@@ -19,9 +19,9 @@
 
 namespace memfloor::cli {
 
-reports::Report analyzeTrace(const std::string& trace_path,
-                             const reports::AnalysisOptions& options) {
-  return reports::analyzeReplays(options, [&trace_path](reports::Analysis& analysis) {
+analysis::Report analyzeTrace(const std::string& trace_path,
+                             const analysis::AnalysisOptions& options) {
+  return analysis::analyzeReplays(options, [&trace_path](analysis::Analysis& analysis) {
     TraceInputFile input(trace_path);
     trace::TimeOrderReader reader(input.source());
     trace::TimeOrderReader::Batch batch;
@@ -30,7 +30,7 @@ reports::Report analyzeTrace(const std::string& trace_path,
       analysis.add(batch.events);
     }
     const trace::TraceEnd& end = reader.end();
-    reports::TraceInput info;
+    analysis::TraceInput info;
     info.path = trace_path;
     info.major = reader.major();
     info.minor = reader.minor();
@@ -61,32 +61,32 @@ std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths)
   return out;
 }
 
-reports::MergedReport analyzeTraces(const AnalyzeRequest& request) {
-  std::optional<reports::FindingsFile> findings;
-  reports::AnalysisOptions options = request.options;
+analysis::MergedReport analyzeTraces(const AnalyzeRequest& request) {
+  std::optional<analysis::FindingsFile> findings;
+  analysis::AnalysisOptions options = request.options;
   if (!request.findings_path.empty()) {
-    findings = reports::loadFindings(request.findings_path, request.source_root);
-    for (const reports::Finding& f : findings->items) options.links.push_back(f.link);
+    findings = analysis::loadFindings(request.findings_path, request.source_root);
+    for (const analysis::Finding& f : findings->items) options.links.push_back(f.link);
   }
-  reports::LlvmSymbolizer symbolizer({"", request.debug_dirs});
+  symbols::LlvmSymbolizer symbolizer({"", request.debug_dirs});
   if (request.symbolize) options.resolver = &symbolizer;
-  std::vector<reports::Report> runs;
+  std::vector<analysis::Report> runs;
   for (const std::string& path : expandTracePaths(request.trace_paths)) {
     runs.push_back(analyzeTrace(path, options));
     if (request.symbolize) runs.back().symbolized = symbolizer.modules();
   }
-  return reports::mergeRuns(std::move(runs), std::move(findings));
+  return analysis::mergeRuns(std::move(runs), std::move(findings));
 }
 
 int analyzeTraceFile(const AnalyzeRequest& request) {
-  reports::MergedReport report = analyzeTraces(request);
+  analysis::MergedReport report = analyzeTraces(request);
   if (!request.report_path.empty()) {
     std::ofstream out(request.report_path);
     reports::writeJson(out, report);
     if (!out) throw Error(fmt::format("{}: cannot write the report", request.report_path));
   }
   if (request.print_table) fmt::print("{}", reports::formatTable(report));
-  for (const reports::Report& run : report.runs) {
+  for (const analysis::Report& run : report.runs) {
     if (!run.input.complete) {
       fmt::print(stderr, "memfloor: warning: {}: {}\n", run.input.path, run.input.ending);
     }

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/analysis.h"
-#include "reports/merged_report.h"
+#include "analysis/analysis.h"
+#include "analysis/merged_report.h"
 
 namespace memfloor::cli {
 
@@ -18,22 +18,22 @@ struct AnalyzeRequest {
   std::string source_root = ".";         // where the findings' relative file names are
   std::vector<std::string> debug_dirs;   // searched for the modules' debug information
   bool symbolize = true;
-  reports::AnalysisOptions options;
+  analysis::AnalysisOptions options;
   bool print_table = true;
 };
 
 // Reads one trace (binary or text form) in timestamp order and runs the analysis
 // (reports::analyzeReplays: without iteration markers it may read the trace three times).
 // Throws memfloor::Error on unusable input.
-reports::Report analyzeTrace(const std::string& trace_path,
-                             const reports::AnalysisOptions& options);
+analysis::Report analyzeTrace(const std::string& trace_path,
+                             const analysis::AnalysisOptions& options);
 
 // The trace files a request names: files as given, directories expanded to their *.mftrace files
 // (sorted). Throws memfloor::Error for a missing path or a directory without traces.
 std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths);
 
 // Every trace of the request analysed (symbolized, linked to the findings) and merged.
-reports::MergedReport analyzeTraces(const AnalyzeRequest& request);
+analysis::MergedReport analyzeTraces(const AnalyzeRequest& request);
 
 // analyzeTraces, then writes the report and prints the table. Returns kExitOk.
 int analyzeTraceFile(const AnalyzeRequest& request);

@@ -120,7 +120,7 @@ std::string check(const DemoRequest& request, const fs::path& out) {
   return findings.string();
 }
 
-uint64_t steadyDeviceFloor(const reports::MergedReport& m) {
+uint64_t steadyDeviceFloor(const analysis::MergedReport& m) {
   return m.worst ? m.worst->idle_floor : 0;
 }
 
@@ -152,7 +152,7 @@ int runDemo(const DemoRequest& request) {
   }
 
   // 3. Reports.
-  std::map<std::string, reports::MergedReport> merged;
+  std::map<std::string, analysis::MergedReport> merged;
   for (const Variant& v : kVariants) {
     AnalyzeRequest a;
     a.trace_paths = {traces[v.name]};
@@ -193,14 +193,14 @@ int runDemo(const DemoRequest& request) {
                    (out / "gate-fixed-vs-hc-bug.json").string(), (out / "hc-bug.html").string()});
 
   // 5. Where things are, and what they say.
-  const reports::MergedReport& bug = merged["hc-bug"];
+  const analysis::MergedReport& bug = merged["hc-bug"];
   uint64_t explained = 0;
   std::string finding = "no finding";
   if (bug.findings) {
     for (uint32_t f = 0; f < bug.findings->items.size(); ++f) {
-      if (uint64_t bytes = reports::maxExplainedBytes(bug, f); bytes > explained) {
+      if (uint64_t bytes = analysis::maxExplainedBytes(bug, f); bytes > explained) {
         explained = bytes;
-        const reports::Finding& item = bug.findings->items[f];
+        const analysis::Finding& item = bug.findings->items[f];
         finding = fmt::format("{} at {}:{} ('{}')", item.rule, item.file, item.line, item.field);
       }
     }

@@ -20,15 +20,15 @@ struct ExportRequest {
   std::vector<std::string> trace_paths;
   std::string output_path;  // "-": stdout
   bool perfetto = false;
-  reports::AnalysisOptions options;
+  analysis::AnalysisOptions options;
 };
 
 int exportTraces(const ExportRequest& request) {
-  std::vector<reports::Report> reports;
+  std::vector<analysis::Report> reports;
   reports.reserve(request.trace_paths.size());
   for (const std::string& path : request.trace_paths) {
     reports.push_back(analyzeTrace(path, request.options));
-    const reports::TraceInput& input = reports.back().input;
+    const analysis::TraceInput& input = reports.back().input;
     if (!input.complete)
       fmt::print(stderr, "memfloor: warning: {}: {}\n", input.path, input.ending);
   }

@@ -9,8 +9,8 @@
 
 #include "cli/command.h"
 #include "cli/trace_input.h"
-#include "reports/llvm_symbolizer.h"
-#include "reports/trace_symbolize.h"
+#include "symbols/llvm_symbolizer.h"
+#include "symbols/trace_symbolize.h"
 #include "common/error.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
@@ -67,7 +67,7 @@ struct SymbolizeRequest {
 };
 
 int symbolize(const SymbolizeRequest& request) {
-  reports::LlvmSymbolizer symbolizer({"", request.debug_dirs});
+  symbols::LlvmSymbolizer symbolizer({"", request.debug_dirs});
   if (!symbolizer.available()) {
     throw Error("llvm-symbolizer not found on PATH (install llvm-14: scripts/setup.sh)");
   }
@@ -80,7 +80,7 @@ int symbolize(const SymbolizeRequest& request) {
   trace::FileSink sink(fd);
   trace::Writer writer(sink);
   if (!writer.begin()) throw Error(fmt::format("{}: write failed", request.output));
-  reports::SymbolizeStats stats = reports::symbolizeTrace(source, writer, symbolizer);
+  symbols::SymbolizeStats stats = symbols::symbolizeTrace(source, writer, symbolizer);
   fmt::print("{}: {} of {} native frames resolved\n", request.output, stats.resolved, stats.frames);
   for (const auto& [module, file] : symbolizer.modules()) {
     fmt::print("  {} <- {}\n", module, file.empty() ? "(no file with its build id)" : file);

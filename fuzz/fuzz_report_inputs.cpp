@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "reports/elf_build_id.h"
-#include "reports/findings.h"
+#include "symbols/elf_build_id.h"
+#include "analysis/findings.h"
 #include "reports/gate.h"
 #include "reports/html_report.h"
-#include "reports/llvm_symbolizer.h"
+#include "symbols/llvm_symbolizer.h"
 #include "common/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -19,17 +19,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     switch (data[0] % 4) {
       case 0:
-        reports::parseFindings(bytes, "fuzz.json");
+        analysis::parseFindings(bytes, "fuzz.json");
         break;
       case 1:
-        reports::elfBuildId([&bytes](uint64_t offset, size_t n, std::string& out) {
+        symbols::elfBuildId([&bytes](uint64_t offset, size_t n, std::string& out) {
           if (offset > bytes.size() || n > bytes.size() - offset) return false;
           out = bytes.substr(offset, n);
           return true;
         });
         break;
       case 2:
-        reports::parseSymbolizerJson(bytes, 8);
+        symbols::parseSymbolizerJson(bytes, 8);
         break;
       case 3: {
         nlohmann::json report = nlohmann::json::parse(bytes, nullptr, false);

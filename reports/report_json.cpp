@@ -6,17 +6,17 @@
 #include <utility>
 
 #include "reports/json_stream.h"
-#include "reports/symbols.h"
+#include "symbols/symbols.h"
 
 namespace memfloor::reports {
 namespace {
 
 using nlohmann::json;
 
-json toJson(const Tally& t) { return {{"bytes", t.bytes}, {"count", t.count}}; }
+json toJson(const analysis::Tally& t) { return {{"bytes", t.bytes}, {"count", t.count}}; }
 
-json toJson(const RetainedTally& r) {
-  Tally total = r.total();
+json toJson(const analysis::RetainedTally& r) {
+  analysis::Tally total = r.total();
   return {{"bytes", total.bytes},
           {"count", total.count},
           {"inter_iteration", toJson(r.inter_iteration)},
@@ -24,12 +24,12 @@ json toJson(const RetainedTally& r) {
           {"persistent", toJson(r.persistent)}};
 }
 
-void putKey(json& j, const MemoryKey& key) {
+void putKey(json& j, const analysis::MemoryKey& key) {
   j["device"] = key.device;
   j["kind"] = trace::toString(key.kind);  // the trace text form's names
 }
 
-json toJson(const TraceInput& in, const Report& r) {
+json toJson(const analysis::TraceInput& in, const analysis::Report& r) {
   return {{"path", in.path},
           {"version", {{"major", in.major}, {"minor", in.minor}}},
           {"ending", in.ending},
@@ -44,9 +44,9 @@ json toJson(const TraceInput& in, const Report& r) {
             {"pool_events", r.records.pool_events}}}};
 }
 
-json toJson(const ProcessMeta& p) {
+json toJson(const analysis::ProcessMeta& p) {
   json devices = json::array();
-  for (const DeviceMeta& d : p.devices) {
+  for (const analysis::DeviceMeta& d : p.devices) {
     devices.push_back({{"device", d.device}, {"name", d.name}, {"total_memory", d.total_memory}});
   }
   return {{"present", p.present},
@@ -61,7 +61,7 @@ json toJson(const ProcessMeta& p) {
           {"properties", p.properties}};
 }
 
-json toJson(const Anomalies& a) {
+json toJson(const analysis::Anomalies& a) {
   return {{"unmatched_frees", toJson(a.unmatched_frees)},
           {"double_allocations", toJson(a.double_allocations)},
           {"size_mismatches", a.size_mismatches},
@@ -75,7 +75,7 @@ json toJson(const Anomalies& a) {
                            : json(nullptr)}};
 }
 
-json toJson(const MemorySummary& m) {
+json toJson(const analysis::MemorySummary& m) {
   json j;
   putKey(j, m.key);
   j["peak"] = m.peak;
@@ -86,7 +86,7 @@ json toJson(const MemorySummary& m) {
   return j;
 }
 
-json toJson(const IterationMemory& m) {
+json toJson(const analysis::IterationMemory& m) {
   json j;
   putKey(j, m.key);
   j["live_at_start"] = m.live_at_start;
@@ -106,7 +106,7 @@ json toJson(const IterationMemory& m) {
   return j;
 }
 
-json detectionJson(const std::optional<DetectedPeriod>& d) {
+json detectionJson(const std::optional<analysis::DetectedPeriod>& d) {
   if (!d) return nullptr;
   json j = {{"stack", d->stack},
             {"where", d->where},
@@ -122,7 +122,7 @@ json detectionJson(const std::optional<DetectedPeriod>& d) {
 // Finding ids by index into AnalysisOptions::links.
 using FindingIds = std::vector<std::string>;
 
-json toJson(const RetainedSite& s, const FindingIds& ids) {
+json toJson(const analysis::RetainedSite& s, const FindingIds& ids) {
   json j = toJson(s.retained);
   putKey(j, s.key);
   j["stack"] = s.stack;
@@ -136,10 +136,10 @@ json toJson(const RetainedSite& s, const FindingIds& ids) {
   return j;
 }
 
-json toJson(const IterationRow& row, const FindingIds& ids) {
+json toJson(const analysis::IterationRow& row, const FindingIds& ids) {
   json memory = json::array(), sites = json::array();
-  for (const IterationMemory& m : row.memory) memory.push_back(toJson(m));
-  for (const RetainedSite& s : row.top_sites) sites.push_back(toJson(s, ids));
+  for (const analysis::IterationMemory& m : row.memory) memory.push_back(toJson(m));
+  for (const analysis::RetainedSite& s : row.top_sites) sites.push_back(toJson(s, ids));
   return {
       {"index", row.index},
       {"name", row.name},
@@ -153,7 +153,7 @@ json toJson(const IterationRow& row, const FindingIds& ids) {
       {"top_sites", std::move(sites)}};
 }
 
-json toJson(const Trend& t) {
+json toJson(const analysis::Trend& t) {
   json j;
   putKey(j, t.key);
   j["verdict"] = toString(t.verdict);
@@ -168,23 +168,23 @@ json toJson(const Trend& t) {
   return j;
 }
 
-json toJson(const Stack& s) {
+json toJson(const symbols::Stack& s) {
   json frames = json::array();
-  for (const Frame& f : s.frames) {
+  for (const symbols::Frame& f : s.frames) {
     frames.push_back({{"kind", trace::toString(f.kind)},
                       {"module", f.module},
                       {"offset", f.offset},
                       {"function", f.function},
                       {"file", f.file},
                       {"line", f.line},
-                      {"text", Symbols::render(f)}});
+                      {"text", symbols::Symbols::render(f)}});
   }
   return {{"id", s.id}, {"frames", frames}};
 }
 
-json toJson(const TimelineSeries& t) {
+json toJson(const analysis::TimelineSeries& t) {
   json points = json::array();
-  for (const TimelinePoint& p : t.points) points.push_back({p.start_ns, p.min, p.max, p.last});
+  for (const analysis::TimelinePoint& p : t.points) points.push_back({p.start_ns, p.min, p.max, p.last});
   json j;
   putKey(j, t.key);
   j["bucket_ns"] = t.bucket_ns;
@@ -192,7 +192,7 @@ json toJson(const TimelineSeries& t) {
   return j;
 }
 
-json toJson(const SteadyFloor& s) {
+json toJson(const analysis::SteadyFloor& s) {
   json j;
   putKey(j, s.key);
   j["iteration"] = s.iteration;
@@ -209,11 +209,11 @@ json arrayOf(const std::vector<T>& items) {
 
 // With `placeholders`, the two arrays that grow with the trace (iterations, timeline) are left
 // empty, for writeJson to stream.
-json runJson(const Report& r, const FindingIds& ids, bool placeholders = false) {
+json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders = false) {
   json iterations = json::array();
   json timeline = json::array();
   if (!placeholders) {
-    for (const IterationRow& row : r.iterations) iterations.push_back(toJson(row, ids));
+    for (const analysis::IterationRow& row : r.iterations) iterations.push_back(toJson(row, ids));
     timeline = arrayOf(r.timeline);
   }
   return {{"trace", toJson(r.input, r)},
@@ -233,16 +233,16 @@ json runJson(const Report& r, const FindingIds& ids, bool placeholders = false) 
           {"symbolized", r.symbolized}};
 }
 
-json snippetJson(const std::optional<SourceSnippet>& s) {
+json snippetJson(const std::optional<analysis::SourceSnippet>& s) {
   if (!s) return nullptr;
   return {{"first_line", s->first_line}, {"lines", s->lines}};
 }
 
-json findingsJson(const MergedReport& m) {
+json findingsJson(const analysis::MergedReport& m) {
   json items = json::array();
   json errors = json::array();
   if (!m.findings) return {{"source", nullptr}, {"items", items}, {"errors", errors}};
-  const std::vector<Finding>& findings = m.findings->items;
+  const std::vector<analysis::Finding>& findings = m.findings->items;
   for (uint32_t f = 0; f < findings.size(); ++f) {
     json item = findings[f].raw;
     item["id"] = findings[f].fingerprint;
@@ -250,7 +250,7 @@ json findingsJson(const MergedReport& m) {
     item["snippet"] = snippetJson(findings[f].snippet);
     json explains = json::array();
     for (uint32_t run = 0; run < m.runs.size(); ++run) {
-      for (const Explained& e : m.runs[run].explained) {
+      for (const analysis::Explained& e : m.runs[run].explained) {
         if (e.finding != f) continue;
         json x = {{"run", run}, {"iteration", e.iteration}};
         putKey(x, e.key);
@@ -260,22 +260,22 @@ json findingsJson(const MergedReport& m) {
       }
     }
     item["explains"] = std::move(explains);
-    item["max_explained_bytes"] = maxExplainedBytes(m, f);
+    item["max_explained_bytes"] = analysis::maxExplainedBytes(m, f);
     items.push_back(std::move(item));
   }
   for (const std::string& e : m.findings->errors) errors.push_back(e);
   return {{"source", m.findings->path}, {"items", items}, {"errors", errors}};
 }
 
-FindingIds findingIds(const MergedReport& m) {
+FindingIds findingIds(const analysis::MergedReport& m) {
   FindingIds ids;
   if (m.findings) {
-    for (const Finding& f : m.findings->items) ids.push_back(f.fingerprint);
+    for (const analysis::Finding& f : m.findings->items) ids.push_back(f.fingerprint);
   }
   return ids;
 }
 
-json document(const MergedReport& m, const FindingIds& ids, bool placeholders) {
+json document(const analysis::MergedReport& m, const FindingIds& ids, bool placeholders) {
   json runs = json::array();
   for (size_t i = 0; i < m.runs.size(); ++i) {
     json run = runJson(m.runs[i], ids, placeholders);
@@ -284,14 +284,14 @@ json document(const MergedReport& m, const FindingIds& ids, bool placeholders) {
   }
   json worst = nullptr;
   if (m.worst) {
-    const Report& r = m.runs[m.worst->run];
+    const analysis::Report& r = m.runs[m.worst->run];
     worst = {{"run", m.worst->run}, {"label", m.labels[m.worst->run]}, {"rank", r.process.rank}};
     putKey(worst, m.worst->key);
     worst["iteration"] = m.worst->iteration;
     worst["idle_floor"] = m.worst->idle_floor;
   }
   return {
-      {"schema", kReportSchema},
+      {"schema", analysis::kReportSchema},
       {"tool", {{"name", "memfloor"}, {"version", m.tool_version}}},
       {"runs", std::move(runs)},
       {"summary", {{"runs", m.runs.size()}, {"verdict", toString(m.verdict)}, {"worst", worst}}},
@@ -300,25 +300,25 @@ json document(const MergedReport& m, const FindingIds& ids, bool placeholders) {
 
 }  // namespace
 
-Tally unexplained(const IterationMemory::Idle& idle) {
-  Tally counted = idle.retained.inter_iteration;
+analysis::Tally unexplained(const analysis::IterationMemory::Idle& idle) {
+  analysis::Tally counted = idle.retained.inter_iteration;
   counted += idle.retained.leak;
-  Tally out;
+  analysis::Tally out;
   out.bytes = counted.bytes > idle.explained.bytes ? counted.bytes - idle.explained.bytes : 0;
   out.count = counted.count > idle.explained.count ? counted.count - idle.explained.count : 0;
   return out;
 }
 
-nlohmann::json toJson(const Report& r) { return runJson(r, {}); }
+nlohmann::json toJson(const analysis::Report& r) { return runJson(r, {}); }
 
-nlohmann::json toJson(const MergedReport& m) { return document(m, findingIds(m), false); }
+nlohmann::json toJson(const analysis::MergedReport& m) { return document(m, findingIds(m), false); }
 
-void writeJson(std::ostream& out, const MergedReport& m) {
+void writeJson(std::ostream& out, const analysis::MergedReport& m) {
   const FindingIds ids = findingIds(m);
   const json doc = document(m, ids, true);
   StreamedArrays streamed;
   for (size_t i = 0; i < m.runs.size(); ++i) {
-    const Report& r = m.runs[i];
+    const analysis::Report& r = m.runs[i];
     const json& run = doc.at("runs").at(i);
     streamed[&run.at("iterations")] = {
         r.iterations.size(), [&r, &ids](size_t k) { return toJson(r.iterations[k], ids); }};
@@ -329,7 +329,7 @@ void writeJson(std::ostream& out, const MergedReport& m) {
   out << '\n';
 }
 
-std::string toJsonText(const MergedReport& report) {
+std::string toJsonText(const analysis::MergedReport& report) {
   std::ostringstream out;
   writeJson(out, report);
   return std::move(out).str();

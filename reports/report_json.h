@@ -5,23 +5,23 @@
 #include <ostream>
 #include <string>
 
-#include "reports/merged_report.h"
-#include "reports/report.h"
+#include "analysis/merged_report.h"
+#include "analysis/report.h"
 
 namespace memfloor::reports {
 
 // Sizes in bytes and times in ns are JSON integers; keys are snake_case.
-nlohmann::json toJson(const MergedReport& report);
+nlohmann::json toJson(const analysis::MergedReport& report);
 
 // report.json's text: indented, a newline at the end; invalid UTF-8 in names becomes U+FFFD.
 // writeJson streams it: the per-iteration and timeline arrays are built one element at a time.
-void writeJson(std::ostream& out, const MergedReport& report);
-std::string toJsonText(const MergedReport& report);
+void writeJson(std::ostream& out, const analysis::MergedReport& report);
+std::string toJsonText(const analysis::MergedReport& report);
 
 // One run (runs[] without its label): what the golden tests compare.
-nlohmann::json toJson(const Report& report);
+nlohmann::json toJson(const analysis::Report& report);
 
 // Retained bytes of counted iterations (inter-iteration and leak) that no finding explains.
-Tally unexplained(const IterationMemory::Idle& idle);
+analysis::Tally unexplained(const analysis::IterationMemory::Idle& idle);
 
 }  // namespace memfloor::reports

@@ -11,11 +11,11 @@ namespace {
 
 using Out = std::back_insert_iterator<std::string>;
 
-std::string memoryLabel(const MemoryKey& key) {
+std::string memoryLabel(const analysis::MemoryKey& key) {
   return fmt::format("{}:{}", key.device, trace::toString(key.kind));
 }
 
-void header(Out out, const Report& r) {
+void header(Out out, const analysis::Report& r) {
   fmt::format_to(out, "trace: {} (format {}.{}, {})\n", r.input.path, r.input.major, r.input.minor,
                  r.input.ending);
   if (r.process.present) {
@@ -27,7 +27,7 @@ void header(Out out, const Report& r) {
     if (!r.process.command_line.empty()) fmt::format_to(out, ": {}", r.process.command_line);
     out = '\n';
   }
-  const Anomalies& a = r.anomalies;
+  const analysis::Anomalies& a = r.anomalies;
   if (r.dropped_cupti + r.dropped_writer > 0) {
     fmt::format_to(out, "dropped records: {} by CUPTI, {} by the writer\n", r.dropped_cupti,
                    r.dropped_writer);
@@ -53,17 +53,17 @@ void header(Out out, const Report& r) {
   }
 }
 
-void summary(Out out, const Report& r) {
+void summary(Out out, const analysis::Report& r) {
   fmt::format_to(out, "\n{:<16} {:>10} {:>10} {:>10} {:>10}\n", "memory", "peak", "at end",
                  "allocs", "frees");
-  for (const MemorySummary& m : r.memory) {
+  for (const analysis::MemorySummary& m : r.memory) {
     fmt::format_to(out, "{:<16} {:>10} {:>10} {:>10} {:>10}\n", memoryLabel(m.key),
                    formatBytes(m.peak), formatBytes(m.live_at_end), m.allocated.count,
                    m.freed.count);
   }
 }
 
-void iterationRows(Out out, const Report& r) {
+void iterationRows(Out out, const analysis::Report& r) {
   fmt::format_to(out, "\n{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", "iter", "memory",
                  "peak", "idle floor", "persistent", "inter-iter", "leak", "top retaining site");
   size_t n = r.iterations.size();
@@ -74,11 +74,11 @@ void iterationRows(Out out, const Report& r) {
                      n - 2 * half);
       i = n - half;
     }
-    const IterationRow& row = r.iterations[i];
+    const analysis::IterationRow& row = r.iterations[i];
     std::string mark = row.warmup ? "w" : (row.complete ? "" : "?");
-    for (const IterationMemory& m : row.memory) {
+    for (const analysis::IterationMemory& m : row.memory) {
       std::string site;
-      for (const RetainedSite& s : row.top_sites) {
+      for (const analysis::RetainedSite& s : row.top_sites) {
         if (s.key == m.key) {
           site = fmt::format("{} ({})", s.where, toString(s.retained.dominant()));
           break;
@@ -94,9 +94,9 @@ void iterationRows(Out out, const Report& r) {
   fmt::format_to(out, "(w: warm-up, ?: cut off by the end of the trace)\n");
 }
 
-void trends(Out out, const Report& r) {
+void trends(Out out, const analysis::Report& r) {
   fmt::format_to(out, "\nidle-floor trend: {}\n", toString(r.verdict));
-  for (const Trend& t : r.trends) {
+  for (const analysis::Trend& t : r.trends) {
     if (t.points == 0) continue;
     fmt::format_to(out, "  {:<16} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {})\n",
                    memoryLabel(t.key), toString(t.verdict), t.slope_bytes_per_iteration,
@@ -107,16 +107,16 @@ void trends(Out out, const Report& r) {
 
 // The last window another iteration ends is the steady state a user looks at; the final window
 // only when there is no other.
-void topSites(Out out, const Report& r) {
+void topSites(Out out, const analysis::Report& r) {
   if (r.iterations.empty()) return;
-  const IterationRow& row =
+  const analysis::IterationRow& row =
       r.iterations.size() >= 2 ? r.iterations[r.iterations.size() - 2] : r.iterations.back();
   if (row.top_sites.empty()) return;
   fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", row.index);
   fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",
                  "where");
-  for (const RetainedSite& s : row.top_sites) {
-    Tally total = s.retained.total();
+  for (const analysis::RetainedSite& s : row.top_sites) {
+    analysis::Tally total = s.retained.total();
     fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", memoryLabel(s.key),
                    toString(s.retained.dominant()), formatBytes(total.bytes), total.count, s.where);
   }
@@ -144,18 +144,18 @@ std::string formatBytes(uint64_t bytes) {
   return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : 1, kUnits[unit]);
 }
 
-std::string formatTable(const Report& r) {
+std::string formatTable(const analysis::Report& r) {
   std::string text;
   Out out(text);
   header(out, r);
-  if (r.iteration_source == IterationSource::kUnknown) {
+  if (r.iteration_source == analysis::IterationSource::kUnknown) {
     fmt::format_to(out, "iterations: unknown (no marker matches '{}'); whole-trace summary:\n",
                    r.iteration_pattern);
     summary(out, r);
     return text;
   }
   if (r.detection) {
-    const DetectedPeriod& d = *r.detection;
+    const analysis::DetectedPeriod& d = *r.detection;
     fmt::format_to(out,
                    "iterations: {} detected (no marker matches '{}'): period {}, from the "
                    "allocations of {} at {}{}",
@@ -174,7 +174,7 @@ std::string formatTable(const Report& r) {
   return text;
 }
 
-std::string formatTable(const MergedReport& m) {
+std::string formatTable(const analysis::MergedReport& m) {
   std::string text;
   Out out(text);
   for (size_t i = 0; i < m.runs.size(); ++i) {
@@ -187,7 +187,7 @@ std::string formatTable(const MergedReport& m) {
     for (size_t i = 0; i < m.runs.size(); ++i) {
       uint64_t floor = 0;
       uint32_t iteration = 0;
-      for (const SteadyFloor& s : m.runs[i].steady) {
+      for (const analysis::SteadyFloor& s : m.runs[i].steady) {
         if (s.key.kind == trace::MemoryKind::kDevice && s.idle_floor >= floor) {
           floor = s.idle_floor;
           iteration = s.iteration;
@@ -205,8 +205,8 @@ std::string formatTable(const MergedReport& m) {
   if (m.findings) {
     fmt::format_to(out, "\nfindings: {} from {}\n", m.findings->items.size(), m.findings->path);
     for (uint32_t f = 0; f < m.findings->items.size(); ++f) {
-      const Finding& finding = m.findings->items[f];
-      uint64_t most = maxExplainedBytes(m, f);
+      const analysis::Finding& finding = m.findings->items[f];
+      uint64_t most = analysis::maxExplainedBytes(m, f);
       fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n", finding.rule,
                      finding.file, finding.line, finding.field, formatBytes(most));
     }

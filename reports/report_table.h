@@ -4,18 +4,18 @@
 #include <cstdint>
 #include <string>
 
-#include "reports/merged_report.h"
-#include "reports/report.h"
+#include "analysis/merged_report.h"
+#include "analysis/report.h"
 
 namespace memfloor::reports {
 
 // Rows past this many iterations are elided in the middle (the JSON has them all).
 inline constexpr size_t kTableMaxIterations = 40;
 
-std::string formatTable(const Report& report);
+std::string formatTable(const analysis::Report& report);
 
 // Every run, then (several runs) a per-run summary, the worst run and the findings.
-std::string formatTable(const MergedReport& report);
+std::string formatTable(const analysis::MergedReport& report);
 
 // "0 B", "512 B", "1.5 KiB", "20.0 MiB", "1.27 GiB": binary units, for people.
 std::string formatBytes(uint64_t bytes);

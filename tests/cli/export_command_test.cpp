@@ -13,10 +13,10 @@ using namespace memfloor;
 using nlohmann::json;
 
 TEST_CASE("the Perfetto export of a model trace agrees with its report", "[export]") {
-  reports::AnalysisOptions options;
+  analysis::AnalysisOptions options;
   options.keep_ranges = true;
   options.timeline_points = 100000;
-  const reports::Report report =
+  const analysis::Report report =
       cli::analyzeTrace(std::string(MEMFLOOR_TESTDATA_DIR) + "/model/hc-bug.mftrace", options);
   REQUIRE(!report.iterations.empty());
   REQUIRE(!report.ranges.empty());
@@ -40,7 +40,7 @@ TEST_CASE("the Perfetto export of a model trace agrees with its report", "[expor
   CHECK(iterations == report.iterations.size());
   CHECK(markers == report.ranges.size());
   REQUIRE(counters.size() == report.memory.size());
-  for (const reports::MemorySummary& m : report.memory) {
+  for (const analysis::MemorySummary& m : report.memory) {
     const std::string name = "GPU " + std::to_string(m.key.device) + " " +
                              std::string(trace::toString(m.key.kind)) + " memory";
     INFO(name);

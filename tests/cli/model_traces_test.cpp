@@ -171,7 +171,7 @@ TEST_CASE("golden: the merged report of the shipped traces", "[golden]") {
 TEST_CASE("the model allocator's bytes in every idle window equal the model's own counter") {
   // Attributed by stack (the traces are symbolized): what the model's own allocator holds through
   // each idle window is exactly what its counter printed; the rest is cuBLAS's own workspace.
-  reports::AnalysisOptions options;
+  analysis::AnalysisOptions options;
   options.top_sites = 100000;  // every retaining site
   for (const std::string name : {"fixed", "hc-bug", "combined-loss-bug"}) {
     json report = reports::toJson(cli::analyzeTrace(kModelDir + name + ".mftrace", options));
@@ -207,7 +207,7 @@ TEST_CASE("with the markers ignored, detected iterations keep the marked idle fl
   for (const std::string name : {"fixed", "hc-bug", "combined-loss-bug"}) {
     INFO(name);
     const json marked = analyze(name);
-    reports::AnalysisOptions blind;
+    analysis::AnalysisOptions blind;
     blind.iteration_pattern = "no marker is named this";
     const json detected = reports::toJson(cli::analyzeTrace(kModelDir + name + ".mftrace", blind));
     REQUIRE(detected.at("iteration_source") == "detected");

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "invariants.h"
-#include "reports/analysis.h"
+#include "tests/analysis/invariants.h"
+#include "analysis/analysis.h"
 #include "reports/report_json.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
@@ -28,7 +28,7 @@ const fs::path kDir = fs::path(MEMFLOOR_TESTDATA_DIR) / "analysis";
 
 // Encodes the text into a binary trace with small chunks (so that records out of time order end
 // up in different chunks, as CUPTI buffers do), then replays it through TimeOrderReader.
-Report replay(const fs::path& fixture, uint32_t chunk_bytes) {
+analysis::Report replay(const fs::path& fixture, uint32_t chunk_bytes) {
   std::string name = "testdata/analysis/" + fixture.filename().string();
   std::ifstream in(fixture);
   REQUIRE(in);
@@ -46,7 +46,7 @@ Report replay(const fs::path& fixture, uint32_t chunk_bytes) {
   REQUIRE(writer.flush());
   trace::MemorySource source(sink.bytes(), name);
   trace::TimeOrderReader reader(source);
-  Analysis analysis({});
+  analysis::Analysis analysis({});
   while (reader.next(record)) analysis.add(record);
   const trace::TraceEnd& end = reader.end();
   return analysis.finish({name, reader.major(), reader.minor(), trace::describe(end),
@@ -54,7 +54,7 @@ Report replay(const fs::path& fixture, uint32_t chunk_bytes) {
 }
 
 // The tool version changes with every release; the goldens must not.
-json normalized(const Report& report) {
+json normalized(const analysis::Report& report) {
   json j = toJson(report);
   j["tool"]["version"] = "VERSION";
   return j;
@@ -75,8 +75,8 @@ TEST_CASE("Golden reports of the analysis fixtures", "[golden]") {
   REQUIRE(all.size() >= 5);
   for (const fs::path& fixture : all) {
     INFO(fixture.filename().string());
-    Report report = replay(fixture, 64);
-    checkInvariants(report);
+    analysis::Report report = replay(fixture, 64);
+    analysis::test::checkInvariants(report);
     json actual = normalized(report);
     // The chunking must not matter (one chunk, time order within it, or many), but for where a
     // truncated file stops.
@@ -101,18 +101,18 @@ TEST_CASE("Golden reports of the analysis fixtures", "[golden]") {
 }
 
 TEST_CASE("Records out of time order pair correctly", "[golden]") {
-  Report r = replay(kDir / "out_of_order.txt", 64);
+  analysis::Report r = replay(kDir / "out_of_order.txt", 64);
   CHECK(r.anomalies.unmatched_frees.count == 0);
   CHECK(r.anomalies.double_allocations.count == 0);
   CHECK(r.anomalies.out_of_order_records == 0);
   REQUIRE(r.iterations.size() == 2);
   CHECK(r.iterations[0].memory[0].idle.floor == 1048576 + 2048);
-  CHECK(r.iterations[0].memory[0].idle.retained.inter_iteration == Tally{2048, 1});
+  CHECK(r.iterations[0].memory[0].idle.retained.inter_iteration == analysis::Tally{2048, 1});
   CHECK(r.memory[0].live_at_end == 1048576);
 }
 
 TEST_CASE("A trace cut off inside an iteration still reports it", "[golden]") {
-  Report r = replay(kDir / "threads_devices_truncated.txt", 64);
+  analysis::Report r = replay(kDir / "threads_devices_truncated.txt", 64);
   CHECK_FALSE(r.input.complete);
   REQUIRE(r.iterations.size() == 3);
   CHECK_FALSE(r.iterations[2].complete);

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "reports/merged_report.h"
+#include "analysis/merged_report.h"
 #include "reports/report_json.h"
 
 namespace memfloor::reports {
@@ -62,7 +62,7 @@ TEST_CASE("placeholders are replaced by their streamed elements", "[reports][jso
 }
 
 TEST_CASE("toJsonText streams the same text as toJson's DOM", "[reports][json_stream]") {
-  Report run;
+  analysis::Report run;
   run.input.path = "r.mftrace";
   run.iterations.resize(3);
   for (size_t i = 0; i < run.iterations.size(); ++i) {
@@ -71,7 +71,7 @@ TEST_CASE("toJsonText streams the same text as toJson's DOM", "[reports][json_st
   }
   run.timeline.push_back({});
   run.timeline.back().points.push_back({10, 1, 2, 3});
-  MergedReport merged = mergeRuns({run, Report{}}, std::nullopt);
+  analysis::MergedReport merged = analysis::mergeRuns({run, analysis::Report{}}, std::nullopt);
   CHECK(toJsonText(merged) == dumped(toJson(merged)) + "\n");
 }
 

@@ -19,8 +19,8 @@ namespace {
 using nlohmann::json;
 
 constexpr uint64_t kFirst = 1'700'000'000'000'000'000;  // a CUPTI-like absolute clock
-constexpr MemoryKey kDevice0{0, trace::MemoryKind::kDevice};
-constexpr MemoryKey kPinned0{0, trace::MemoryKind::kPinned};
+constexpr analysis::MemoryKey kDevice0{0, trace::MemoryKind::kDevice};
+constexpr analysis::MemoryKey kPinned0{0, trace::MemoryKind::kPinned};
 
 // Nanoseconds since the trace's origin, as a viewer that truncates `ts * 1000` reads them back
 // (Perfetto's JSON importer does).
@@ -129,15 +129,15 @@ std::string threadName(const json& trace, uint64_t tid) {
   return "";
 }
 
-IterationRow iteration(uint32_t index, uint64_t start, uint64_t end, uint64_t idle_end) {
-  IterationRow row;
+analysis::IterationRow iteration(uint32_t index, uint64_t start, uint64_t end, uint64_t idle_end) {
+  analysis::IterationRow row;
   row.index = index;
   row.name = "iteration " + std::to_string(index);
   row.start_ns = start;
   row.end_ns = end;
   row.idle_start_ns = end;
   row.idle_end_ns = idle_end;
-  IterationMemory m;
+  analysis::IterationMemory m;
   m.key = kDevice0;
   m.peak = 4096;
   m.floor = 1024;
@@ -147,8 +147,8 @@ IterationRow iteration(uint32_t index, uint64_t start, uint64_t end, uint64_t id
   return row;
 }
 
-Report sampleReport() {
-  Report r;
+analysis::Report sampleReport() {
+  analysis::Report r;
   r.input.path = "/traces/run.mftrace";
   r.process.present = true;
   r.process.pid = 4242;
@@ -156,18 +156,18 @@ Report sampleReport() {
   r.first_ns = kFirst;
   r.end_ns = kFirst + 100'000;
   r.timeline = {
-      TimelineSeries{kDevice0,
+      analysis::TimelineSeries{kDevice0,
                      1000,
                      {{kFirst, 0, 1024, 1024},
                       {kFirst + 3000, 1024, 4096, 2048},
                       {kFirst + 9000, 2048, 2048, 2048}}},
-      TimelineSeries{kPinned0, 1000, {{kFirst + 1000, 0, 512, 512}}},
+      analysis::TimelineSeries{kPinned0, 1000, {{kFirst + 1000, 0, 512, 512}}},
   };
-  r.iteration_source = IterationSource::kMarkers;
+  r.iteration_source = analysis::IterationSource::kMarkers;
   r.iterations = {iteration(1, kFirst + 1000, kFirst + 20'001, kFirst + 30'001),
                   iteration(2, kFirst + 30'001, kFirst + 50'003, kFirst + 60'000)};
   r.iterations[1].idle_final = true;
-  RetainedSite site;
+  analysis::RetainedSite site;
   site.key = kDevice0;
   site.where = "Layer::forward";
   site.retained.leak = {2048, 1};
@@ -187,14 +187,14 @@ Report sampleReport() {
 }
 
 TEST_CASE("an empty report gives a valid, empty trace", "[perfetto_export]") {
-  const json trace = toChromeTrace(Report{});
+  const json trace = toChromeTrace(analysis::Report{});
   requireValidTrace(trace);
   CHECK(eventsOf(trace, "C").empty());
   CHECK(eventsOf(trace, "X").empty());
   CHECK(eventsOf(trace, "b").empty());
   CHECK(eventsOf(trace, "M").size() == 2);  // the process's name and sort index
 
-  const json none = toChromeTrace(std::span<const Report>{});
+  const json none = toChromeTrace(std::span<const analysis::Report>{});
   requireValidTrace(none);
   CHECK(none.at("traceEvents").empty());
   CHECK(json::parse(dumpChromeTrace(none)).at("traceEvents").empty());
@@ -202,12 +202,12 @@ TEST_CASE("an empty report gives a valid, empty trace", "[perfetto_export]") {
 
 TEST_CASE("a report gives a valid trace with metadata naming process and tracks",
           "[perfetto_export]") {
-  const Report r = sampleReport();
+  const analysis::Report r = sampleReport();
   const json trace = toChromeTrace(r);
   requireValidTrace(trace);
   CHECK(trace.at("displayTimeUnit") == "ns");
   CHECK(trace.at("otherData").at("origin_ns") == std::to_string(kFirst));
-  CHECK(trace.at("otherData").at("version") == std::string(toolVersion()));
+  CHECK(trace.at("otherData").at("version") == std::string(analysis::toolVersion()));
 
   std::set<uint64_t> pids;
   for (const json& e : trace.at("traceEvents")) pids.insert(e.at("pid").get<uint64_t>());
@@ -240,10 +240,10 @@ TEST_CASE("counters follow the timeline series", "[perfetto_export]") {
   CHECK(tracks.at("GPU 0 pinned memory") == Samples{{1000, 0}, {1500, 512}});
 
   // Every sample lies within its bucket and the series' values are all there.
-  for (const TimelineSeries& series : sampleReport().timeline) {
+  for (const analysis::TimelineSeries& series : sampleReport().timeline) {
     const auto& samples = tracks.at(
         fmt::format("GPU {} {} memory", series.key.device, trace::toString(series.key.kind)));
-    for (const TimelinePoint& p : series.points) {
+    for (const analysis::TimelinePoint& p : series.points) {
       const int64_t from = static_cast<int64_t>(p.start_ns - kFirst);
       const int64_t to = from + static_cast<int64_t>(series.bucket_ns);
       uint64_t lo = UINT64_MAX, hi = 0;
@@ -259,10 +259,10 @@ TEST_CASE("counters follow the timeline series", "[perfetto_export]") {
 }
 
 TEST_CASE("fine buckets show each value exactly once", "[perfetto_export]") {
-  Report r;
+  analysis::Report r;
   r.first_ns = kFirst;
   r.end_ns = kFirst + 10;
-  r.timeline = {TimelineSeries{kDevice0, 1, {}}};
+  r.timeline = {analysis::TimelineSeries{kDevice0, 1, {}}};
   for (uint64_t i = 0; i < 10; ++i) {
     r.timeline[0].points.push_back({kFirst + i, i * 10, i * 10, i * 10});
   }
@@ -277,7 +277,7 @@ TEST_CASE("fine buckets show each value exactly once", "[perfetto_export]") {
 }
 
 TEST_CASE("iterations and idle windows are complete slices on one track", "[perfetto_export]") {
-  Report r = sampleReport();
+  analysis::Report r = sampleReport();
   r.iterations.push_back(iteration(3, kFirst + 60'000, kFirst + 100'000, kFirst + 100'000));
   r.iterations.back().complete = false;
   const json trace = toChromeTrace(r);
@@ -346,7 +346,7 @@ TEST_CASE("push/pop ranges nest on their thread, start/end ranges are async slic
 
 TEST_CASE("timestamps keep nanosecond precision", "[perfetto_export]") {
   std::mt19937_64 rng(6);
-  Report r;
+  analysis::Report r;
   r.first_ns = kFirst;
   std::vector<uint64_t> offsets{0, 1, 999, 1001, 3001, 123'456'789, 86'400'000'000'001};
   for (int i = 0; i < 2000; ++i) offsets.push_back(rng() % (uint64_t{1} << 50));
@@ -370,7 +370,7 @@ TEST_CASE("timestamps keep nanosecond precision", "[perfetto_export]") {
   }
 
   // A slice's ts + dur lands on its end exactly, so ranges ending together nest.
-  Report nested;
+  analysis::Report nested;
   nested.first_ns = kFirst;
   for (uint64_t off : offsets) {
     nested.ranges.push_back({"outer", 1, kFirst + off, kFirst + off + 3001, true});
@@ -395,7 +395,7 @@ TEST_CASE("hostile names survive JSON", "[perfetto_export]") {
       "unicode \xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x94\xa5",
       "",
   };
-  Report r;
+  analysis::Report r;
   r.first_ns = kFirst;
   r.process.present = true;
   r.process.pid = 10;
@@ -404,7 +404,7 @@ TEST_CASE("hostile names survive JSON", "[perfetto_export]") {
   for (size_t i = 0; i < names.size(); ++i) {
     r.ranges.push_back({names[i], 1, kFirst + i * 10, kFirst + i * 10 + 5, i % 2 == 0});
   }
-  IterationRow row = iteration(1, kFirst, kFirst + 100, kFirst + 200);
+  analysis::IterationRow row = iteration(1, kFirst, kFirst + 100, kFirst + 200);
   row.name = names[5];
   r.iterations.push_back(row);
 
@@ -427,7 +427,7 @@ TEST_CASE("hostile names survive JSON", "[perfetto_export]") {
   CHECK(eventsOf(parsed, "M").at(0).at("args").at("name") == names[6] + names[3]);
 
   // Names are bytes from a trace: invalid UTF-8 is replaced, not refused.
-  Report bad;
+  analysis::Report bad;
   bad.ranges.push_back({"bad \xff\xfe utf-8 \xc3", 1, 0, 1, true});
   const json bad_trace = toChromeTrace(bad);
   const json bad_parsed = json::parse(dumpChromeTrace(bad_trace));
@@ -436,7 +436,7 @@ TEST_CASE("hostile names survive JSON", "[perfetto_export]") {
 }
 
 TEST_CASE("several runs are one process each, on one clock", "[perfetto_export]") {
-  std::vector<Report> runs(3, sampleReport());
+  std::vector<analysis::Report> runs(3, sampleReport());
   runs[0].process.rank = 1;
   runs[1].process.rank = 0;
   runs[1].first_ns = kFirst - 5000;  // started earlier: the origin
@@ -464,7 +464,7 @@ TEST_CASE("several runs are one process each, on one clock", "[perfetto_export]"
 }
 
 TEST_CASE("thread ids that viewers cannot hold are renumbered", "[perfetto_export]") {
-  Report r;
+  analysis::Report r;
   r.first_ns = kFirst;
   r.iterations.push_back(iteration(1, kFirst, kFirst + 100, kFirst + 200));
   r.ranges = {{"a", uint64_t{1} << 40, kFirst, kFirst + 10, true},

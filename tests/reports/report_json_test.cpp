@@ -3,16 +3,16 @@
 
 #include <catch2/catch.hpp>
 
-#include "invariants.h"
-#include "scenarios.h"
+#include "tests/analysis/invariants.h"
+#include "tests/analysis/scenarios.h"
 
 namespace memfloor::reports::test {
 namespace {
 
 using nlohmann::json;
 
-Report sampleReport() {
-  Loop loop = trainingLoop({.iterations = 5, .leak = 1 * kMiB});
+analysis::Report sampleReport() {
+  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 5, .leak = 1 * analysis::test::kMiB});
   trace::ProcessInfo p;
   p.pid = 77;
   p.host = loop.trace.name("node-1");
@@ -22,8 +22,8 @@ Report sampleReport() {
   loop.trace.record(trace::Property{loop.trace.name("env.PYTORCH_CUDA_ALLOC_CONF"),
                                     loop.trace.name("expandable_segments:True")});
   loop.trace.free(5000, 0xdead0000, {}, 12);
-  Report r = analyze(loop.trace, {.warmup_iterations = 1});
-  checkInvariants(r);
+  analysis::Report r = analysis::test::analyze(loop.trace, {.warmup_iterations = 1});
+  analysis::test::checkInvariants(r);
   return r;
 }
 
@@ -47,10 +47,10 @@ void requireRetained(const json& j) {
 }
 
 TEST_CASE("report.json carries the schema, the tool and one run per trace", "[report_json]") {
-  json doc = toJson(mergeRuns({sampleReport()}, std::nullopt));
+  json doc = toJson(analysis::mergeRuns({sampleReport()}, std::nullopt));
   CHECK(doc.at("schema") == "memfloor.report/2");
   CHECK(doc.at("tool").at("name") == "memfloor");
-  CHECK(doc.at("tool").at("version") == std::string(toolVersion()));
+  CHECK(doc.at("tool").at("version") == std::string(analysis::toolVersion()));
   REQUIRE(doc.at("runs").size() == 1);
   CHECK(doc.at("runs")[0].at("label") == "rank 0");
   CHECK(doc.at("summary").at("runs") == 1);
@@ -115,9 +115,9 @@ TEST_CASE("report.json has per-iteration rows with floors and retention", "[repo
   requireTally(m, "freed");
   const json& idle = m.at("idle");
   for (const char* k : {"floor", "peak", "live_at_end"}) requireUnsigned(idle, k);
-  CHECK(idle.at("floor") == 64 * kMiB + 8 * kMiB + 2 * kMiB);
+  CHECK(idle.at("floor") == 64 * analysis::test::kMiB + 8 * analysis::test::kMiB + 2 * analysis::test::kMiB);
   requireRetained(idle.at("retained"));
-  CHECK(idle.at("retained").at("leak").at("bytes") == kMiB);  // iteration 1's leak is warm-up
+  CHECK(idle.at("retained").at("leak").at("bytes") == analysis::test::kMiB);  // iteration 1's leak is warm-up
   const json& site = row.at("top_sites").at(0);
   requireRetained(site);
   CHECK(site.at("device") == 0);
@@ -154,9 +154,9 @@ TEST_CASE("report.json has the memory summary, trends and stacks", "[report_json
 }
 
 TEST_CASE("report.json without markers says iterations are unknown", "[report_json]") {
-  TraceBuilder t;
+  analysis::test::TraceBuilder t;
   t.alloc(1, 0x10, 100);
-  json j = toJson(analyze(t));
+  json j = toJson(analysis::test::analyze(t));
   CHECK(j.at("iteration_source") == "unknown");
   CHECK(j.at("iterations").empty());
   CHECK(j.at("trend").at("verdict") == "unknown");

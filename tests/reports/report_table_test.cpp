@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "scenarios.h"
+#include "tests/analysis/scenarios.h"
 
 namespace memfloor::reports::test {
 namespace {
@@ -12,7 +12,7 @@ TEST_CASE("formatBytes uses binary units", "[report_table]") {
   CHECK(formatBytes(0) == "0 B");
   CHECK(formatBytes(1023) == "1023 B");
   CHECK(formatBytes(1536) == "1.50 KiB");
-  CHECK(formatBytes(72 * kMiB) == "72.0 MiB");
+  CHECK(formatBytes(72 * analysis::test::kMiB) == "72.0 MiB");
   CHECK(formatBytes(3ull << 30) == "3.00 GiB");
   CHECK(formatBytes(UINT64_MAX) == "16.0 EiB");
 }
@@ -25,8 +25,8 @@ TEST_CASE("formatDuration picks the unit", "[report_table]") {
 }
 
 TEST_CASE("The table shows floors, retention classes and the top site", "[report_table]") {
-  Loop loop = trainingLoop({.iterations = 4});
-  std::string table = formatTable(analyze(loop.trace));
+  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 4});
+  std::string table = formatTable(analysis::test::analyze(loop.trace));
   INFO(table);
   CHECK_THAT(table,
              Catch::Contains("trace: built.mftrace (format 1.0, complete (trailer present))"));
@@ -42,9 +42,9 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
 }
 
 TEST_CASE("The table without markers is the whole-trace summary", "[report_table]") {
-  TraceBuilder t;
+  analysis::test::TraceBuilder t;
   t.alloc(1, 0x10, 2048).alloc(2, 0x20, 1024).free(3, 0x10);
-  std::string table = formatTable(analyze(t));
+  std::string table = formatTable(analysis::test::analyze(t));
   INFO(table);
   CHECK_THAT(table, Catch::Contains("iterations: unknown (no marker matches"));
   CHECK_THAT(table,
@@ -53,18 +53,18 @@ TEST_CASE("The table without markers is the whole-trace summary", "[report_table
 }
 
 TEST_CASE("The table names problems with the input", "[report_table]") {
-  TraceBuilder t;
+  analysis::test::TraceBuilder t;
   t.record(trace::Dropped{trace::DropSource::kCupti, 3});
   t.push(1, "step 1").free(2, 0x99, {}, 10).pop(3);
-  std::string table = formatTable(analyze(t));
+  std::string table = formatTable(analysis::test::analyze(t));
   INFO(table);
   CHECK_THAT(table, Catch::Contains("dropped records: 3 by CUPTI, 0 by the writer"));
   CHECK_THAT(table, Catch::Contains("pairing: 1 unmatched frees (10 B)"));
 }
 
 TEST_CASE("The table elides the middle of long runs", "[report_table]") {
-  Loop loop = trainingLoop({.iterations = 60});
-  std::string table = formatTable(analyze(loop.trace, {.warmup_iterations = 2}));
+  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 60});
+  std::string table = formatTable(analysis::test::analyze(loop.trace, {.warmup_iterations = 2}));
   INFO(table);
   CHECK_THAT(table, Catch::Contains("(20 iterations not shown; the JSON has them)"));
   CHECK_THAT(table, Catch::Contains("   1w 0:device"));

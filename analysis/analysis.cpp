@@ -1,0 +1,254 @@
+// Analysis: the replay (per-record dispatch, pairing, iteration boundaries).
+#include "analysis/analysis.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <string_view>
+
+namespace memfloor::analysis {
+namespace {
+
+MemoryKey keyOf(const trace::Event& e) {
+  // Kinds are a file-format enum: a value this build does not know is "unknown", not a crash.
+  bool known = e.kind < trace::kMemoryKindCount;
+  return {e.device, known ? static_cast<trace::MemoryKind>(e.kind) : trace::MemoryKind::kUnknown};
+}
+
+}  // namespace
+
+Analysis::Analysis(AnalysisOptions options)
+    : options_(std::move(options)),
+      // Replays of detected iterations cut them alone, even if markers appeared since the first
+      // (a trace still being written): no marker defines an iteration there.
+      tracker_(options_.find_cuts || options_.cut_at
+                   ? std::nullopt
+                   : std::optional<std::string_view>(options_.iteration_pattern)),
+      retention_(options_.top_sites) {
+  tracker_.keepRanges(options_.keep_ranges);
+  retention_.keepWindowSites(!options_.links.empty());
+  if (!options_.cut_at) {  // a cutting replay needs nothing but next_cut_
+    if (options_.find_cuts) {
+      idle_cuts_ = std::make_unique<IdleCuts>(*options_.find_cuts);
+    } else if (options_.detect_iterations) {
+      detector_ = std::make_unique<PeriodDetector>();
+    }
+  }
+  watching_ = options_.cut_at.has_value() || idle_cuts_ || detector_;
+}
+
+void Analysis::add(const trace::Record& record) {
+  assert(!finished_ && "add after finish");
+  ++records_.total;
+  std::visit([this](const auto& r) { on(r); }, record);
+}
+
+void Analysis::add(std::span<const trace::Event* const> events) {
+  assert(!finished_ && "add after finish");
+  if (events.empty()) return;
+  records_.total += events.size();
+  // A block is in timestamp order (the reader's contract): its ends are all noteTime needs.
+  noteTime(events.front()->timestamp);
+  noteTime(events.back()->timestamp);
+  for (const trace::Event* e : events) dispatch(*e);
+}
+
+void Analysis::on(const trace::Event& e) {
+  noteTime(e.timestamp);
+  dispatch(e);
+}
+
+void Analysis::dispatch(const trace::Event& e) {
+  // Tests, not a switch: allocations and frees alternate in patterns that conditional branches
+  // predict well and an indirect jump does not.
+  if (watching_) [[unlikely]]
+    watch(e);  // first: an iteration may begin here
+  if (e.type == trace::EventType::kAlloc) {
+    allocate(e);
+  } else if (e.type == trace::EventType::kFree) [[likely]] {
+    release(e);
+  } else if (e.type == trace::EventType::kMarker) {
+    onMarker(e);
+  } else {
+    ++records_.pool_events;
+    last_memory_ns_ = e.timestamp;
+  }
+}
+
+void Analysis::allocate(const trace::Event& a) {
+  ++records_.allocs;
+  uint16_t slot = timeline_.slotFor(keyOf(a));
+  LiveAlloc alloc;
+  alloc.address = a.address;
+  alloc.size = a.size;
+  alloc.site = retention_.siteFor(slot, a.stack);
+  alloc.first_window = birth_window_;
+  alloc.slot = slot;
+  alloc.flags = birth_flags_;
+  last_memory_ns_ = a.timestamp;
+  // The replaced allocation is closed first: its lost free happened before this allocation.
+  live_.open(alloc, [&](const LiveAlloc& replaced) {
+    recent_.add(a.timestamp, true, replaced.size);
+    close(replaced, a.timestamp);
+  });
+  timeline_.onAlloc(slot, a.size, a.timestamp);
+  retention_.onAlloc(alloc);
+  if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
+  series_[slot].recordRise(a.timestamp, timeline_.slot(slot).live);
+}
+
+// Detected iterations (the three replays of AnalysisOptions), for every event before it counts.
+void Analysis::watch(const trace::Event& e) {
+  if (e.type == trace::EventType::kMarker) return;
+  const uint64_t ordinal = records_.allocs + records_.frees + records_.pool_events;
+  const uint64_t previous_ns = ordinal > 0 ? last_memory_ns_ : e.timestamp;
+  const bool alloc = e.type == trace::EventType::kAlloc;
+  if (detector_ && alloc) detector_->onAlloc(keyOf(e), e.stack, e.size, e.timestamp);
+  if (idle_cuts_) {
+    const DetectedPeriod& p = *options_.find_cuts;
+    const bool anchor = alloc && keyOf(e) == p.key && e.stack == p.stack && e.size == p.size;
+    idle_cuts_->onMemoryEvent(ordinal, e.timestamp, previous_ns, timeline_.liveTotal(), anchor);
+  }
+  if (!options_.cut_at) return;
+  const std::vector<uint64_t>& cuts = options_.cut_at->cuts;
+  if (next_cut_ == cuts.size() || cuts[next_cut_] != ordinal) return;
+  ++next_cut_;
+  // The iteration before ends with the last event before the quiet gap that this one ends.
+  if (tracker_.inIteration()) {
+    tracker_.endAt(previous_ns);
+    endIteration();
+  }
+  tracker_.beginAt(e.timestamp);
+  beginIteration();
+}
+
+void Analysis::release(const trace::Event& f) {
+  ++records_.frees;
+  last_memory_ns_ = f.timestamp;
+  uint16_t slot = timeline_.findSlot(keyOf(f));
+  if (slot == kNoSlot) {
+    live_.unmatchedFree(f.size);
+    recent_.add(f.timestamp, false, f.size);
+    return;
+  }
+  if (!live_.close(slot, f.address, f.size,
+                   [&](const LiveAlloc& closed) { close(closed, f.timestamp); })) {
+    recent_.add(f.timestamp, false, f.size);
+  }
+}
+
+void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
+  timeline_.onFree(alloc.slot, alloc.size);
+  retention_.onFree(alloc);
+  series_[alloc.slot].recordFall(timestamp, timeline_.slot(alloc.slot).live);
+}
+
+void Analysis::onMarker(const trace::Event& e) {
+  ++records_.markers;
+  switch (tracker_.onMarker(trace::toMarker(e), symbols_)) {
+    case Boundary::kBegin:
+      beginIteration();
+      break;
+    case Boundary::kEnd:
+      endIteration();
+      break;
+    case Boundary::kNone:
+      break;
+  }
+}
+
+void Analysis::on(const trace::Property& r) {
+  properties_.push_back(r);
+  // Written by the hook (runtime_hook/session.cpp): how often CUPTI delivers memory records.
+  if (symbols_.string(r.key) == "hook.flush_period_ms") {
+    const std::string_view value = symbols_.string(r.value);
+    uint64_t ms = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ms);
+    if (error == std::errc{} && end == value.data() + value.size() && ms < UINT64_MAX / 1'000'000) {
+      recent_.setPeriod(ms * 1'000'000);
+    }
+  }
+}
+
+void Analysis::on(const trace::Dropped& d) {
+  (d.source == trace::DropSource::kWriter ? dropped_writer_ : dropped_cupti_) += d.count;
+}
+
+void Analysis::on(const trace::Trailer& t) {
+  trailer_end_ns_ = std::max(trailer_end_ns_, t.end_timestamp);
+}
+
+// Iteration i (0-based) has begun: started() == i + 1. What is allocated during it can first be
+// retained in window i; it is persistent when i precedes the first counted iteration.
+void Analysis::beginIteration() {
+  uint32_t started = tracker_.started();
+  if (detector_) {  // markers found: nothing to detect
+    detector_.reset();
+    watching_ = options_.cut_at.has_value() || idle_cuts_;
+  }
+  if (started > 1) retention_.endWindow();
+  timeline_.beginIteration();
+  birth_window_ = started - 1;
+  birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
+}
+
+// Iteration i has ended; window i begins. What is allocated in it belongs to window i + 1 on, and
+// is persistent while iteration `warmup` has not begun.
+void Analysis::endIteration() {
+  uint32_t started = tracker_.started();
+  timeline_.endIteration();
+  retention_.beginWindow(started - 1);
+  birth_window_ = started;
+  birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
+}
+
+Report Analysis::finish(const TraceInput& input) {
+  assert(!finished_ && "finish called twice");
+  finished_ = true;
+  uint64_t end_ns = std::max(last_ns_, trailer_end_ns_);
+  if (tracker_.finish(end_ns)) {
+    // The trace ended inside an iteration: what is live then is in flight, not retained.
+    timeline_.endIteration();
+    retention_.skipWindow();
+  } else if (tracker_.started() > 0) {
+    retention_.endWindow();
+  }
+  timeline_.finish();
+  if (options_.resolver != nullptr) symbols_.resolve(*options_.resolver);
+  if (detector_) period_ = detector_->choose();
+  if (idle_cuts_) iterations_ = idle_cuts_->finish();
+
+  Report report;
+  report.input = input;
+  report.first_ns = first_ns_;
+  report.end_ns = end_ns;
+  report.records = records_;
+  report.iteration_pattern = options_.iteration_pattern;
+  report.warmup_iterations = options_.warmup_iterations;
+  fillMetadata(report);
+
+  // Report rows are ordered by (device, kind), not by first appearance.
+  std::vector<uint16_t> order(timeline_.slotCount());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint16_t>(i);
+  std::sort(order.begin(), order.end(), [this](uint16_t a, uint16_t b) {
+    const MemoryKey& x = timeline_.slot(a).key;
+    const MemoryKey& y = timeline_.slot(b).key;
+    return x.device != y.device ? x.device < y.device : x.kind < y.kind;
+  });
+  for (uint16_t s : order) {
+    const SlotTimeline& t = timeline_.slot(s);
+    report.memory.push_back({t.key, t.peak, t.peak_ns, t.live, t.allocated, t.freed});
+  }
+  fillIterations(report, order);
+  fillTrends(report, order);
+  fillSteady(report, order);
+  fillExplained(report, order);
+  for (uint16_t s : order) {
+    report.timeline.push_back(s < series_.size() ? series_[s].finish(timeline_.slot(s).key)
+                                                 : TimelineSeries{timeline_.slot(s).key, 0, {}});
+  }
+  report.ranges = tracker_.ranges();
+  return report;
+}
+
+}  // namespace memfloor::analysis

@@ -1,0 +1,165 @@
+// Analysis: replays a trace's records into iterations, floors and retention (the Report).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/idle_cuts.h"
+#include "analysis/iteration_tracker.h"
+#include "analysis/live_series.h"
+#include "analysis/live_set.h"
+#include "analysis/period_detector.h"
+#include "analysis/recent_anomalies.h"
+#include "analysis/report.h"
+#include "analysis/retention.h"
+#include "analysis/site_links.h"
+#include "symbols/symbols.h"
+#include "analysis/timeline.h"
+#include "trace/event.h"
+#include "trace/records.h"
+
+namespace memfloor::analysis {
+
+struct AnalysisOptions {
+  // ECMAScript regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
+  std::string iteration_pattern{kDefaultIterationPattern};
+  uint32_t warmup_iterations = 0;   // excluded from trends; what they allocate counts as persistent
+  uint32_t top_sites = 10;          // retaining sites listed per idle window
+  uint32_t timeline_points = 2048;  // max points of each downsampled live-bytes series
+  bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
+  std::vector<LinkRule> links{};    // findings to link to retaining sites (analysis/site_links.h)
+  symbols::FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
+  // Iterations of a trace without iteration markers take three replays (docs/design.md,
+  // "Detected iterations"). 1: with detect_iterations, follow the allocations to find a period
+  // (detectedPeriod()); 2: with find_cuts, find where its idle windows end (detectedIterations());
+  // 3: with cut_at, cut the iterations there.
+  bool detect_iterations = true;
+  std::optional<DetectedPeriod> find_cuts{};
+  std::optional<DetectedIterations> cut_at{};
+};
+
+// A four-verb aggregator in the memray style: construct, add every record, finish once.
+// Records must come in timestamp order (trace::TimeOrderReader guarantees it; definitions before
+// the timed records that use them). Memory is proportional to the live allocations, the interned
+// data and the per-iteration summaries, never to the number of events. add() does O(1) work per
+// event; iteration boundaries cost O(slots + sites).
+class Analysis {
+ public:
+  // Throws memfloor::Error when the iteration pattern is not a valid regex.
+  explicit Analysis(AnalysisOptions options);
+
+  // Throws memfloor::Error only on a trace no analysis can hold (more than Timeline::kMaxSlots
+  // device/memory-kind pairs); every other oddity is counted in Report::anomalies.
+  void add(const trace::Record& record);
+  // The same for a block of events (trace::TimeOrderReader::nextBatch): the fast way in.
+  void add(std::span<const trace::Event* const> events);
+
+  // Ends the replay at the last timestamp seen (or the trailer's, if later) and builds the report.
+  // Call once.
+  Report finish(const TraceInput& input);
+
+  // After finish(). With detect_iterations and no iteration marker in the trace: the period of its
+  // allocations, if they have one (analysis/period_detector.h). With find_cuts: where to cut
+  // iterations, if the period has at least two cycles (analysis/idle_cuts.h).
+  const std::optional<DetectedPeriod>& detectedPeriod() const { return period_; }
+  const std::optional<DetectedIterations>& detectedIterations() const { return iterations_; }
+
+ private:
+  void on(const trace::StringDef& r) { symbols_.add(r); }
+  void on(const trace::ModuleDef& r) { symbols_.add(r); }
+  void on(const trace::FrameDef& r) { symbols_.add(r); }
+  void on(const trace::StackDef& r) { symbols_.add(r); }
+  void on(const trace::ProcessInfo& r) { process_ = r, has_process_ = true; }
+  void on(const trace::DeviceInfo& r) { devices_.push_back(r); }
+  void on(const trace::Property& r);
+  void on(const trace::Alloc& r) { on(trace::toEvent(r)); }
+  void on(const trace::Free& r) { on(trace::toEvent(r)); }
+  void on(const trace::PoolEvent& r) { on(trace::toEvent(r)); }
+  void on(const trace::Marker& r) { on(trace::toEvent(r)); }
+  void on(const trace::Event& e);
+  void dispatch(const trace::Event& e);
+  void allocate(const trace::Event& e);
+  void release(const trace::Event& e);
+  void onMarker(const trace::Event& e);
+  void watch(const trace::Event& e);
+  void on(const trace::Dropped& r);
+  void on(const trace::Trailer& r);
+
+  void noteTime(uint64_t timestamp) {
+    if (timestamp < last_ns_) ++out_of_order_;
+    if (!seen_time_) first_ns_ = timestamp, seen_time_ = true;
+    if (timestamp > last_ns_) last_ns_ = timestamp;
+  }
+  void close(const LiveAlloc& alloc, uint64_t timestamp);
+  void beginIteration();
+  void endIteration();
+  void fillMetadata(Report& report) const;
+  void fillIterations(Report& report, const std::vector<uint16_t>& order);
+  void fillTrends(Report& report, const std::vector<uint16_t>& order) const;
+  void fillSteady(Report& report, const std::vector<uint16_t>& order) const;
+  void fillExplained(Report& report, const std::vector<uint16_t>& order);
+  const std::vector<uint32_t>& linksOf(uint32_t site);
+
+  AnalysisOptions options_;
+  symbols::Symbols symbols_;
+  IterationTracker tracker_;
+  Timeline timeline_;
+  LiveSet live_;
+  Retention retention_;
+  std::vector<LiveSeries> series_;                                  // by slot
+  std::unordered_map<uint32_t, std::vector<uint32_t>> site_links_;  // by site, filled at finish
+
+  // Attribution of an allocation made now (docs/design.md, "Retention").
+  uint32_t birth_window_ = 0;
+  uint8_t birth_flags_ = kBornPersistent;
+
+  bool has_process_ = false;
+  trace::ProcessInfo process_;
+  std::vector<trace::DeviceInfo> devices_;
+  std::vector<trace::Property> properties_;
+  RecentAnomalies recent_;       // for a cut trace's last flush period
+  uint64_t last_memory_ns_ = 0;  // the last alloc, free or pool event
+  uint64_t dropped_cupti_ = 0, dropped_writer_ = 0;
+  RecordCounts records_;
+  uint64_t out_of_order_ = 0;
+  bool seen_time_ = false;
+  uint64_t first_ns_ = 0, last_ns_ = 0, trailer_end_ns_ = 0;
+  bool finished_ = false;
+
+  // Period detection, last: the replay's hot members come first.
+  bool watching_ = false;                     // dispatch() calls watch(): one of the three
+  std::unique_ptr<PeriodDetector> detector_;  // detect_iterations, until a marker iteration
+  std::unique_ptr<IdleCuts> idle_cuts_;       // find_cuts
+  size_t next_cut_ = 0;                       // into options_.cut_at->cuts
+  std::optional<DetectedPeriod> period_;
+  std::optional<DetectedIterations> iterations_;
+};
+
+// The whole analysis of one trace: one replay, or three for detected iterations (AnalysisOptions).
+// feed(Analysis&) adds every record of the trace and returns what the reader knows of it; it is
+// called once per replay.
+template <typename Feed>
+Report analyzeReplays(const AnalysisOptions& options, Feed&& feed) {
+  AnalysisOptions next = options;
+  auto replay = [&feed](const AnalysisOptions& o, auto&& then) {
+    Analysis analysis(o);
+    const TraceInput input = feed(analysis);
+    Report report = analysis.finish(input);
+    then(analysis);
+    return report;
+  };
+  Report report = replay(options, [&](const Analysis& a) { next.find_cuts = a.detectedPeriod(); });
+  if (!next.find_cuts) return report;
+  // No iteration marker, but the allocations repeat with a period: find its idle windows, then
+  // replay cutting iterations there.
+  replay(next, [&](const Analysis& a) { next.cut_at = a.detectedIterations(); });
+  if (!next.cut_at) return report;
+  return replay(next, [](const Analysis&) {});
+}
+
+}  // namespace memfloor::analysis

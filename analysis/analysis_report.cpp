@@ -1,0 +1,206 @@
+// Analysis: assembling the Report from the replay's parts once the trace has ended.
+#include <algorithm>
+#include <set>
+
+#include "analysis/analysis.h"
+#include "analysis/trend.h"
+
+namespace memfloor::analysis {
+
+void Analysis::fillMetadata(Report& report) const {
+  ProcessMeta& p = report.process;
+  p.present = has_process_;
+  if (has_process_) {
+    p.pid = process_.pid;
+    p.start_unix_ns = process_.start_unix_ns;
+    p.host = symbols_.string(process_.host);
+    p.command_line = symbols_.string(process_.command_line);
+    p.rank = process_.rank;
+    p.local_rank = process_.local_rank;
+    p.world_size = process_.world_size;
+  }
+  for (const trace::DeviceInfo& d : devices_) {
+    DeviceMeta meta{d.device, std::string(symbols_.string(d.name)), d.total_memory};
+    // A device described twice keeps its last description.
+    auto it = std::find_if(p.devices.begin(), p.devices.end(),
+                           [&](const DeviceMeta& m) { return m.device == d.device; });
+    if (it == p.devices.end()) {
+      p.devices.push_back(std::move(meta));
+    } else {
+      *it = std::move(meta);
+    }
+  }
+  std::sort(p.devices.begin(), p.devices.end(),
+            [](const DeviceMeta& a, const DeviceMeta& b) { return a.device < b.device; });
+  for (const trace::Property& prop : properties_) {
+    p.properties[std::string(symbols_.string(prop.key))] = symbols_.string(prop.value);
+  }
+
+  report.dropped_cupti = dropped_cupti_;
+  report.dropped_writer = dropped_writer_;
+  Anomalies& a = report.anomalies;
+  a.unmatched_frees = live_.stats().unmatched_frees;
+  a.double_allocations = live_.stats().double_allocations;
+  a.size_mismatches = live_.stats().size_mismatches;
+  a.unmatched_range_ends = tracker_.unmatchedEnds();
+  a.unclosed_ranges = tracker_.unclosedRanges();
+  a.out_of_order_records = out_of_order_;
+  // Cut short (no trailer): up to one flush period before the last memory record may be missing.
+  if (!report.input.complete && recent_.period() > 0 && last_memory_ns_ > 0) {
+    const uint64_t period = recent_.period();
+    a.cut_tail = recent_.since(last_memory_ns_ > period ? last_memory_ns_ - period : 0);
+  }
+}
+
+void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order) {
+  const std::vector<IterationSpan>& spans = tracker_.iterations();
+  if (spans.empty()) {
+    report.iteration_source = IterationSource::kUnknown;
+  } else if (options_.cut_at) {
+    report.iteration_source = IterationSource::kDetected;
+    report.detection = options_.cut_at->period;
+  } else {
+    report.iteration_source = IterationSource::kMarkers;
+  }
+  std::vector<RetainedWindow> retained = retention_.finish(live_, timeline_.slotCount());
+  std::set<trace::StackId> stacks;
+
+  for (size_t i = 0; i < spans.size(); ++i) {
+    IterationRow& row = report.iterations.emplace_back();
+    row.index = static_cast<uint32_t>(i + 1);
+    row.name = spans[i].name;
+    row.start_ns = spans[i].start_ns;
+    row.end_ns = spans[i].end_ns;
+    row.complete = spans[i].complete;
+    row.warmup = i < options_.warmup_iterations;
+    row.idle_start_ns = spans[i].end_ns;
+    row.idle_final = i + 1 == spans.size();
+    row.idle_end_ns = row.idle_final ? report.end_ns : spans[i + 1].start_ns;
+    for (uint16_t s : order) {
+      const SlotTimeline& t = timeline_.slot(s);
+      const Phase& it = t.iterations[i];
+      const Phase& w = t.windows[i];
+      IterationMemory& m = row.memory.emplace_back();
+      m.key = t.key;
+      m.live_at_start = it.live_at_start;
+      m.live_at_end = it.live_at_end;
+      m.peak = it.peak;
+      m.floor = it.floor;
+      m.allocated = it.allocated;
+      m.freed = it.freed;
+      m.idle = {w.floor, w.peak, w.live_at_end, w.allocated, w.freed, retained[i].per_slot[s], {}};
+    }
+    for (const auto& [site_index, tally] : retained[i].top) {
+      const Site& site = retention_.site(site_index);
+      row.top_sites.push_back(
+          {timeline_.slot(site.slot).key, site.stack, {}, tally, linksOf(site_index)});
+      if (site.stack != trace::kNoId) stacks.insert(site.stack);
+    }
+  }
+  // Sites, and the detected period's allocation, are named by the first frame that tells the
+  // listed stacks apart.
+  if (report.detection && report.detection->stack != trace::kNoId) {
+    stacks.insert(report.detection->stack);
+  }
+  size_t skip = symbols_.sharedDepth({stacks.begin(), stacks.end()});
+  for (IterationRow& row : report.iterations) {
+    for (RetainedSite& site : row.top_sites) site.where = symbols_.where(site.stack, skip);
+  }
+  if (report.detection) report.detection->where = symbols_.where(report.detection->stack, skip);
+  for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
+}
+
+// Trends fit the idle floors of the counted windows that another iteration ends: the final
+// window ends with the trace (teardown, or a kill) and says nothing about growth per iteration.
+void Analysis::fillTrends(Report& report, const std::vector<uint16_t>& order) const {
+  size_t windows = report.iterations.size();
+  size_t first = std::min<size_t>(options_.warmup_iterations, windows);
+  size_t last = windows == 0 ? 0 : windows - 1;  // exclusive: drops the final window
+  std::vector<uint64_t> floors;
+  bool any_stable = false, any_growing = false;
+  for (uint16_t s : order) {
+    const SlotTimeline& t = timeline_.slot(s);
+    floors.clear();
+    for (size_t i = first; i < last; ++i) floors.push_back(t.windows[i].floor);
+    Trend trend = fitTrend(t.key, floors, static_cast<uint32_t>(first + 1));
+    any_stable |= trend.verdict == TrendVerdict::kStable;
+    any_growing |= trend.verdict == TrendVerdict::kGrowing;
+    report.trends.push_back(trend);
+  }
+  report.verdict = any_growing  ? TrendVerdict::kGrowing
+                   : any_stable ? TrendVerdict::kStable
+                                : TrendVerdict::kUnknown;
+}
+
+const std::vector<uint32_t>& Analysis::linksOf(uint32_t site) {
+  auto it = site_links_.find(site);
+  if (it == site_links_.end()) {
+    std::vector<uint32_t> links;
+    if (!options_.links.empty()) {
+      links = linkStack(symbols_.stack(retention_.site(site).stack), options_.links);
+    }
+    it = site_links_.emplace(site, std::move(links)).first;
+  }
+  return it->second;
+}
+
+// Steady windows follow a complete, counted iteration that another iteration follows: the final
+// window ends with the trace (teardown) and warm-up windows hold what warm-up creates.
+void Analysis::fillSteady(Report& report, const std::vector<uint16_t>& order) const {
+  std::vector<size_t> windows;
+  for (size_t i = 0; i < report.iterations.size(); ++i) {
+    const IterationRow& row = report.iterations[i];
+    if (row.complete && !row.warmup && !row.idle_final) windows.push_back(i);
+  }
+  if (windows.empty()) {
+    for (size_t i = 0; i < report.iterations.size(); ++i) windows.push_back(i);
+  }
+  for (uint16_t s : order) {
+    const SlotTimeline& t = timeline_.slot(s);
+    SteadyFloor& steady = report.steady.emplace_back();
+    steady.key = t.key;
+    for (size_t i : windows) {
+      if (steady.iteration == 0 || t.windows[i].floor > steady.idle_floor) {
+        steady.iteration = static_cast<uint32_t>(i + 1);
+        steady.idle_floor = t.windows[i].floor;
+      }
+    }
+  }
+}
+
+// Every retaining site of every window (not only the top ones), counted bytes only: persistent
+// bytes are the model's own state, which no finding is about.
+void Analysis::fillExplained(Report& report, const std::vector<uint16_t>& order) {
+  if (options_.links.empty()) return;
+  std::vector<size_t> position(timeline_.slotCount());
+  for (size_t p = 0; p < order.size(); ++p) position[order[p]] = p;
+  size_t windows = std::min(report.iterations.size(), retention_.windowCount());
+  for (size_t i = 0; i < windows; ++i) {
+    // [finding][memory position]
+    std::vector<std::vector<Tally>> per_finding(options_.links.size(),
+                                                std::vector<Tally>(order.size()));
+    std::vector<Tally> any(order.size());
+    bool complete = report.iterations[i].complete;
+    for (const auto& [site, counted] : retention_.windowSites(i)) {
+      if (!complete || counted.count == 0) continue;
+      const std::vector<uint32_t>& links = linksOf(site);
+      if (links.empty()) continue;
+      size_t p = position[retention_.site(site).slot];
+      any[p] += counted;
+      for (uint32_t f : links) per_finding[f][p] += counted;
+    }
+    for (size_t p = 0; p < order.size(); ++p)
+      report.iterations[i].memory[p].idle.explained = any[p];
+    for (uint32_t f = 0; f < per_finding.size(); ++f) {
+      for (size_t p = 0; p < order.size(); ++p) {
+        if (per_finding[f][p].count == 0) continue;
+        report.explained.push_back(
+            {f, static_cast<uint32_t>(i + 1), timeline_.slot(order[p]).key, per_finding[f][p]});
+      }
+    }
+  }
+  std::stable_sort(report.explained.begin(), report.explained.end(),
+                   [](const Explained& a, const Explained& b) { return a.finding < b.finding; });
+}
+
+}  // namespace memfloor::analysis

@@ -1,0 +1,53 @@
+// Findings: the checker's findings document (docs/findings-schema.md), read for merging.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/site_links.h"
+
+namespace memfloor::analysis {
+
+inline constexpr std::string_view kFindingsSchemaPrefix = "memfloor.findings/";
+inline constexpr int kFindingsSchemaMajor = 1;
+
+struct SourceSnippet {
+  uint32_t first_line = 0;
+  std::vector<std::string> lines;
+};
+
+struct Finding {
+  nlohmann::json raw;  // the finding as the checker wrote it (copied into the report)
+  std::string rule, message, file, function, field, fingerprint;
+  uint32_t line = 0, column = 0;
+  LinkRule link;  // docs/design.md, "Linking findings to bytes"
+  std::optional<SourceSnippet> snippet;
+};
+
+struct FindingsFile {
+  std::string path;
+  std::vector<Finding> items;
+  std::vector<std::string> errors;
+};
+
+// Parses a findings document; `name` names it in errors. Throws memfloor::Error on anything that
+// is not a memfloor.findings/1 document with well-formed findings.
+FindingsFile parseFindings(std::string_view text, const std::string& name);
+
+// Reads and parses `path`, then reads each finding's snippet from its file (relative names are
+// taken from source_root). Throws memfloor::Error naming the file when it cannot be read.
+FindingsFile loadFindings(const std::string& path, const std::string& source_root);
+
+// The functions that link allocating stacks to a finding: the function it was found in, and any
+// method of that function's class (the object that holds the member).
+LinkRule linkRuleFor(std::string_view function);
+
+// Up to `context` lines either side of `line` (1-based); nullopt when the file cannot be read or
+// is shorter than `line`.
+std::optional<SourceSnippet> readSnippet(const std::string& path, uint32_t line, uint32_t context);
+
+}  // namespace memfloor::analysis

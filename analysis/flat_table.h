@@ -1,0 +1,117 @@
+// FlatTable: the open-addressing hash table behind the replay's per-event lookups.
+#pragma once
+
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace memfloor::analysis {
+
+// Multiplicative (Fibonacci) hashing: the high bits of key * 2^64/phi are well mixed even when the
+// low bits of the key are all zero, as they are for device addresses (256-byte or larger aligned).
+inline uint64_t mixHash(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
+
+// Linear probing with backward-shift erase: no tombstones, so a table that sees billions of
+// alloc/free pairs over a steady live set never degrades. One flat array, grown by doubling at
+// half load; nothing is allocated per operation otherwise.
+//
+// Entry provides: `using Key`; `Key key() const`; `void setKey(const Key&)`; `bool empty() const`
+// (a value-initialized Entry is empty); `static uint64_t hash(const Key&)` (mixed in its high
+// bits).
+template <typename Entry>
+class FlatTable {
+ public:
+  using Key = typename Entry::Key;
+
+  explicit FlatTable(size_t initial_capacity = 1024) { reset(initial_capacity); }
+
+  Entry* find(const Key& key) {
+    for (size_t i = home(key);; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (e.empty()) return nullptr;
+      if (e.key() == key) return &e;
+    }
+  }
+
+  // The entry for key; a new empty-valued one (inserted = true) when key was absent. The reference
+  // stays valid until the next insertion or erase.
+  Entry& findOrInsert(const Key& key, bool& inserted) {
+    if ((size_ + 1) * 2 > entries_.size()) grow();
+    size_t i = home(key);
+    for (;; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (e.empty()) break;
+      if (e.key() == key) {
+        inserted = false;
+        return e;
+      }
+    }
+    inserted = true;
+    ++size_;
+    entries_[i].setKey(key);  // an empty entry is value-initialized but for its key
+    return entries_[i];
+  }
+
+  // Removes an entry obtained from find/findOrInsert, shifting back the run after it so that
+  // every remaining key stays reachable from its home slot.
+  void erase(Entry& entry) {
+    size_t hole = static_cast<size_t>(&entry - entries_.data());
+    assert(hole < entries_.size() && !entry.empty() && "erase of an entry not in the table");
+    for (size_t j = (hole + 1) & mask_;; j = (j + 1) & mask_) {
+      Entry& e = entries_[j];
+      if (e.empty()) break;
+      // e may move into the hole unless its home lies cyclically in (hole, j].
+      size_t h = home(e.key());
+      bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+      if (!stays) {
+        entries_[hole] = e;
+        hole = j;
+      }
+    }
+    entries_[hole] = Entry{};
+    --size_;
+  }
+
+  size_t size() const { return size_; }
+  size_t capacity() const { return entries_.size(); }
+
+  template <typename F>
+  void forEach(F&& f) const {
+    for (const Entry& e : entries_) {
+      if (!e.empty()) f(e);
+    }
+  }
+
+ private:
+  void reset(size_t capacity) {
+    capacity = std::bit_ceil(capacity < 16 ? size_t{16} : capacity);
+    entries_.assign(capacity, Entry{});
+    mask_ = capacity - 1;
+    shift_ = 64 - std::countr_zero(capacity);
+    size_ = 0;
+  }
+
+  void grow() {
+    std::vector<Entry> old;
+    old.swap(entries_);
+    reset(old.size() * 2);
+    for (const Entry& e : old) {
+      if (e.empty()) continue;
+      size_t i = home(e.key());
+      while (!entries_[i].empty()) i = (i + 1) & mask_;
+      entries_[i] = e;
+      ++size_;
+    }
+  }
+
+  size_t home(const Key& key) const { return static_cast<size_t>(Entry::hash(key) >> shift_); }
+
+  std::vector<Entry> entries_;
+  size_t mask_ = 0;
+  int shift_ = 64;
+  size_t size_ = 0;
+};
+
+}  // namespace memfloor::analysis

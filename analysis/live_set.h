@@ -1,0 +1,110 @@
+// LiveSet: the allocations live right now, keyed by (timeline slot, address); pairs frees with
+// them.
+#pragma once
+
+#include <cstdint>
+
+#include "analysis/flat_table.h"
+#include "analysis/report.h"
+
+namespace memfloor::analysis {
+
+inline constexpr uint16_t kNoSlot = 0xFFFF;  // marks an empty LiveAlloc; real slots are smaller
+
+inline constexpr uint8_t kBornPersistent = 1;  // allocated before the first counted iteration
+
+// One live allocation: 32 bytes, so two share a cache line.
+struct LiveAlloc {
+  uint64_t address = 0;
+  uint64_t size = 0;
+  uint32_t site = 0;          // Retention's site index (stack + slot)
+  uint32_t first_window = 0;  // the first idle window it can be retained in (docs/design.md)
+  uint16_t slot = kNoSlot;    // Timeline's (device, memory kind) slot
+  uint8_t flags = 0;          // kBorn*
+
+  struct Key {
+    uint64_t address;
+    uint16_t slot;
+    bool operator==(const Key&) const = default;
+  };
+  Key key() const { return {address, slot}; }
+  void setKey(const Key& k) {
+    address = k.address;
+    slot = k.slot;
+  }
+  bool empty() const { return slot == kNoSlot; }
+  // The address alone: under CUDA's unified address space two slots rarely share an address, and
+  // a probe that needs no slot can start before the slot is looked up (5-8% of `memfloor analyze`).
+  // Keys that do share an address only share a probe run.
+  static uint64_t hash(const Key& k) { return mixHash(k.address); }
+};
+
+// What pairing found wrong, counted instead of thrown.
+struct PairingStats {
+  Tally unmatched_frees;
+  Tally double_allocations;
+  uint64_t size_mismatches = 0;
+};
+
+// Pairs frees with allocations at the same (slot, address). A free with no live allocation is an
+// unmatched free. An allocation at an address that is already live is a double allocation: the
+// older one is closed (handed back through `replaced`) and the newer one takes the address, because
+// the driver never hands out a live address twice, so the older one's free was lost (dropped
+// records). Closing it keeps live bytes from growing without bound when frees go missing.
+class LiveSet {
+ public:
+  // Opens `alloc` (key, size and attribution filled in by the caller). When the address was
+  // already live, calls on_replaced with the allocation it closes, first, and returns true.
+  template <typename OnReplaced>
+  bool open(const LiveAlloc& alloc, OnReplaced&& on_replaced) {
+    bool inserted = false;
+    LiveAlloc& entry = table_.findOrInsert(alloc.key(), inserted);
+    if (!inserted) {
+      stats_.double_allocations.add(entry.size);
+      on_replaced(static_cast<const LiveAlloc&>(entry));
+    }
+    entry = alloc;
+    return !inserted;
+  }
+  bool open(const LiveAlloc& alloc, LiveAlloc& replaced) {
+    return open(alloc, [&replaced](const LiveAlloc& old) { replaced = old; });
+  }
+
+  // Closes the allocation at (slot, address), calling on_closed with it before it leaves; false
+  // (an unmatched free, counted with free_size) when none is live. The allocation's own size is
+  // what counts; a free_size of 0 means "not recorded" and is no mismatch.
+  template <typename OnClosed>
+  bool close(uint16_t slot, uint64_t address, uint64_t free_size, OnClosed&& on_closed) {
+    LiveAlloc* entry = table_.find({address, slot});
+    if (entry == nullptr) [[unlikely]] {
+      stats_.unmatched_frees.add(free_size);
+      return false;
+    }
+    if (free_size != 0 && entry->size != free_size) ++stats_.size_mismatches;
+    on_closed(static_cast<const LiveAlloc&>(*entry));
+    table_.erase(*entry);
+    return true;
+  }
+  bool close(uint16_t slot, uint64_t address, uint64_t free_size, LiveAlloc& closed) {
+    return close(slot, address, free_size, [&closed](const LiveAlloc& a) { closed = a; });
+  }
+
+  // A free on a (device, kind) that never had an allocation.
+  void unmatchedFree(uint64_t free_size) { stats_.unmatched_frees.add(free_size); }
+
+  const LiveAlloc* find(uint16_t slot, uint64_t address) { return table_.find({address, slot}); }
+  size_t size() const { return table_.size(); }
+  size_t capacity() const { return table_.capacity(); }
+  const PairingStats& stats() const { return stats_; }
+
+  template <typename F>
+  void forEach(F&& f) const {
+    table_.forEach(f);
+  }
+
+ private:
+  FlatTable<LiveAlloc> table_;
+  PairingStats stats_;
+};
+
+}  // namespace memfloor::analysis

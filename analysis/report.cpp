@@ -1,0 +1,55 @@
+// Names of the report's enums, as written in report.json.
+#include "analysis/report.h"
+
+#ifndef MEMFLOOR_VERSION
+#define MEMFLOOR_VERSION "0.0.0"
+#endif
+
+namespace memfloor::analysis {
+
+std::string_view toolVersion() { return MEMFLOOR_VERSION; }
+
+RetentionClass RetainedTally::dominant() const {
+  if (inter_iteration.bytes >= leak.bytes && inter_iteration.bytes >= persistent.bytes) {
+    return RetentionClass::kInterIteration;
+  }
+  return leak.bytes >= persistent.bytes ? RetentionClass::kLeak : RetentionClass::kPersistent;
+}
+
+std::string_view toString(RetentionClass c) {
+  switch (c) {
+    case RetentionClass::kInterIteration:
+      return "inter_iteration";
+    case RetentionClass::kLeak:
+      return "leak";
+    case RetentionClass::kPersistent:
+      return "persistent";
+  }
+  return "unknown";
+}
+
+std::string_view toString(TrendVerdict v) {
+  switch (v) {
+    case TrendVerdict::kUnknown:
+      return "unknown";
+    case TrendVerdict::kStable:
+      return "stable";
+    case TrendVerdict::kGrowing:
+      return "growing";
+  }
+  return "unknown";
+}
+
+std::string_view toString(IterationSource s) {
+  switch (s) {
+    case IterationSource::kMarkers:
+      return "markers";
+    case IterationSource::kDetected:
+      return "detected";
+    case IterationSource::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+}  // namespace memfloor::analysis

@@ -1,0 +1,274 @@
+// The Report: everything `memfloor analyze` found, in plain structs (docs/report-schema.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symbols/frame.h"
+#include "trace/records.h"
+
+namespace memfloor::analysis {
+
+inline constexpr std::string_view kReportSchema = "memfloor.report/2";
+
+// The tool version written into reports ("0.1.0").
+std::string_view toolVersion();
+
+// What the CLI knows about the input file; the analysis only copies it into the report.
+struct TraceInput {
+  std::string path;
+  uint16_t major = 0, minor = 0;
+  std::string
+      ending;  // one line, e.g. "complete (trailer present)" or "truncated at offset N: ..."
+  bool complete = true;
+};
+
+// Bytes and how many allocations hold them.
+struct Tally {
+  uint64_t bytes = 0;
+  uint64_t count = 0;
+  void add(uint64_t size) {
+    bytes += size;
+    ++count;
+  }
+  Tally& operator+=(const Tally& o) {
+    bytes += o.bytes;
+    count += o.count;
+    return *this;
+  }
+  Tally& operator-=(const Tally& o) {
+    bytes -= o.bytes;
+    count -= o.count;
+    return *this;
+  }
+  bool operator==(const Tally&) const = default;
+};
+
+enum class RetentionClass : uint8_t { kInterIteration, kLeak, kPersistent };
+
+// Retained bytes split by class (docs/design.md, "Retention").
+struct RetainedTally {
+  Tally inter_iteration;
+  Tally leak;
+  Tally persistent;
+  Tally total() const {
+    return {inter_iteration.bytes + leak.bytes + persistent.bytes,
+            inter_iteration.count + leak.count + persistent.count};
+  }
+  RetentionClass dominant()
+      const;  // the class holding the most bytes (ties: inter, leak, persistent)
+  bool operator==(const RetainedTally&) const = default;
+};
+
+// Identifies a timeline: one device and one memory kind.
+struct MemoryKey {
+  uint32_t device = 0;
+  trace::MemoryKind kind = trace::MemoryKind::kDevice;
+  bool operator==(const MemoryKey&) const = default;
+};
+
+// One device and memory kind over one iteration and the idle window after it.
+struct IterationMemory {
+  MemoryKey key;
+  uint64_t live_at_start = 0;
+  uint64_t live_at_end = 0;
+  uint64_t peak = 0;   // max live bytes within the iteration
+  uint64_t floor = 0;  // min live bytes within the iteration
+  Tally allocated;
+  Tally freed;
+  struct Idle {
+    uint64_t floor = 0;  // THE idle floor: min live bytes over the idle window
+    uint64_t peak = 0;
+    uint64_t live_at_end = 0;
+    Tally allocated;
+    Tally freed;
+    RetainedTally retained;  // live throughout the window, allocated before it
+    Tally explained{};       // of retained's counted part: held by sites linked to a finding
+  } idle;
+};
+
+// A retaining site in one idle window: one allocating stack on one device and memory kind.
+struct RetainedSite {
+  MemoryKey key;
+  trace::StackId stack = trace::kNoId;
+  std::string where;  // the first frame not shared by every listed stack (Symbols::sharedDepth)
+  RetainedTally retained;
+  std::vector<uint32_t> findings{};  // indexes into AnalysisOptions::links whose rule matched
+};
+
+// Bytes of counted iterations that one finding's linked sites retain in one idle window.
+struct Explained {
+  uint32_t finding = 0;    // index into AnalysisOptions::links
+  uint32_t iteration = 0;  // 1-based: the window after this iteration
+  MemoryKey key;
+  Tally retained;
+};
+
+// The largest idle floor of one device and memory kind over the steady windows (report-schema.md).
+struct SteadyFloor {
+  MemoryKey key;
+  uint32_t iteration = 0;  // 1-based; 0 when there is no window
+  uint64_t idle_floor = 0;
+};
+
+struct IterationRow {
+  uint32_t index = 0;  // 1-based, in order of start
+  std::string name;    // the name of the marker range that opened it
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  bool complete = true;  // false when the trace ended inside the iteration
+  bool warmup = false;   // among the first AnalysisOptions::warmup_iterations
+  uint64_t idle_start_ns = 0;
+  uint64_t idle_end_ns = 0;
+  bool idle_final = false;  // the window after the last iteration; it ends with the trace
+  std::vector<IterationMemory> memory;  // same order as Report::memory
+  std::vector<RetainedSite> top_sites;  // ranked, at most AnalysisOptions::top_sites
+};
+
+// Whole-trace summary of one device and memory kind.
+struct MemorySummary {
+  MemoryKey key;
+  uint64_t peak = 0;
+  uint64_t peak_ns = 0;
+  uint64_t live_at_end = 0;
+  Tally allocated;
+  Tally freed;  // matched frees plus allocations closed by a double allocation
+};
+
+enum class TrendVerdict : uint8_t { kUnknown, kStable, kGrowing };
+
+struct Trend {
+  MemoryKey key;
+  TrendVerdict verdict = TrendVerdict::kUnknown;
+  uint32_t points = 0;           // idle windows fitted
+  uint32_t first_iteration = 0;  // 1-based index of the first fitted window (0 if none)
+  uint32_t last_iteration = 0;
+  int64_t slope_bytes_per_iteration = 0;  // least squares, rounded
+  int64_t growth_bytes = 0;               // slope * (points - 1), rounded
+  uint64_t threshold_bytes = 0;           // growth above this is "growing"
+  uint64_t first_floor = 0;
+  uint64_t last_floor = 0;
+};
+
+// The anomalies of a cut trace's last flush period (analysis/recent_anomalies.h): counted in
+// Anomalies as well, and likely caused by the cut.
+struct CutTail {
+  bool known = false;    // the trace has no trailer and the hook's flush period is recorded
+  uint64_t from_ns = 0;  // one flush period before the last memory record
+  Tally unmatched_frees;
+  Tally double_allocations;
+};
+
+struct Anomalies {
+  Tally unmatched_frees;         // frees with no live allocation at their address
+  Tally double_allocations;      // allocations closed because a new one arrived at their address
+  uint64_t size_mismatches = 0;  // frees whose size differs from their allocation's
+  uint64_t unmatched_range_ends = 0;  // pops on an empty thread stack, ends of unknown range ids
+  uint64_t unclosed_ranges = 0;       // marker ranges still open at the end of the trace
+  uint64_t out_of_order_records =
+      0;  // timed records earlier than the one before (input not sorted)
+  CutTail cut_tail;
+};
+
+struct DeviceMeta {
+  uint32_t device = 0;
+  std::string name;
+  uint64_t total_memory = 0;
+};
+
+struct ProcessMeta {
+  bool present = false;  // a ProcessInfo record was seen
+  uint64_t pid = 0;
+  uint64_t start_unix_ns = 0;
+  std::string host;
+  std::string command_line;
+  int32_t rank = trace::kUnknownRank;
+  int32_t local_rank = trace::kUnknownRank;
+  int32_t world_size = trace::kUnknownRank;
+  std::vector<DeviceMeta> devices;                // ordered by device
+  std::map<std::string, std::string> properties;  // e.g. "env.PYTORCH_CUDA_ALLOC_CONF"
+};
+
+struct RecordCounts {
+  uint64_t total = 0;
+  uint64_t allocs = 0;
+  uint64_t frees = 0;
+  uint64_t markers = 0;
+  uint64_t pool_events = 0;
+};
+
+// Live bytes over time, downsampled into consecutive buckets of bucket_ns (LiveSeries).
+struct TimelinePoint {
+  uint64_t start_ns = 0;                // the bucket's start
+  uint64_t min = 0, max = 0, last = 0;  // live bytes within the bucket
+  bool operator==(const TimelinePoint&) const = default;
+};
+
+struct TimelineSeries {
+  MemoryKey key;
+  uint64_t bucket_ns = 0;
+  std::vector<TimelinePoint> points;  // buckets without a record are left out
+};
+
+// A closed marker range (kept only with AnalysisOptions::keep_ranges, for exports).
+struct MarkerRange {
+  std::string name;
+  uint64_t thread = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  bool nested = true;  // push/pop (a thread's stack) rather than start/end
+};
+
+enum class IterationSource : uint8_t { kUnknown, kMarkers, kDetected };
+
+// How iterations were found in a trace without iteration markers (analysis/period_detector.h): the
+// allocation that recurs at a regular period (every `every`-th occurrence), the period, and the
+// cuts, each at the end of the longest quiet gap of its period.
+struct DetectedPeriod {
+  MemoryKey key;
+  trace::StackId stack = trace::kNoId;
+  uint64_t size = 0;
+  uint32_t every = 1;
+  uint32_t occurrences = 0;       // in the whole trace
+  uint64_t period_ns = 0;         // mean time from one occurrence to the every-th next
+  uint32_t regular_permille = 0;  // of those times, the share within 10% of the mean, x 1000
+  std::string where;  // its stack's telling frame, as RetainedSite::where (set in the report)
+};
+
+// One trace's analysis: a run of report.json (the document itself is a MergedReport).
+struct Report {
+  TraceInput input;
+  ProcessMeta process;
+  uint64_t dropped_cupti = 0;
+  uint64_t dropped_writer = 0;
+  Anomalies anomalies;
+  RecordCounts records;
+  uint64_t first_ns = 0;  // first timed record
+  uint64_t end_ns = 0;    // last timed record or the trailer's end timestamp, whichever is later
+
+  IterationSource iteration_source = IterationSource::kUnknown;
+  std::optional<DetectedPeriod> detection;  // set when iteration_source is kDetected
+  std::string iteration_pattern;
+  uint32_t warmup_iterations = 0;
+
+  std::vector<MemorySummary> memory;  // ordered by device, then kind
+  std::vector<IterationRow> iterations;
+  std::vector<Trend> trends;                      // one per entry of `memory`, same order
+  TrendVerdict verdict = TrendVerdict::kUnknown;  // growing if any trend grows
+  std::vector<symbols::Stack> stacks;             // the stacks that top_sites refer to, ordered by id
+  std::vector<TimelineSeries> timeline;  // one per entry of `memory`, same order
+  std::vector<MarkerRange> ranges;       // every closed range, by start; empty unless kept
+  std::vector<SteadyFloor> steady;       // one per entry of `memory`, same order
+  std::vector<Explained> explained;      // by finding, iteration, then memory order
+  std::map<std::string, std::string> symbolized;  // module path -> file that resolved it ("" none)
+};
+
+std::string_view toString(RetentionClass c);   // "inter_iteration", "leak", "persistent"
+std::string_view toString(TrendVerdict v);     // "unknown", "stable", "growing"
+std::string_view toString(IterationSource s);  // "unknown", "markers", "detected"
+
+}  // namespace memfloor::analysis

@@ -1,0 +1,136 @@
+// Retention: what stays live through each idle window, by allocation site, and why (its class).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "analysis/flat_table.h"
+#include "analysis/live_set.h"
+#include "analysis/report.h"
+#include "trace/records.h"
+
+namespace memfloor::analysis {
+
+// An allocation site: one stack on one (device, memory kind) slot.
+struct Site {
+  uint16_t slot = 0;
+  trace::StackId stack = trace::kNoId;
+  Tally live_persistent;    // live now, allocated before the first counted iteration
+  Tally live_counted;       // live now, allocated later
+  Tally window_persistent;  // live since the open window began (the window's retained set)
+  Tally window_counted;
+  bool freed_after_retained = false;  // an allocation of a counted iteration outlived a window,
+                                      // then was freed: the site's pattern is inter-iteration
+};
+
+// Retained bytes of one window once the trace has ended and every allocation's fate is known.
+struct RetainedWindow {
+  std::vector<RetainedTally> per_slot;                  // indexed by Timeline slot
+  std::vector<std::pair<uint32_t, RetainedTally>> top;  // (site index, retained), ranked
+};
+
+// Retained in idle window i: allocations live throughout the window (allocated before it began,
+// not freed before it ended). Streaming: each site keeps its live bytes; a window starts as a copy
+// of them and loses what is freed during it, so the work per event is O(1) and per window
+// O(sites). Classes need each allocation's fate, known only at the end: finish() splits what was
+// allocated in counted iterations into freed later (inter-iteration) and never freed, using the
+// allocations still live at the end: never-freed allocations are a leak when their site leaves
+// such allocations from two or more iterations; else inter-iteration when their site's other
+// allocations outlive a window and are freed later (the trace ended before this one's free), else
+// persistent (lazily created state). docs/design.md has the rules.
+class Retention {
+ public:
+  explicit Retention(uint32_t top_sites) : top_sites_(top_sites) {}
+
+  uint32_t siteFor(uint16_t slot, trace::StackId stack) {
+    // Writers hand out stack ids densely from 1: a plain array per slot finds most sites with one
+    // load; rare large ids (or a hostile trace) go through the hash table.
+    if (stack < kDirectStacks && slot < direct_.size() && stack < direct_[slot].size() &&
+        direct_[slot][stack] != kNoSite) {
+      return direct_[slot][stack];
+    }
+    return addSite(slot, stack);
+  }
+
+  void onAlloc(const LiveAlloc& alloc) {
+    Site& s = sites_[alloc.site];
+    ((alloc.flags & kBornPersistent) != 0 ? s.live_persistent : s.live_counted).add(alloc.size);
+  }
+
+  void onFree(const LiveAlloc& alloc) {
+    Site& s = sites_[alloc.site];
+    bool persistent = (alloc.flags & kBornPersistent) != 0;
+    subtract(persistent ? s.live_persistent : s.live_counted, alloc.size);
+    // windows_ holds the windows closed so far: one at or after first_window was outlived.
+    if (!persistent && windows_.size() > alloc.first_window) s.freed_after_retained = true;
+    if (window_open_ && alloc.first_window <= window_) {
+      subtract(persistent ? s.window_persistent : s.window_counted, alloc.size);
+    }
+  }
+
+  void beginWindow(uint32_t window);  // idle window `window` (after iteration `window`) starts
+  void endWindow();
+  // The window after an iteration the trace ended inside: there is none, so it retains nothing.
+  void skipWindow() { windows_.emplace_back().skipped = true; }
+
+  // Classifies every closed window. slot_count: Timeline's; live: what is live at the end.
+  std::vector<RetainedWindow> finish(const LiveSet& live, size_t slot_count) const;
+
+  // Keeps, per window, every retaining site with its bytes (for linking findings to bytes): memory
+  // grows by the retaining sites of each window. Off by default.
+  void keepWindowSites(bool keep) { keep_window_sites_ = keep; }
+  // (site index, retained bytes allocated in counted iterations) of window i; empty unless kept.
+  const std::vector<std::pair<uint32_t, Tally>>& windowSites(size_t window) const {
+    return windows_[window].sites;
+  }
+
+  size_t windowCount() const { return windows_.size(); }
+
+  const Site& site(uint32_t index) const { return sites_[index]; }
+  size_t siteCount() const { return sites_.size(); }
+
+ private:
+  static constexpr uint32_t kNoSite = UINT32_MAX;
+  static constexpr trace::StackId kDirectStacks = 1u << 16;
+
+  uint32_t addSite(uint16_t slot, trace::StackId stack);
+
+  struct SiteIndex {
+    using Key = uint64_t;
+    Key packed = 0;
+    uint32_t site = kNoSite;
+    static Key keyOf(uint16_t slot, trace::StackId stack) {
+      return (static_cast<uint64_t>(slot) << 32) | stack;
+    }
+    Key key() const { return packed; }
+    void setKey(Key k) { packed = k; }
+    bool empty() const { return site == kNoSite; }
+    static uint64_t hash(Key k) { return mixHash(k + 1); }
+  };
+
+  // What endWindow keeps of a window: exact per-slot totals, and its top sites.
+  struct ClosedWindow {
+    std::vector<std::pair<Tally, Tally>> per_slot;  // (persistent, counted) born
+    std::vector<uint32_t> top;                      // site indexes
+    std::vector<std::pair<Tally, Tally>> top_tallies;
+    std::vector<std::pair<uint32_t, Tally>> sites;  // with keepWindowSites: counted bytes by site
+    bool skipped = false;
+  };
+
+  static void subtract(Tally& t, uint64_t size) {
+    t.bytes -= size;
+    --t.count;
+  }
+
+  uint32_t top_sites_;
+  bool keep_window_sites_ = false;
+  std::vector<std::vector<uint32_t>> direct_;  // [slot][stack] -> site, for small stack ids
+  FlatTable<SiteIndex> index_{64};             // the rest
+  std::vector<Site> sites_;
+  std::vector<ClosedWindow> windows_;
+  bool window_open_ = false;
+  uint32_t window_ = 0;
+};
+
+}  // namespace memfloor::analysis

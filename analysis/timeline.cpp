@@ -1,0 +1,83 @@
+// Timeline: phase boundaries and slot creation (the per-event updates are inline in the header).
+#include "analysis/timeline.h"
+
+#include <cassert>
+#include <string>
+
+#include "common/error.h"
+
+namespace memfloor::analysis {
+
+Timeline::Timeline() { direct_.fill(kNoSlot); }
+
+uint16_t Timeline::addSlot(MemoryKey key) {
+  if (slots_.size() >= kMaxSlots) {
+    throw Error("the trace uses more than " + std::to_string(kMaxSlots) +
+                " (device, memory kind) pairs; device ids look corrupt");
+  }
+  SlotTimeline& s = slots_.emplace_back();
+  s.key = key;
+  // Nothing was live in this slot before: every earlier phase is all zeros.
+  s.iterations.resize(iterations_);
+  s.windows.resize(windows_);
+  return static_cast<uint16_t>(slots_.size() - 1);
+}
+
+uint16_t Timeline::slowFindSlot(MemoryKey key) const {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].key == key) return static_cast<uint16_t>(i);
+  }
+  return kNoSlot;
+}
+
+uint16_t Timeline::slowSlotFor(MemoryKey key) {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].key == key) return static_cast<uint16_t>(i);
+  }
+  return addSlot(key);
+}
+
+// Ends the open phase of every slot (appending it to `into` unless it is the prelude) and opens
+// the next one at the current live bytes.
+void Timeline::closePhase(std::vector<Phase> SlotTimeline::*into) {
+  for (SlotTimeline& s : slots_) {
+    s.current.live_at_end = s.live;
+    s.allocated += s.current.allocated;
+    s.freed += s.current.freed;
+    if (into != nullptr) (s.*into).push_back(s.current);
+    s.current = Phase{s.live, s.live, s.live, s.live, {}, {}};
+  }
+}
+
+uint64_t Timeline::liveTotal() const {
+  uint64_t total = 0;
+  for (const SlotTimeline& s : slots_) total += s.live;
+  return total;
+}
+
+void Timeline::beginIteration() {
+  assert((state_ == State::kPrelude || state_ == State::kWindow) && "iteration inside iteration");
+  closePhase(state_ == State::kWindow ? &SlotTimeline::windows : nullptr);
+  if (state_ == State::kWindow) ++windows_;
+  state_ = State::kIteration;
+}
+
+void Timeline::endIteration() {
+  assert(state_ == State::kIteration && "end of an iteration that was not begun");
+  closePhase(&SlotTimeline::iterations);
+  ++iterations_;
+  state_ = State::kWindow;
+}
+
+void Timeline::finish() {
+  assert(state_ != State::kIteration && "finish with an open iteration: end it first");
+  if (state_ == State::kWindow) {
+    closePhase(&SlotTimeline::windows);
+    ++windows_;
+  } else {
+    closePhase(nullptr);
+  }
+  state_ = State::kFinished;
+}
+
+}  // namespace memfloor::analysis

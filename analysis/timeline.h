@@ -1,0 +1,111 @@
+// Timeline: live bytes per (device, memory kind) slot, cut into iterations and idle windows.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "analysis/live_set.h"
+#include "analysis/report.h"
+
+namespace memfloor::analysis {
+
+// Peak, floor and traffic of one slot over one phase (an iteration or an idle window). The floor
+// and peak are running min/max of live bytes, updated in O(1) per event: the floor of a window
+// never needs the events again.
+struct Phase {
+  uint64_t live_at_start = 0;
+  uint64_t live_at_end = 0;
+  uint64_t peak = 0;
+  uint64_t floor = 0;
+  Tally allocated;
+  Tally freed;
+};
+
+struct SlotTimeline {
+  MemoryKey key;
+  uint64_t live = 0;
+  uint64_t peak = 0;
+  uint64_t peak_ns = 0;
+  Tally allocated;  // over the closed phases: complete once finish() has run
+  Tally freed;
+  Phase current;                  // the open phase (the prelude before the first iteration too)
+  std::vector<Phase> iterations;  // closed iterations, by index
+  std::vector<Phase> windows;     // closed idle windows: windows[i] follows iterations[i]
+};
+
+// The phases are the same for every slot: the prelude, then iteration 0, window 0, iteration 1...
+// A slot first seen late gets zero phases for what came before it (it held nothing then).
+class Timeline {
+ public:
+  static constexpr size_t kMaxSlots = 512;  // a trace naming more (device, kind) pairs is refused
+
+  Timeline();
+
+  // The slot for a device and memory kind, created on first use. Throws memfloor::Error past
+  // kMaxSlots (a corrupt or hostile trace: device ids are untrusted).
+  uint16_t slotFor(MemoryKey key) {
+    uint32_t k = static_cast<uint32_t>(key.kind);
+    if (key.device < kDirectDevices) {
+      uint16_t& s = direct_[key.device * trace::kMemoryKindCount + k];
+      if (s == kNoSlot) s = addSlot(key);
+      return s;
+    }
+    return slowSlotFor(key);
+  }
+
+  // The slot if it exists, else kNoSlot (a free must not create one).
+  uint16_t findSlot(MemoryKey key) const {
+    if (key.device < kDirectDevices) {
+      return direct_[key.device * trace::kMemoryKindCount + static_cast<uint32_t>(key.kind)];
+    }
+    return slowFindSlot(key);
+  }
+
+  void onAlloc(uint16_t slot, uint64_t size, uint64_t timestamp) {
+    SlotTimeline& s = slots_[slot];
+    s.live += size;
+    s.current.allocated.add(size);
+    // The run's peak is never below the phase's: only a new phase peak can be a new run peak.
+    if (s.live > s.current.peak) {
+      s.current.peak = s.live;
+      if (s.live > s.peak) {
+        s.peak = s.live;
+        s.peak_ns = timestamp;
+      }
+    }
+  }
+
+  void onFree(uint16_t slot, uint64_t size) {
+    SlotTimeline& s = slots_[slot];
+    s.live -= size;  // size is the live allocation's own size: never more than live
+    s.current.freed.add(size);
+    if (s.live < s.current.floor) s.current.floor = s.live;
+  }
+
+  void beginIteration();  // closes the prelude or the open window
+  void endIteration();    // closes the iteration, opens its idle window
+  void finish();          // closes the open window (or prelude); an open iteration is an error
+
+  size_t slotCount() const { return slots_.size(); }
+  uint64_t liveTotal() const;  // over all slots
+  const SlotTimeline& slot(uint16_t s) const { return slots_[s]; }
+  bool inIteration() const { return state_ == State::kIteration; }
+
+ private:
+  static constexpr uint32_t kDirectDevices = 64;
+  enum class State : uint8_t { kPrelude, kIteration, kWindow, kFinished };
+
+  uint16_t addSlot(MemoryKey key);
+  uint16_t slowSlotFor(MemoryKey key);
+  uint16_t slowFindSlot(MemoryKey key) const;
+  void closePhase(std::vector<Phase> SlotTimeline::*into);
+
+  std::vector<SlotTimeline> slots_;
+  std::array<uint16_t, kDirectDevices * trace::kMemoryKindCount> direct_{};
+  State state_ = State::kPrelude;
+  size_t iterations_ = 0;  // closed iterations
+  size_t windows_ = 0;     // closed windows
+};
+
+}  // namespace memfloor::analysis

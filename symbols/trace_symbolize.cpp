@@ -1,0 +1,125 @@
+// Symbolizing a trace file: one pass to collect definitions and resolve, one to rewrite.
+#include "symbols/trace_symbolize.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "common/error.h"
+#include "trace/reader.h"
+
+namespace memfloor::symbols {
+namespace {
+
+class Rewriter {
+ public:
+  Rewriter(trace::Writer& out, const Symbols& symbols, trace::StringId next_string,
+           trace::FrameId next_frame)
+      : out_(out), symbols_(symbols), next_string_(next_string), next_frame_(next_frame) {}
+
+  void write(const trace::Record& record) {
+    if (const auto* frame = std::get_if<trace::FrameDef>(&record)) return writeFrame(*frame);
+    if (const auto* stack = std::get_if<trace::StackDef>(&record)) return writeStack(*stack);
+    if (std::holds_alternative<trace::Trailer>(record)) {
+      // The trailer stands alone in the last chunk, as a writer closing cleanly leaves it.
+      check(out_.flush() && out_.write(record) && out_.flush());
+      return;
+    }
+    check(out_.write(record));
+  }
+
+  size_t resolved() const { return expanded_.size(); }
+
+ private:
+  static void check(bool ok) {
+    if (!ok) throw Error("writing the symbolized trace failed");
+  }
+
+  trace::StringId intern(const std::string& text) {
+    if (text.empty()) return trace::kNoId;
+    auto [it, inserted] = strings_.try_emplace(text, next_string_);
+    if (inserted) check(out_.writeString(next_string_++, text));
+    return it->second;
+  }
+
+  void writeFrame(const trace::FrameDef& def) {
+    const std::vector<Frame>* chain = symbols_.resolved(def.id);
+    if (chain == nullptr || def.function != trace::kNoId) return check(out_.write(def));
+    std::vector<trace::FrameId>& ids = expanded_[def.id];
+    for (size_t i = 0; i < chain->size(); ++i) {
+      trace::FrameDef f = def;
+      f.id = i == 0 ? def.id : next_frame_++;
+      f.function = intern((*chain)[i].function);
+      f.file = intern((*chain)[i].file);
+      f.line = (*chain)[i].line;
+      check(out_.write(f));
+      ids.push_back(f.id);
+    }
+  }
+
+  void writeStack(const trace::StackDef& def) {
+    trace::StackDef out = def;
+    out.frames.clear();
+    for (trace::FrameId f : def.frames) {
+      auto it = expanded_.find(f);
+      if (it == expanded_.end()) {
+        out.frames.push_back(f);
+      } else {
+        out.frames.insert(out.frames.end(), it->second.begin(), it->second.end());
+      }
+    }
+    check(out_.write(out));
+  }
+
+  trace::Writer& out_;
+  const Symbols& symbols_;
+  trace::StringId next_string_;
+  trace::FrameId next_frame_;
+  std::unordered_map<std::string, trace::StringId> strings_;
+  std::unordered_map<trace::FrameId, std::vector<trace::FrameId>> expanded_;
+};
+
+}  // namespace
+
+SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out,
+                              FrameResolver& resolver) {
+  Symbols symbols;
+  SymbolizeStats stats;
+  trace::StringId max_string = 0;
+  trace::FrameId max_frame = 0;
+  {
+    trace::FileOrderReader reader(in);
+    trace::Record record;
+    while (reader.next(record)) {
+      std::visit(
+          [&](const auto& r) {
+            using T = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<T, trace::StringDef>) {
+              max_string = std::max(max_string, r.id);
+              symbols.add(r);
+            } else if constexpr (std::is_same_v<T, trace::FrameDef>) {
+              max_frame = std::max(max_frame, r.id);
+              if (r.kind == trace::FrameKind::kNative && r.function == trace::kNoId) ++stats.frames;
+              symbols.add(r);
+            } else if constexpr (std::is_same_v<T, trace::ModuleDef> ||
+                                 std::is_same_v<T, trace::StackDef>) {
+              symbols.add(r);
+            }
+          },
+          record);
+    }
+  }
+  symbols.resolve(resolver);
+
+  Rewriter rewriter(out, symbols, max_string + 1, max_frame + 1);
+  trace::FileOrderReader reader(in);
+  trace::Record record;
+  while (reader.next(record)) rewriter.write(record);
+  if (!out.flush()) throw Error("writing the symbolized trace failed");
+  stats.resolved = rewriter.resolved();
+  return stats;
+}
+
+}  // namespace memfloor::symbols

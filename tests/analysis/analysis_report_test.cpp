@@ -1,0 +1,254 @@
+// Tests of the assembled report against a naive reference replay on random traces.
+#include <algorithm>
+#include <array>
+#include <catch2/catch.hpp>
+#include <map>
+#include <random>
+#include <set>
+
+#include "invariants.h"
+#include "trace_builder.h"
+
+namespace memfloor::analysis::test {
+namespace {
+
+using trace::MemoryKind;
+
+constexpr std::array<At, 3> kSlots = {At{}, At{.kind = MemoryKind::kPinned}, At{.device = 1}};
+
+// The definitions of docs/design.md, computed the slow and obvious way: every allocation has an
+// id, phases keep their min/max per slot, windows remember which ids lived through them.
+class NaiveReplay {
+ public:
+  explicit NaiveReplay(uint32_t warmup) : warmup_(warmup) { open(); }
+
+  struct Alloc {
+    uint64_t id, size;
+    size_t slot;
+    trace::StackId stack;
+    uint32_t first_window;
+    bool persistent_born;
+  };
+  struct Stats {
+    uint64_t start = 0, end = 0, peak = 0, floor = 0;
+  };
+  using Row = std::array<Stats, kSlots.size()>;
+
+  void alloc(size_t slot, uint64_t address, uint64_t size, trace::StackId stack) {
+    if (auto it = live_.find({slot, address}); it != live_.end()) close(it);
+    Alloc a{next_id_++,         size, slot, stack, in_iteration_ ? started_ - 1 : started_,
+            started_ <= warmup_};
+    live_.emplace(std::pair{slot, address}, a);
+    all_.push_back(a);
+    change(slot, static_cast<int64_t>(size));
+  }
+  void free(size_t slot, uint64_t address) {
+    if (auto it = live_.find({slot, address}); it != live_.end()) close(it);
+  }
+  void begin() {
+    if (started_ > 0) closeWindow();
+    ++started_;
+    in_iteration_ = true;
+    open();
+  }
+  void end() {
+    finishPhase(iterations_);
+    snapshot_.clear();
+    for (const auto& [key, a] : live_) snapshot_.insert(a.id);
+    in_iteration_ = false;
+  }
+  // An iteration the trace ended inside has no idle window after it: it retains nothing.
+  void finish() {
+    bool cut = in_iteration_;
+    if (cut) end();
+    if (started_ > 0) closeWindow(cut);
+  }
+
+  const std::vector<Row>& iterations() const { return iterations_; }
+  const std::vector<Row>& windows() const { return windows_; }
+
+  // Retained bytes by class, per window and slot.
+  std::vector<std::array<RetainedTally, kSlots.size()>> retention() const {
+    std::set<uint64_t> alive;
+    for (const auto& [key, a] : live_) alive.insert(a.id);
+    std::map<std::pair<size_t, trace::StackId>, std::set<uint32_t>> births;
+    std::set<std::pair<size_t, trace::StackId>> freed_after_retained;
+    for (const auto& ids : retained_) {
+      for (uint64_t id : ids) {
+        const Alloc& a = all_[id];
+        if (!a.persistent_born && !alive.contains(id))
+          freed_after_retained.insert({a.slot, a.stack});
+      }
+    }
+    for (const Alloc& a : all_) {
+      if (alive.contains(a.id) && !a.persistent_born && a.first_window < retained_.size()) {
+        births[{a.slot, a.stack}].insert(a.first_window);
+      }
+    }
+    std::vector<std::array<RetainedTally, kSlots.size()>> out(retained_.size());
+    for (size_t w = 0; w < retained_.size(); ++w) {
+      for (uint64_t id : retained_[w]) {
+        const Alloc& a = all_[id];
+        std::pair site{a.slot, a.stack};
+        RetainedTally& t = out[w][a.slot];
+        if (a.persistent_born) {
+          t.persistent.add(a.size);
+        } else if (!alive.contains(id)) {
+          t.inter_iteration.add(a.size);
+        } else if (births[site].size() >= 2) {
+          t.leak.add(a.size);
+        } else if (freed_after_retained.contains(site)) {
+          t.inter_iteration.add(a.size);
+        } else {
+          t.persistent.add(a.size);
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  void close(std::map<std::pair<size_t, uint64_t>, Alloc>::iterator it) {
+    size_t slot = it->second.slot;
+    uint64_t size = it->second.size;
+    live_.erase(it);
+    change(slot, -static_cast<int64_t>(size));
+  }
+  void change(size_t slot, int64_t delta) {
+    bytes_[slot] = static_cast<uint64_t>(static_cast<int64_t>(bytes_[slot]) + delta);
+    current_[slot].peak = std::max(current_[slot].peak, bytes_[slot]);
+    current_[slot].floor = std::min(current_[slot].floor, bytes_[slot]);
+  }
+  void open() {
+    for (size_t s = 0; s < kSlots.size(); ++s) current_[s] = {bytes_[s], 0, bytes_[s], bytes_[s]};
+  }
+  void finishPhase(std::vector<Row>& into) {
+    for (size_t s = 0; s < kSlots.size(); ++s) current_[s].end = bytes_[s];
+    into.push_back(current_);
+    open();
+  }
+  void closeWindow(bool cut = false) {
+    finishPhase(windows_);
+    std::vector<uint64_t> kept;
+    for (const auto& [key, a] : live_) {
+      if (snapshot_.contains(a.id) && !cut) kept.push_back(a.id);
+    }
+    retained_.push_back(std::move(kept));
+  }
+
+  uint32_t warmup_;
+  std::map<std::pair<size_t, uint64_t>, Alloc> live_;
+  std::vector<Alloc> all_;
+  uint64_t next_id_ = 0;
+  std::array<uint64_t, kSlots.size()> bytes_{};
+  Row current_{};
+  std::vector<Row> iterations_, windows_;
+  std::set<uint64_t> snapshot_;
+  std::vector<std::vector<uint64_t>> retained_;
+  uint32_t started_ = 0;
+  bool in_iteration_ = false;
+};
+
+// A random loop: few addresses (reuse, double allocations, unmatched frees), three slots, four
+// stacks, iterations marked in varied ways, sometimes cut off inside the last iteration.
+struct Coverage {
+  size_t inter = 0, leak = 0, persistent = 0, doubles = 0, unmatched = 0, cut = 0;
+};
+
+void runRandomTrace(uint32_t seed, Coverage& seen) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](uint64_t n) { return rng() % n; };
+  uint32_t warmup = static_cast<uint32_t>(pick(3));
+  TraceBuilder t;
+  NaiveReplay naive(warmup);
+  uint64_t ts = 0;
+  auto ops = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      size_t slot = pick(kSlots.size());
+      uint64_t address = 0x1000 * (1 + pick(24));
+      At at = kSlots[slot];
+      ts += 1 + pick(5);
+      if (pick(10) < 6) {
+        at.stack = static_cast<trace::StackId>(1 + pick(4));
+        uint64_t size = 1 + pick(1000);
+        t.alloc(ts, address, size, at);
+        naive.alloc(slot, address, size, at.stack);
+      } else {
+        t.free(ts, address, at);
+        naive.free(slot, address);
+      }
+    }
+  };
+  ops(static_cast<int>(pick(20)));
+  uint64_t iterations = 2 + pick(8);
+  bool cut = pick(4) == 0;
+  for (uint64_t i = 0; i < iterations; ++i) {
+    std::string name = "step " + std::to_string(i + 1);
+    bool start_end = pick(2) == 0;
+    ts += 1;
+    start_end ? t.start(ts, 1000 + i, name, 1) : t.push(ts, name, 1);
+    naive.begin();
+    ops(static_cast<int>(pick(30)));
+    ts += 1;
+    t.push(ts, "forward", 2).start(ts, 5000 + i, "iteration", 3);  // nested, other threads
+    ops(static_cast<int>(pick(10)));
+    ts += 1;
+    t.pop(ts, 2).end(ts, 5000 + i, 2);
+    ops(static_cast<int>(pick(10)));
+    if (cut && i + 1 == iterations) break;
+    ts += 1;
+    start_end ? t.end(ts, 1000 + i, 2) : t.pop(ts, 1);
+    naive.end();
+    ops(static_cast<int>(pick(15)));
+  }
+  naive.finish();
+
+  Report r = analyze(t, {.warmup_iterations = warmup, .top_sites = 3});
+  checkInvariants(r);
+  REQUIRE(r.iterations.size() == iterations);
+  CHECK(r.iterations.back().complete == !cut);
+  auto retention = naive.retention();
+  seen.doubles += r.anomalies.double_allocations.count > 0;
+  seen.unmatched += r.anomalies.unmatched_frees.count > 0;
+  seen.cut += cut;
+  for (size_t i = 0; i < iterations; ++i) {
+    INFO("iteration " << i + 1);
+    const IterationRow& row = r.iterations[i];
+    for (const IterationMemory& m : row.memory) {
+      size_t slot = 0;
+      while (!(MemoryKey{kSlots[slot].device, kSlots[slot].kind} == m.key)) ++slot;
+      INFO("slot " << slot);
+      const NaiveReplay::Stats& it = naive.iterations()[i][slot];
+      const NaiveReplay::Stats& w = naive.windows()[i][slot];
+      CHECK(m.live_at_start == it.start);
+      CHECK(m.live_at_end == it.end);
+      CHECK(m.peak == it.peak);
+      CHECK(m.floor == it.floor);
+      CHECK(m.idle.floor == w.floor);
+      CHECK(m.idle.peak == w.peak);
+      CHECK(m.idle.live_at_end == w.end);
+      CHECK(m.idle.retained == retention[i][slot]);
+      seen.inter += m.idle.retained.inter_iteration.count > 0;
+      seen.leak += m.idle.retained.leak.count > 0;
+      seen.persistent += m.idle.retained.persistent.count > 0;
+    }
+  }
+}
+
+TEST_CASE("The report agrees with a naive replay on random traces", "[analysis_report]") {
+  Coverage seen;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    INFO("seed " << seed);
+    runRandomTrace(seed, seen);
+  }
+  // The traces do reach every case the comparison is meant to cover.
+  CHECK(seen.inter > 100);
+  CHECK(seen.leak > 100);
+  CHECK(seen.persistent > 100);
+  CHECK(seen.doubles > 100);
+  CHECK(seen.unmatched > 100);
+  CHECK(seen.cut > 30);
+}
+
+}  // namespace
+}  // namespace memfloor::analysis::test

@@ -1,0 +1,67 @@
+// checkInvariants: Catch2 checks of the report invariants (see invariants.h).
+#include "invariants.h"
+
+#include <catch2/catch.hpp>
+
+namespace memfloor::analysis::test {
+
+const IterationMemory& memoryOf(const IterationRow& row, uint32_t device, trace::MemoryKind kind) {
+  for (const IterationMemory& m : row.memory) {
+    if (m.key == MemoryKey{device, kind}) return m;
+  }
+  FAIL("iteration " << row.index << " has no memory " << device << ":" << trace::toString(kind));
+  throw;  // unreachable: FAIL throws
+}
+
+void checkInvariants(const Report& r) {
+  REQUIRE(r.trends.size() == r.memory.size());
+  for (const MemorySummary& m : r.memory) {
+    INFO("memory " << m.key.device << ":" << trace::toString(m.key.kind));
+    CHECK(m.allocated.bytes - m.freed.bytes == m.live_at_end);
+    CHECK(m.allocated.count >= m.freed.count);
+    CHECK(m.live_at_end <= m.peak);
+  }
+  for (size_t i = 0; i < r.iterations.size(); ++i) {
+    const IterationRow& row = r.iterations[i];
+    INFO("iteration " << row.index);
+    CHECK(row.index == i + 1);
+    CHECK(row.start_ns <= row.end_ns);
+    CHECK(row.idle_start_ns == row.end_ns);
+    CHECK(row.idle_start_ns <= row.idle_end_ns);
+    CHECK(row.idle_final == (i + 1 == r.iterations.size()));
+    REQUIRE(row.memory.size() == r.memory.size());
+    RetainedTally sites_total;
+    for (size_t k = 0; k < row.memory.size(); ++k) {
+      const IterationMemory& m = row.memory[k];
+      INFO("memory " << m.key.device << ":" << trace::toString(m.key.kind));
+      CHECK(m.key == r.memory[k].key);
+      CHECK(m.floor <= m.live_at_start);
+      CHECK(m.live_at_start <= m.peak);
+      CHECK(m.floor <= m.live_at_end);
+      CHECK(m.live_at_end <= m.peak);
+      CHECK(m.live_at_start + m.allocated.bytes - m.freed.bytes == m.live_at_end);
+      CHECK(m.idle.floor <= m.live_at_end);
+      CHECK(m.idle.floor <= m.idle.live_at_end);
+      CHECK(m.idle.live_at_end <= m.idle.peak);
+      CHECK(m.live_at_end + m.idle.allocated.bytes - m.idle.freed.bytes == m.idle.live_at_end);
+      CHECK(m.idle.retained.total().bytes <= m.idle.floor);
+      if (i + 1 < r.iterations.size()) {
+        CHECK(m.idle.live_at_end == r.iterations[i + 1].memory[k].live_at_start);
+      } else {
+        CHECK(m.idle.live_at_end == r.memory[k].live_at_end);
+      }
+      for (const RetainedSite& s : row.top_sites) {
+        if (!(s.key == m.key)) continue;
+        sites_total.inter_iteration += s.retained.inter_iteration;
+        sites_total.leak += s.retained.leak;
+        sites_total.persistent += s.retained.persistent;
+      }
+      CHECK(sites_total.inter_iteration.bytes <= m.idle.retained.inter_iteration.bytes);
+      CHECK(sites_total.leak.bytes <= m.idle.retained.leak.bytes);
+      CHECK(sites_total.persistent.bytes <= m.idle.retained.persistent.bytes);
+      sites_total = {};
+    }
+  }
+}
+
+}  // namespace memfloor::analysis::test

@@ -1,0 +1,32 @@
+// The invariants of architecture.md / docs/design.md, asserted on every report a test builds.
+#pragma once
+
+#include <ostream>
+
+#include "analysis/report.h"
+
+namespace memfloor::analysis {
+
+// For Catch2's messages (found by argument-dependent lookup, hence this namespace).
+inline std::ostream& operator<<(std::ostream& out, const Tally& t) {
+  return out << "{" << t.bytes << " B, " << t.count << "}";
+}
+inline std::ostream& operator<<(std::ostream& out, const RetainedTally& r) {
+  return out << "{inter " << r.inter_iteration << ", leak " << r.leak << ", persistent "
+             << r.persistent << "}";
+}
+
+}  // namespace memfloor::analysis
+
+namespace memfloor::analysis::test {
+
+// For every iteration and memory: floor <= live at start/end <= peak; idle floor <= live at
+// iteration end; retained <= idle floor; phases chain (one's end is the next one's start). Over
+// the trace: allocated - freed = live at end, and the last window ends at that live.
+void checkInvariants(const Report& report);
+
+// The row of one device and memory kind in an iteration (fails the test when there is none).
+const IterationMemory& memoryOf(const IterationRow& row, uint32_t device = 0,
+                                trace::MemoryKind kind = trace::MemoryKind::kDevice);
+
+}  // namespace memfloor::analysis::test

@@ -1,0 +1,180 @@
+// Tests of IterationTracker: the default pattern, nesting, threads, push/pop and start/end.
+#include "analysis/iteration_tracker.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+
+namespace memfloor::analysis {
+namespace {
+
+using trace::MarkerType;
+
+// Feeds markers by name; names are interned on the fly.
+struct Feed {
+  IterationTracker tracker{kDefaultIterationPattern};
+  symbols::Symbols symbols;
+  trace::StringId next = 1;
+
+  Boundary marker(MarkerType type, uint64_t ts, std::string_view name = {}, uint64_t thread = 1,
+                  uint64_t id = 0) {
+    trace::Marker m;
+    m.timestamp = ts;
+    m.thread = thread;
+    m.id = id;
+    m.type = type;
+    if (!name.empty()) {
+      symbols.add(trace::StringDef{next, std::string(name)});
+      m.name = next++;
+    }
+    return tracker.onMarker(m, symbols);
+  }
+  Boundary push(uint64_t ts, std::string_view name, uint64_t thread = 1) {
+    return marker(MarkerType::kPush, ts, name, thread);
+  }
+  Boundary pop(uint64_t ts, uint64_t thread = 1) {
+    return marker(MarkerType::kPop, ts, {}, thread);
+  }
+  Boundary start(uint64_t ts, uint64_t id, std::string_view name, uint64_t thread = 1) {
+    return marker(MarkerType::kStart, ts, name, thread, id);
+  }
+  Boundary end(uint64_t ts, uint64_t id, uint64_t thread = 1) {
+    return marker(MarkerType::kEnd, ts, {}, thread, id);
+  }
+};
+
+TEST_CASE("The default pattern matches iteration-like names only", "[iteration_tracker]") {
+  IterationTracker t{kDefaultIterationPattern};
+  for (const char* yes : {"iteration", "Iteration 3", "ITER_12", "step", "step-7", "train_step",
+                          "train_step 100", "iteration: 4", "step#2", "iter5"}) {
+    INFO(yes);
+    CHECK(t.matches(yes));
+  }
+  for (const char* no : {"forward", "optimizer step", "steps", "iteration 3 forward", "stepper",
+                         "train", "", "backward_step"}) {
+    INFO(no);
+    CHECK_FALSE(t.matches(no));
+  }
+}
+
+TEST_CASE("An invalid pattern is a user error", "[iteration_tracker]") {
+  CHECK_THROWS_AS(IterationTracker("(unclosed"), Error);
+}
+
+TEST_CASE("Without a pattern, only beginAt and endAt cut iterations", "[iteration_tracker]") {
+  Feed f;
+  f.tracker = IterationTracker(std::nullopt);
+  f.tracker.keepRanges(true);
+  CHECK_FALSE(f.tracker.matches("iteration 1"));
+  CHECK(f.push(10, "iteration 1") == Boundary::kNone);  // a range, not an iteration
+  CHECK(f.pop(20) == Boundary::kNone);
+  CHECK(f.tracker.started() == 0);
+  CHECK(f.tracker.ranges().size() == 1);
+  f.tracker.beginAt(30);
+  CHECK(f.tracker.inIteration());
+  f.tracker.endAt(45);
+  f.tracker.beginAt(50);
+  REQUIRE(f.tracker.started() == 2);
+  CHECK(f.tracker.iterations()[0].name == "detected");
+  CHECK(f.tracker.iterations()[0].start_ns == 30);
+  CHECK(f.tracker.iterations()[0].end_ns == 45);
+  CHECK(f.tracker.iterations()[0].complete);
+  CHECK(f.tracker.finish(60));  // the trace ended inside the second
+  CHECK_FALSE(f.tracker.iterations()[1].complete);
+}
+
+TEST_CASE("Nested ranges: the outermost matching range is the iteration", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.push(10, "iteration 1") == Boundary::kBegin);
+  CHECK(f.push(20, "forward") == Boundary::kNone);
+  CHECK(f.push(25, "step") == Boundary::kNone);  // matching, nested: no new iteration
+  CHECK(f.pop(30) == Boundary::kNone);
+  CHECK(f.pop(40) == Boundary::kNone);
+  CHECK(f.pop(50) == Boundary::kEnd);
+  CHECK(f.push(60, "forward") == Boundary::kNone);
+  CHECK(f.pop(70) == Boundary::kNone);
+  REQUIRE(f.tracker.iterations().size() == 1);
+  const IterationSpan& span = f.tracker.iterations()[0];
+  CHECK(span.name == "iteration 1");
+  CHECK(span.start_ns == 10);
+  CHECK(span.end_ns == 50);
+  CHECK(span.complete);
+}
+
+TEST_CASE("Push/pop nest per thread", "[iteration_tracker]") {
+  Feed f;
+  GIVEN("thread 1 in an iteration and thread 2 with its own ranges") {
+    CHECK(f.push(10, "step 1", 1) == Boundary::kBegin);
+    CHECK(f.push(12, "data", 2) == Boundary::kNone);
+    THEN("thread 2's pop closes thread 2's range, not the iteration") {
+      CHECK(f.pop(15, 2) == Boundary::kNone);
+      CHECK(f.tracker.inIteration());
+      CHECK(f.pop(20, 1) == Boundary::kEnd);
+    }
+  }
+  GIVEN("overlapping iteration ranges on two threads") {
+    CHECK(f.push(10, "step 1", 1) == Boundary::kBegin);
+    CHECK(f.push(15, "step 1", 2) == Boundary::kNone);
+    CHECK(f.pop(20, 1) == Boundary::kNone);
+    THEN("the iteration lasts until the last of them closes") {
+      CHECK(f.pop(30, 2) == Boundary::kEnd);
+      REQUIRE(f.tracker.iterations().size() == 1);
+      CHECK(f.tracker.iterations()[0].end_ns == 30);
+    }
+  }
+}
+
+TEST_CASE("Start/end pair by id across threads", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.start(10, 7, "iteration 1", 1) == Boundary::kBegin);
+  CHECK(f.start(12, 8, "forward", 2) == Boundary::kNone);
+  CHECK(f.end(14, 8, 1) == Boundary::kNone);
+  CHECK(f.end(20, 7, 2) == Boundary::kEnd);
+  CHECK(f.start(30, 9, "iteration 2", 2) == Boundary::kBegin);
+  CHECK(f.end(40, 9, 1) == Boundary::kEnd);
+  REQUIRE(f.tracker.started() == 2);
+  CHECK(f.tracker.iterations()[1].name == "iteration 2");
+  CHECK(f.tracker.iterations()[1].thread == 2);
+}
+
+TEST_CASE("Unmatched ends and unclosed ranges are counted", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.pop(5) == Boundary::kNone);
+  CHECK(f.end(6, 99) == Boundary::kNone);
+  CHECK(f.tracker.unmatchedEnds() == 2);
+  f.push(10, "iteration 1");
+  f.push(11, "forward");
+  f.start(12, 3, "comm");
+  CHECK(f.tracker.finish(100));
+  CHECK(f.tracker.unclosedRanges() == 3);
+  REQUIRE(f.tracker.iterations().size() == 1);
+  CHECK(f.tracker.iterations()[0].end_ns == 100);
+  CHECK_FALSE(f.tracker.iterations()[0].complete);
+  CHECK_FALSE(f.tracker.inIteration());
+}
+
+TEST_CASE("A start id reused before its end closes the earlier range", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.start(10, 1, "iteration 1") == Boundary::kBegin);
+  CHECK(f.start(20, 1, "forward") == Boundary::kEnd);  // the lost end of "iteration 1"
+  CHECK(f.start(30, 1, "iteration 2") == Boundary::kBegin);
+  CHECK(f.start(40, 1, "iteration 3") == Boundary::kNone);  // one iteration continues
+  CHECK(f.end(50, 1) == Boundary::kEnd);
+  CHECK(f.tracker.unclosedRanges() == 3);
+  CHECK(f.tracker.started() == 2);
+}
+
+TEST_CASE("Instant marks and names defined after use are not iterations", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.marker(MarkerType::kInstant, 5, "iteration 1") == Boundary::kNone);
+  trace::Marker m;
+  m.type = MarkerType::kPush;
+  m.name = 1000;  // not defined (yet)
+  CHECK(f.tracker.onMarker(m, f.symbols) == Boundary::kNone);
+  f.symbols.add(trace::StringDef{1000, "step 1"});
+  m.timestamp = 10;
+  CHECK(f.tracker.onMarker(m, f.symbols) == Boundary::kBegin);  // the late definition counts
+}
+
+}  // namespace
+}  // namespace memfloor::analysis

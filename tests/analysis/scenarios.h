@@ -1,0 +1,57 @@
+// Small training-loop traces shared by the reports tests: the patterns users hunt (seeds/).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "trace_builder.h"
+
+namespace memfloor::analysis::test {
+
+inline constexpr uint64_t kKiB = 1024;
+inline constexpr uint64_t kMiB = 1024 * kKiB;
+
+// A loop in the shape of seed 000: weights allocated before the first iteration; each iteration
+// makes transient activations (freed inside it) and one buffer that a layer keeps until the next
+// iteration's forward overwrites it (inter-iteration); optionally one buffer per iteration that
+// is never freed (a leak). Iteration i runs over [1000 i + 100, 1000 i + 900].
+struct LoopOptions {
+  uint32_t iterations = 5;
+  uint64_t weights = 64 * kMiB;
+  uint64_t activations = 32 * kMiB;
+  uint64_t retained = 8 * kMiB;  // the inter-iteration buffer, 0 for none
+  uint64_t leak = 0;             // leaked per iteration, 0 for none
+};
+
+struct Loop {
+  TraceBuilder trace;
+  trace::StackId weights_site = 0, activation_site = 0, retained_site = 0, leak_site = 0;
+};
+
+inline Loop trainingLoop(const LoopOptions& o = {}) {
+  Loop loop;
+  TraceBuilder& t = loop.trace;
+  loop.weights_site = t.stack({{"Model::Model", "model.cpp", 10}, {"main", "train.cpp", 5}});
+  loop.activation_site = t.stack({{"Layer::forward", "layer.cpp", 40}});
+  loop.retained_site = t.stack({{"Layer::forwardPostMlp", "layer.cpp", 2305}});
+  loop.leak_site = t.stack({{"History::append", "history.cpp", 7}});
+  t.alloc(10, 0x10000000, o.weights, {.stack = loop.weights_site});
+  for (uint64_t i = 0; i < o.iterations; ++i) {
+    uint64_t base = 1000 * i;
+    t.push(base + 100, "iteration " + std::to_string(i + 1));
+    t.push(base + 110, "forward");
+    if (o.retained > 0 && i > 0) t.free(base + 120, 0x30000000 + (i - 1) * 0x1000000);
+    t.alloc(base + 200, 0x20000000, o.activations, {.stack = loop.activation_site});
+    if (o.retained > 0) {
+      t.alloc(base + 300, 0x30000000 + i * 0x1000000, o.retained, {.stack = loop.retained_site});
+    }
+    if (o.leak > 0)
+      t.alloc(base + 400, 0x40000000 + i * 0x1000000, o.leak, {.stack = loop.leak_site});
+    t.pop(base + 500);
+    t.free(base + 800, 0x20000000);
+    t.pop(base + 900);
+  }
+  return loop;
+}
+
+}  // namespace memfloor::analysis::test

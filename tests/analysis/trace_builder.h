@@ -1,0 +1,193 @@
+// TraceBuilder: synthetic traces built in code for the reports tests, and a one-call analyze().
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "reports/report_json.h"
+#include "trace/event.h"
+#include "trace/records.h"
+
+namespace memfloor::analysis::test {
+
+using trace::MemoryKind;
+
+// Where an allocation lives and who made it.
+struct At {
+  uint32_t device = 0;
+  MemoryKind kind = MemoryKind::kDevice;
+  trace::StackId stack = trace::kNoId;
+  uint64_t thread = 1;
+};
+
+struct FrameSpec {
+  std::string function;
+  std::string file;
+  uint32_t line = 0;
+  std::string module = "libtrain.so";
+  uint64_t offset = 0;
+};
+
+class TraceBuilder {
+ public:
+  // Interns a string, emitting its StringDef on first use.
+  trace::StringId name(std::string_view text) {
+    auto [it, inserted] = strings_.try_emplace(std::string(text), next_string_);
+    if (inserted) records_.push_back(trace::StringDef{next_string_++, std::string(text)});
+    return it->second;
+  }
+
+  // Emits the module, frame and stack definitions for a stack; frames innermost first.
+  trace::StackId stack(const std::vector<FrameSpec>& frames) {
+    trace::StackDef def{next_stack_++, {}};
+    for (const FrameSpec& f : frames) {
+      trace::StringId path = name(f.module);
+      auto [m, inserted] = modules_.try_emplace(path, next_module_);
+      if (inserted) {
+        records_.push_back(trace::ModuleDef{next_module_++, path, 0x400000, 1 << 20, trace::kNoId});
+      }
+      trace::FrameDef frame{next_frame_++,
+                            trace::FrameKind::kNative,
+                            m->second,
+                            f.offset,
+                            f.function.empty() ? trace::kNoId : name(f.function),
+                            f.file.empty() ? trace::kNoId : name(f.file),
+                            f.line};
+      records_.push_back(frame);
+      def.frames.push_back(frame.id);
+    }
+    records_.push_back(def);
+    return def.id;
+  }
+
+  TraceBuilder& alloc(uint64_t ts, uint64_t address, uint64_t size, At at = {}) {
+    trace::Alloc a;
+    fill(a, ts, address, size, at);
+    sizes_[{at.device, at.kind, address}] = size;
+    records_.push_back(a);
+    return *this;
+  }
+
+  // size: the free record's size; by default the size of the last allocation at this address.
+  TraceBuilder& free(uint64_t ts, uint64_t address, At at = {}, int64_t size = -1) {
+    trace::Free f;
+    uint64_t known = sizes_[{at.device, at.kind, address}];
+    fill(f, ts, address, size < 0 ? known : static_cast<uint64_t>(size), at);
+    records_.push_back(f);
+    return *this;
+  }
+
+  TraceBuilder& push(uint64_t ts, std::string_view text, uint64_t thread = 1) {
+    return marker(ts, thread, 0, name(text), trace::MarkerType::kPush);
+  }
+  TraceBuilder& pop(uint64_t ts, uint64_t thread = 1) {
+    return marker(ts, thread, 0, trace::kNoId, trace::MarkerType::kPop);
+  }
+  TraceBuilder& start(uint64_t ts, uint64_t id, std::string_view text, uint64_t thread = 1) {
+    return marker(ts, thread, id, name(text), trace::MarkerType::kStart);
+  }
+  TraceBuilder& end(uint64_t ts, uint64_t id, uint64_t thread = 1) {
+    return marker(ts, thread, id, trace::kNoId, trace::MarkerType::kEnd);
+  }
+
+  TraceBuilder& record(trace::Record r) {
+    records_.push_back(std::move(r));
+    return *this;
+  }
+
+  const std::vector<trace::Record>& records() const { return records_; }
+
+ private:
+  TraceBuilder& marker(uint64_t ts, uint64_t thread, uint64_t id, trace::StringId text,
+                       trace::MarkerType type) {
+    trace::Marker m;
+    m.timestamp = ts;
+    m.thread = thread;
+    m.id = id;
+    m.name = text;
+    m.type = type;
+    records_.push_back(m);
+    return *this;
+  }
+
+  static void fill(trace::MemoryEvent& e, uint64_t ts, uint64_t address, uint64_t size,
+                   const At& at) {
+    e.timestamp = ts;
+    e.address = address;
+    e.size = size;
+    e.thread = at.thread;
+    e.stack = at.stack;
+    e.device = at.device;
+    e.kind = at.kind;
+  }
+
+  std::vector<trace::Record> records_;
+  std::map<std::string, trace::StringId> strings_;
+  std::map<trace::StringId, trace::ModuleId> modules_;
+  std::map<std::tuple<uint32_t, MemoryKind, uint64_t>, uint64_t> sizes_;
+  trace::StringId next_string_ = 1;
+  trace::ModuleId next_module_ = 1;
+  trace::FrameId next_frame_ = 1;
+  trace::StackId next_stack_ = 1;
+};
+
+inline TraceInput builtInput() {
+  return TraceInput{"built.mftrace", 1, 0, "complete (trailer present)", true};
+}
+
+// The records as the time-order reader hands them over: runs of timed records as blocks of
+// events, the others one by one. Timed records must be in timestamp order.
+inline Report analyzeInBlocks(const std::vector<trace::Record>& records, AnalysisOptions options) {
+  Analysis analysis(std::move(options));
+  std::vector<trace::Event> events;
+  std::vector<const trace::Event*> block;
+  auto flush = [&] {
+    block.clear();
+    for (const trace::Event& e : events) block.push_back(&e);
+    analysis.add(block);
+    events.clear();
+  };
+  for (const trace::Record& r : records) {
+    std::visit(
+        [&](const auto& record) {
+          if constexpr (requires { trace::toEvent(record); }) {
+            events.push_back(trace::toEvent(record));
+          } else {
+            flush();
+            analysis.add(trace::Record{record});
+          }
+        },
+        r);
+  }
+  flush();
+  return analysis.finish(builtInput());
+}
+
+// Analyzes record by record, and checks that blocks of events give the same report.
+inline Report analyze(const std::vector<trace::Record>& records, AnalysisOptions options = {}) {
+  Analysis analysis(options);
+  for (const trace::Record& r : records) analysis.add(r);
+  Report report = analysis.finish(builtInput());
+  bool in_order = true;
+  uint64_t last = 0;
+  for (const trace::Record& r : records) {
+    if (!trace::isTimed(r)) continue;
+    in_order = in_order && trace::timestampOf(r) >= last;
+    last = trace::timestampOf(r);
+  }
+  if (in_order) CHECK(reports::toJson(analyzeInBlocks(records, std::move(options))) == reports::toJson(report));
+  return report;
+}
+
+inline Report analyze(const TraceBuilder& builder, AnalysisOptions options = {}) {
+  return analyze(builder.records(), std::move(options));
+}
+
+}  // namespace memfloor::analysis::test

@@ -1,0 +1,89 @@
+// Tests of Symbols: stacks resolved into frames, and one-line site names.
+#include "symbols/symbols.h"
+
+#include <catch2/catch.hpp>
+
+namespace memfloor::symbols {
+namespace {
+
+using trace::FrameDef;
+using trace::FrameKind;
+using trace::ModuleDef;
+using trace::StackDef;
+using trace::StringDef;
+
+Symbols sample() {
+  Symbols s;
+  s.add(StringDef{1, "/usr/lib/libtorch_cuda.so"});
+  s.add(StringDef{2, "TransformerLayer::forwardMlp"});
+  s.add(StringDef{3, "layer.cpp"});
+  s.add(ModuleDef{1, 1, 0x7f0000000000, 1 << 20, trace::kNoId});
+  s.add(FrameDef{1, FrameKind::kNative, 1, 0x1234, 2, 3, 42});
+  s.add(FrameDef{2, FrameKind::kNative, 1, 0xabc, trace::kNoId, trace::kNoId, 0});
+  s.add(FrameDef{3, FrameKind::kPython, trace::kNoId, 0, 2, trace::kNoId, 0});
+  s.add(StackDef{1, {1, 2}});
+  s.add(StackDef{2, {2, 1}});
+  s.add(StackDef{3, {3}});
+  s.add(StackDef{4, {}});
+  return s;
+}
+
+TEST_CASE("Symbols resolves a stack into frames, innermost first", "[symbols]") {
+  Symbols s = sample();
+  Stack stack = s.stack(1);
+  REQUIRE(stack.frames.size() == 2);
+  CHECK(stack.frames[0].function == "TransformerLayer::forwardMlp");
+  CHECK(stack.frames[0].file == "layer.cpp");
+  CHECK(stack.frames[0].line == 42);
+  CHECK(stack.frames[0].module == "/usr/lib/libtorch_cuda.so");
+  CHECK(stack.frames[1].function.empty());
+  CHECK(stack.frames[1].offset == 0xabc);
+}
+
+TEST_CASE("Symbols names a site by its innermost frame", "[symbols]") {
+  Symbols s = sample();
+  CHECK(s.where(1) == "TransformerLayer::forwardMlp (layer.cpp:42)");
+  CHECK(s.where(2) == "libtorch_cuda.so+0xabc");
+  CHECK(s.where(3) == "TransformerLayer::forwardMlp");
+  CHECK(s.where(4) == "(empty stack)");
+  CHECK(s.where(trace::kNoId) == "(no stack)");
+  CHECK(s.where(99) == "(unknown stack 99)");
+}
+
+TEST_CASE("Sites are told apart by the first frame their stacks do not share", "[symbols]") {
+  Symbols s;
+  // Three stacks through the same allocator frames (10, 11) from different callers.
+  s.add(StackDef{1, {10, 11, 20, 30}});
+  s.add(StackDef{2, {10, 11, 21, 30}});
+  s.add(StackDef{3, {10, 11, 22}});
+  s.add(StackDef{4, {10}});
+  s.add(FrameDef{21, FrameKind::kNative, trace::kNoId, 0x21, trace::kNoId, trace::kNoId, 0});
+  CHECK(s.sharedDepth({1, 2, 3}) == 2);
+  CHECK(s.where(2, 2) == "?+0x21");
+  CHECK(s.sharedDepth({1, 2, 99, trace::kNoId}) == 2);  // unknown stacks do not count
+  CHECK(s.sharedDepth({1}) == 0);                       // one stack: nothing to tell apart
+  CHECK(s.sharedDepth({1, 4}) == 0);                    // never past the shortest stack
+  CHECK(s.sharedDepth({}) == 0);
+  CHECK(s.where(4, 5) == "?+0x0");  // clamped to the outermost frame
+}
+
+TEST_CASE("Symbols tolerates ids that were never defined", "[symbols]") {
+  Symbols s;
+  s.add(StackDef{1, {7}});
+  CHECK(s.string(5).empty());
+  CHECK(s.string(trace::kNoId).empty());
+  Stack stack = s.stack(1);
+  REQUIRE(stack.frames.size() == 1);
+  CHECK(Symbols::render(stack.frames[0]) == "?+0x0");
+  CHECK(s.stack(2).frames.empty());
+}
+
+TEST_CASE("Symbols renders a frame with a file but no line", "[symbols]") {
+  Frame f;
+  f.function = "step";
+  f.file = "train.py";
+  CHECK(Symbols::render(f) == "step (train.py)");
+}
+
+}  // namespace
+}  // namespace memfloor::symbols
