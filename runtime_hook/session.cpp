@@ -2,9 +2,10 @@
 #define NVTX_NO_IMPL
 #include "runtime_hook/session.h"
 
+#include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtSync.h>
-#include <generated_nvtx_meta.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -14,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <pthread.h>
 
 #include "runtime_hook/exit_flush.h"
 #include "runtime_hook/translate.h"
@@ -59,8 +59,8 @@ bool check(CUptiResult result, const char* call, const char* consequence) {
 
 constexpr const char* kUntraced = "this process runs on untraced";
 
-void CUPTIAPI callbackTrampoline(void* userdata, CUpti_CallbackDomain domain,
-                                 CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI callbackTrampoline(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void* data) {
   if (g_forked_child.load(std::memory_order_relaxed)) return;
   static_cast<Session*>(userdata)->onCallback(domain, cbid, data);
 }
@@ -108,8 +108,8 @@ constexpr CUpti_CallbackId kFreeCalls[] = {
 };
 // VMM: always traced through callbacks (MEMORY2 may say nothing about mappings).
 constexpr CUpti_CallbackId kVmmCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemCreate, CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
-    CUPTI_DRIVER_TRACE_CBID_cuMemMap,    CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
+    CUPTI_DRIVER_TRACE_CBID_cuMemCreate,    CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
+    CUPTI_DRIVER_TRACE_CBID_cuMemMap,       CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
     CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess,
 };
 // Context teardown (cudaDeviceReset and the driver calls under it): CUPTI does not hand over a
@@ -145,8 +145,6 @@ std::string fromWide(const wchar_t* text) {
 }
 
 }  // namespace
-
-void disableInForkedChild() { onForkChild(); }
 
 Session* Session::current() {
   if (g_forked_child.load(std::memory_order_relaxed)) return nullptr;
@@ -198,8 +196,8 @@ void Session::writeMetadata() {
   ::clock_gettime(CLOCK_REALTIME, &wall);
   trace::ProcessInfo info;
   info.pid = facts_.pid;
-  info.start_unix_ns = static_cast<uint64_t>(wall.tv_sec) * 1000000000ull +
-                       static_cast<uint64_t>(wall.tv_nsec);
+  info.start_unix_ns =
+      static_cast<uint64_t>(wall.tv_sec) * 1000000000ull + static_cast<uint64_t>(wall.tv_nsec);
   info.host = batch.intern(facts_.host);
   info.command_line = batch.intern(facts_.command_line);
   info.rank = facts_.rank;
@@ -350,8 +348,7 @@ bool Session::joinCall(trace::MemoryEvent& event, bool is_alloc) {
   return true;
 }
 
-void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
-                                size_t valid) {
+void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
   if (output_ == nullptr) return;
   TraceOutput::Batch batch(*output_);
   drainStacks(batch);
@@ -643,8 +640,7 @@ void Session::onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) {
                   returnedId(), 0);
       return;
     case CUPTI_CBID_NVTX_nvtxRangeStartW:
-      writeMarker(MT::kStart,
-                  fromWide(static_cast<const nvtxRangeStartW_params*>(params)->message),
+      writeMarker(MT::kStart, fromWide(static_cast<const nvtxRangeStartW_params*>(params)->message),
                   returnedId(), 0);
       return;
     case CUPTI_CBID_NVTX_nvtxRangeStartEx:

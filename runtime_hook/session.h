@@ -71,14 +71,11 @@ class Session {
 
   // VMM bookkeeping and NVTX names, under names_mutex_ (rare calls).
   std::mutex names_mutex_;
-  std::unordered_map<uint64_t, uint32_t> vmm_handle_device_;  // cuMemCreate handle -> device
+  std::unordered_map<uint64_t, uint32_t> vmm_handle_device_;   // cuMemCreate handle -> device
   std::unordered_map<uint64_t, uint32_t> vmm_mapping_device_;  // mapped address -> device
   std::unordered_map<uint64_t, std::string> nvtx_domains_;     // handle -> name
   std::unordered_map<uint64_t, std::string> nvtx_strings_;     // registered string handle -> text
   std::unordered_set<uint32_t> devices_written_;
 };
-
-// Called by the pthread_atfork child handler: the child never touches the parent's trace.
-void disableInForkedChild();
 
 }  // namespace memfloor::hook
