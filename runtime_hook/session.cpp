@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime_hook/allocation_calls.h"
 #include "runtime_hook/exit_flush.h"
 #include "runtime_hook/translate.h"
 
@@ -88,24 +89,6 @@ void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t stream, uint
 
 void flushTrampoline(bool final, void* context) { static_cast<Session*>(context)->flush(final); }
 
-// Driver entry points whose calls we join to MEMORY2 records (stacks and threads).
-constexpr CUpti_CallbackId kAllocCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
-};
-constexpr CUpti_CallbackId kFreeCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-};
 // VMM: always traced through callbacks (MEMORY2 may say nothing about mappings).
 constexpr CUpti_CallbackId kVmmCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemCreate,    CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
@@ -335,17 +318,10 @@ void Session::drainStacks(TraceOutput::Batch& batch) {
   if (config_.stacks == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
 }
 
-bool Session::joinCall(trace::MemoryEvent& event, bool is_alloc) {
-  CallInfo call;
-  if (!calls_.get(static_cast<uint32_t>(event.correlation), call)) return true;
-  if (!belongsTo(call, is_alloc, event.address, event.size)) return true;  // a stale id
-  if ((call.flags & kCallVmm) != 0) {
-    suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
-    return false;  // written from the VMM callback already
-  }
-  event.thread = call.thread;
-  event.stack = call.stack;
-  return true;
+bool Session::keepRecord(trace::MemoryEvent& event, bool is_alloc) {
+  if (joinCall(calls_, event, is_alloc) != Join::kVmmDuplicate) return true;
+  suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);  // written from the VMM callback
+  return false;
 }
 
 void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
@@ -365,9 +341,9 @@ void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buf
     }
     Translated t = translate(*record);
     if (auto* alloc = std::get_if<trace::Alloc>(&t)) {
-      if (joinCall(*alloc, true)) batch.write(*alloc);
+      if (keepRecord(*alloc, true)) batch.write(*alloc);
     } else if (auto* free = std::get_if<trace::Free>(&t)) {
-      if (joinCall(*free, false)) batch.write(*free);
+      if (keepRecord(*free, false)) batch.write(*free);
     } else if (auto* pool = std::get_if<trace::PoolEvent>(&t)) {
       batch.write(*pool);
     }
@@ -402,54 +378,14 @@ void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data
     if (data.callbackSite == CUPTI_API_ENTER) flush(false);
     return;
   }
-  if (data.callbackSite != CUPTI_API_ENTER || data.functionParams == nullptr) return;
   CallInfo call;
-  call.thread = threadId();
-  const void* p = data.functionParams;
-  switch (cbid) {  // what the MEMORY2 record of this call must show: its size or its address
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
-      call.key = static_cast<const cuMemAlloc_v2_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
-      call.key = static_cast<const cuMemAllocHost_v2_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc:
-      call.key = static_cast<const cuMemHostAlloc_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
-      call.key = static_cast<const cuMemAllocManaged_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
-      call.key = static_cast<const cuMemAllocAsync_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
-      call.key = static_cast<const cuMemAllocFromPoolAsync_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
-      const auto* q = static_cast<const cuMemAllocPitch_v2_params*>(p);
-      call.key = uint64_t{q->WidthInBytes} * q->Height;  // matches only when no padding was added
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-      call.key = static_cast<const cuMemFree_v2_params*>(p)->dptr;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
-      call.key = reinterpret_cast<uint64_t>(static_cast<const cuMemFreeHost_params*>(p)->p);
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
-      call.key = static_cast<const cuMemFreeAsync_params*>(p)->dptr;
-      break;
-    default:
-      return;
+  if (data.callbackSite != CUPTI_API_ENTER ||
+      !allocationCallInfo(cbid, data.functionParams, call)) {
+    return;
   }
-  if (contains(kAllocCalls, cbid)) {
-    call.flags = kCallAlloc | kKeyIsSize;
+  call.thread = threadId();
+  if ((call.flags & kCallAlloc) != 0) {
     call.stack = stacks_.captureAndIntern(config_.max_stack_depth);
-  } else {
-    call.flags = kCallFree | kKeyIsAddress;
   }
   calls_.put(data.correlationId, call);
 }

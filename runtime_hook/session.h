@@ -56,8 +56,9 @@ class Session {
   void writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
                      std::string_view domain);
   void drainStacks(TraceOutput::Batch& batch);
-  // Adds what the driver callback learned (thread, stack); false for a VMM call's duplicate.
-  bool joinCall(trace::MemoryEvent& event, bool is_alloc);
+  // Joins a MEMORY2 record to its driver call (allocation_calls.h); false for a VMM call's
+  // duplicate, which is counted and not written.
+  bool keepRecord(trace::MemoryEvent& event, bool is_alloc);
 
   Config config_;
   ProcessFacts facts_;
