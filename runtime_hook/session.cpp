@@ -7,9 +7,7 @@
 #include <nvtx3/nvToolsExtSync.h>
 #include <pthread.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include <cstring>
 
 #include "runtime_hook/allocation_calls.h"
+#include "runtime_hook/call_stamp.h"
 #include "runtime_hook/exit_flush.h"
 #include "runtime_hook/translate.h"
 
@@ -30,17 +29,6 @@ std::atomic<Session*> g_session{nullptr};  // the one session; never freed
 std::atomic<bool> g_forked_child{false};
 
 const char* getEnv(const char* name, void*) { return std::getenv(name); }
-
-uint64_t threadId() {
-  thread_local uint64_t tid = static_cast<uint64_t>(::syscall(SYS_gettid));
-  return tid;
-}
-
-uint64_t now() {
-  uint64_t ts = 0;
-  if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) return 0;
-  return ts;
-}
 
 std::string resultName(CUptiResult result) {
   const char* text = nullptr;
@@ -89,12 +77,6 @@ void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t stream, uint
 
 void flushTrampoline(bool final, void* context) { static_cast<Session*>(context)->flush(final); }
 
-// VMM: always traced through callbacks (MEMORY2 may say nothing about mappings).
-constexpr CUpti_CallbackId kVmmCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemCreate,    CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
-    CUPTI_DRIVER_TRACE_CBID_cuMemMap,       CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
-    CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess,
-};
 // Context teardown (cudaDeviceReset and the driver calls under it): CUPTI does not hand over a
 // context's buffered records when the context goes (seen on the H200 with CUDA 13: a SIGKILL
 // after cudaDeviceReset left none of them), so they are flushed on entry, while it still exists.
@@ -198,7 +180,7 @@ void Session::writeMetadata() {
   // A trace cut by SIGKILL may lack up to one period of memory records: the analysis marks it.
   property("hook.flush_period_ms", std::to_string(config_.flush_period_ms));
   property("hook.cupti_api_version", std::to_string(cupti_version));
-  property("hook.start_timestamp", std::to_string(now()));
+  property("hook.start_timestamp", std::to_string(cuptiNow()));
   if (!config_.iteration_pattern.empty()) {
     property("hook.iteration_pattern", config_.iteration_pattern);
   }
@@ -240,7 +222,7 @@ bool Session::subscribe() {
       !check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2), "cuptiActivityEnable(MEMORY2)",
              kUntraced)) {
     g_session.store(nullptr);
-    output_->finish(now());
+    output_->finish(cuptiNow());
     return fail();
   }
   // The rest degrades: say so once and go on without it.
@@ -299,7 +281,7 @@ void Session::flush(bool final) {
                                                  output_->intern(std::to_string(suppressed))}});
   }
   uint64_t dropped = output_->droppedCount();
-  if (!output_->finish(now())) {
+  if (!output_->finish(cuptiNow())) {
     std::fprintf(stderr, "memfloor: the trace %s could not be completed\n", path_.c_str());
   } else if (dropped > 0) {
     std::fprintf(stderr, "memfloor: %llu records could not be written to %s\n",
@@ -383,7 +365,7 @@ void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data
       !allocationCallInfo(cbid, data.functionParams, call)) {
     return;
   }
-  call.thread = threadId();
+  call.thread = osThreadId();
   if ((call.flags & kCallAlloc) != 0) {
     call.stack = stacks_.captureAndIntern(config_.max_stack_depth);
   }
@@ -393,99 +375,25 @@ void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data
 void Session::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   if (data.callbackSite == CUPTI_API_ENTER) {
     // A MEMORY2 record of this call (if CUPTI makes one) duplicates what we write at its exit.
-    if (data.functionParams == nullptr) return;
     CallInfo call;
-    call.thread = threadId();
-    const void* p = data.functionParams;
-    switch (cbid) {
-      case CUPTI_DRIVER_TRACE_CBID_cuMemCreate:
-        call.key = static_cast<const cuMemCreate_params*>(p)->size;
-        call.flags = kCallVmm | kCallAlloc | kKeyIsSize;
-        break;
-      case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
-        call.key = static_cast<const cuMemMap_params*>(p)->ptr;
-        call.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
-        break;
-      case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess:
-        call.key = static_cast<const cuMemSetAccess_params*>(p)->ptr;
-        call.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
-        break;
-      case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
-        call.key = static_cast<const cuMemUnmap_params*>(p)->ptr;
-        call.flags = kCallVmm | kCallFree | kKeyIsAddress;
-        break;
-      default:
-        return;  // cuMemRelease: frees nothing a MEMORY2 record would name by address
-    }
+    if (!vmmCallInfo(cbid, data.functionParams, call)) return;
+    call.thread = osThreadId();
     calls_.put(data.correlationId, call);
     return;
   }
   const auto* result = static_cast<const CUresult*>(data.functionReturnValue);
   if (result == nullptr || *result != CUDA_SUCCESS || data.functionParams == nullptr) return;
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemCreate: {
-      const auto* p = static_cast<const cuMemCreate_params*>(data.functionParams);
-      if (p->handle == nullptr || p->prop == nullptr) return;
-      uint32_t device = p->prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE
-                            ? static_cast<uint32_t>(p->prop->location.id)
-                            : 0;
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      vmm_handle_device_[static_cast<uint64_t>(*p->handle)] = device;
-      return;
+  VmmRecord record = vmm_.onSuccess(cbid, data.functionParams,
+                                    CallStamp{cuptiNow(), osThreadId(), data.correlationId});
+  if (auto* alloc = std::get_if<trace::Alloc>(&record)) {
+    if (config_.stacks == StackMode::kNative) {
+      alloc->stack = stacks_.captureAndIntern(config_.max_stack_depth);
     }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemRelease: {
-      const auto* p = static_cast<const cuMemRelease_params*>(data.functionParams);
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      vmm_handle_device_.erase(static_cast<uint64_t>(p->handle));
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
-      const auto* p = static_cast<const cuMemMap_params*>(data.functionParams);
-      trace::Alloc alloc;
-      alloc.timestamp = now();
-      alloc.address = static_cast<uint64_t>(p->ptr);
-      alloc.size = p->size;
-      alloc.thread = threadId();
-      alloc.correlation = data.correlationId;
-      alloc.kind = trace::MemoryKind::kDevice;
-      alloc.flags = trace::kMemoryFlagVmm;
-      {
-        std::lock_guard<std::mutex> lock(names_mutex_);
-        auto it = vmm_handle_device_.find(static_cast<uint64_t>(p->handle));
-        alloc.device = it != vmm_handle_device_.end() ? it->second : 0;
-        vmm_mapping_device_[alloc.address] = alloc.device;
-      }
-      if (config_.stacks == StackMode::kNative) {
-        alloc.stack = stacks_.captureAndIntern(config_.max_stack_depth);
-      }
-      TraceOutput::Batch batch(*output_);
-      drainStacks(batch);
-      batch.write(alloc);
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
-      const auto* p = static_cast<const cuMemUnmap_params*>(data.functionParams);
-      trace::Free free;
-      free.timestamp = now();
-      free.address = static_cast<uint64_t>(p->ptr);
-      free.size = p->size;
-      free.thread = threadId();
-      free.correlation = data.correlationId;
-      free.kind = trace::MemoryKind::kDevice;
-      free.flags = trace::kMemoryFlagVmm;
-      {
-        std::lock_guard<std::mutex> lock(names_mutex_);
-        auto it = vmm_mapping_device_.find(free.address);
-        if (it != vmm_mapping_device_.end()) {
-          free.device = it->second;
-          vmm_mapping_device_.erase(it);
-        }
-      }
-      output_->write(free);
-      return;
-    }
-    default:
-      return;
+    TraceOutput::Batch batch(*output_);
+    drainStacks(batch);
+    batch.write(*alloc);
+  } else if (auto* free = std::get_if<trace::Free>(&record)) {
+    output_->write(*free);
   }
 }
 
@@ -503,8 +411,8 @@ void Session::writeMarker(trace::MarkerType type, std::string_view name, uint64_
 void Session::writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
                             std::string_view domain) {
   trace::Marker marker;
-  marker.timestamp = now();
-  marker.thread = threadId();
+  marker.timestamp = cuptiNow();
+  marker.thread = osThreadId();
   marker.id = id;
   marker.type = type;
   TraceOutput::Batch batch(*output_);

@@ -18,6 +18,7 @@
 #include "runtime_hook/process_info.h"
 #include "runtime_hook/stack_table.h"
 #include "runtime_hook/trace_output.h"
+#include "runtime_hook/vmm_mappings.h"
 #include "trace/records.h"
 
 namespace memfloor::hook {
@@ -70,12 +71,11 @@ class Session {
   std::atomic<bool> active_{false};
   std::atomic<uint64_t> suppressed_vmm_{0};  // MEMORY2 records replaced by VMM callbacks
 
-  // VMM bookkeeping and NVTX names, under names_mutex_ (rare calls).
+  VmmMappings vmm_;  // its own lock
+  // NVTX names, under names_mutex_ (rare calls).
   std::mutex names_mutex_;
-  std::unordered_map<uint64_t, uint32_t> vmm_handle_device_;   // cuMemCreate handle -> device
-  std::unordered_map<uint64_t, uint32_t> vmm_mapping_device_;  // mapped address -> device
-  std::unordered_map<uint64_t, std::string> nvtx_domains_;     // handle -> name
-  std::unordered_map<uint64_t, std::string> nvtx_strings_;     // registered string handle -> text
+  std::unordered_map<uint64_t, std::string> nvtx_domains_;  // handle -> name
+  std::unordered_map<uint64_t, std::string> nvtx_strings_;  // registered string handle -> text
   std::unordered_set<uint32_t> devices_written_;
 };
 
