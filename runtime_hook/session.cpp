@@ -1,10 +1,6 @@
 // The hook's CUPTI session.
-#define NVTX_NO_IMPL
 #include "runtime_hook/session.h"
 
-#include <generated_nvtx_meta.h>
-#include <nvtx3/nvToolsExt.h>
-#include <nvtx3/nvToolsExtSync.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -98,15 +94,6 @@ bool contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId id) {
 void onForkChild() {
   g_forked_child.store(true, std::memory_order_relaxed);
   disableExitFlush();
-}
-
-std::string fromWide(const wchar_t* text) {
-  std::string out;
-  if (text == nullptr) return out;
-  for (; *text != 0 && out.size() < 4096; ++text) {
-    out += (*text > 0 && *text < 128) ? static_cast<char>(*text) : '?';
-  }
-  return out;
 }
 
 }  // namespace
@@ -343,7 +330,8 @@ void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, con
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     onDriverCall(cbid, *static_cast<const CUpti_CallbackData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
-    onNvtx(cbid, *static_cast<const CUpti_NvtxData*>(data));
+    MarkerCall marker;
+    if (nvtx_.decode(cbid, *static_cast<const CUpti_NvtxData*>(data), marker)) writeMarker(marker);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
              cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
              static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
@@ -397,145 +385,24 @@ void Session::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   }
 }
 
-void Session::writeMarker(trace::MarkerType type, std::string_view name, uint64_t id,
-                          uint64_t nvtx_domain) {
-  std::string domain;
-  if (nvtx_domain != 0) {
-    std::lock_guard<std::mutex> lock(names_mutex_);
-    auto it = nvtx_domains_.find(nvtx_domain);
-    if (it != nvtx_domains_.end()) domain = it->second;
-  }
-  writeMarkerIn(type, name, id, domain);
-}
-
-void Session::writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
-                            std::string_view domain) {
+void Session::writeMarker(const MarkerCall& call) {
   trace::Marker marker;
   marker.timestamp = cuptiNow();
   marker.thread = osThreadId();
-  marker.id = id;
-  marker.type = type;
+  marker.id = call.id;
+  marker.type = call.type;
   TraceOutput::Batch batch(*output_);
-  marker.name = batch.intern(name);
-  marker.domain = batch.intern(domain);
+  marker.name = batch.intern(call.name);
+  marker.domain = batch.intern(call.domain);
   batch.write(marker);
 }
 
-bool Session::marker(trace::MarkerType type, const char* name, uint64_t id) {
+bool Session::marker(int type, const char* name, uint64_t id) {
   if (!active_.load(std::memory_order_acquire) || g_forked_child.load()) return false;
-  // The C API's markers carry the domain "memfloor", telling them apart from NVTX ranges.
-  writeMarkerIn(type, name != nullptr ? name : "", id, "memfloor");
+  MarkerCall call;
+  if (!apiMarkerCall(type, name, id, call)) return false;
+  writeMarker(call);
   return true;
-}
-
-void Session::onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) {
-  const void* params = data.functionParams;
-  if (params == nullptr) return;
-  auto attribName = [this](const nvtxEventAttributes_t* a) -> std::string {
-    if (a == nullptr) return {};
-    switch (a->messageType) {
-      case NVTX_MESSAGE_TYPE_ASCII:
-        return a->message.ascii != nullptr ? a->message.ascii : "";
-      case NVTX_MESSAGE_TYPE_UNICODE:
-        return fromWide(a->message.unicode);
-      case NVTX_MESSAGE_TYPE_REGISTERED: {
-        std::lock_guard<std::mutex> lock(names_mutex_);
-        auto it = nvtx_strings_.find(reinterpret_cast<uint64_t>(a->message.registered));
-        return it != nvtx_strings_.end() ? it->second : std::string();
-      }
-      default:
-        return {};
-    }
-  };
-  auto returnedId = [&data]() -> uint64_t {
-    return data.functionReturnValue != nullptr
-               ? *static_cast<const nvtxRangeId_t*>(data.functionReturnValue)
-               : 0;
-  };
-  auto domainOf = [](nvtxDomainHandle_t d) { return reinterpret_cast<uint64_t>(d); };
-  using MT = trace::MarkerType;
-  switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA:
-      writeMarker(MT::kPush, static_cast<const nvtxRangePushA_params*>(params)->message, 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangePushW:
-      writeMarker(MT::kPush, fromWide(static_cast<const nvtxRangePushW_params*>(params)->message),
-                  0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-      writeMarker(MT::kPush,
-                  attribName(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib), 0,
-                  0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
-      const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
-      writeMarker(MT::kPush, attribName(p->core.eventAttrib), 0, domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-      writeMarker(MT::kPop, {}, 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-      writeMarker(MT::kPop, {}, 0,
-                  domainOf(static_cast<const nvtxDomainRangePop_params*>(params)->domain));
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangeStartA:
-      writeMarker(MT::kStart, static_cast<const nvtxRangeStartA_params*>(params)->message,
-                  returnedId(), 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangeStartW:
-      writeMarker(MT::kStart, fromWide(static_cast<const nvtxRangeStartW_params*>(params)->message),
-                  returnedId(), 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
-      writeMarker(MT::kStart,
-                  attribName(static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib),
-                  returnedId(), 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
-      const auto* p = static_cast<const nvtxDomainRangeStartEx_params*>(params);
-      writeMarker(MT::kStart, attribName(p->core.eventAttrib), returnedId(), domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangeEnd:
-      writeMarker(MT::kEnd, {}, static_cast<const nvtxRangeEnd_params*>(params)->id, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd: {
-      const auto* p = static_cast<const nvtxDomainRangeEnd_params*>(params);
-      writeMarker(MT::kEnd, {}, p->core.id, domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxMarkA:
-      writeMarker(MT::kInstant, static_cast<const nvtxMarkA_params*>(params)->message, 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxMarkEx:
-      writeMarker(MT::kInstant,
-                  attribName(static_cast<const nvtxMarkEx_params*>(params)->eventAttrib), 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainMarkEx: {
-      const auto* p = static_cast<const nvtxDomainMarkEx_params*>(params);
-      writeMarker(MT::kInstant, attribName(p->core.eventAttrib), 0, domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
-      const auto* p = static_cast<const nvtxDomainCreateA_params*>(params);
-      const auto* handle = static_cast<const nvtxDomainHandle_t*>(data.functionReturnValue);
-      if (handle == nullptr || p->name == nullptr) return;
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      nvtx_domains_[domainOf(*handle)] = p->name;
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
-      const auto* p = static_cast<const nvtxDomainRegisterStringA_params*>(params);
-      const auto* handle = static_cast<const nvtxStringHandle_t*>(data.functionReturnValue);
-      if (handle == nullptr || p->string == nullptr) return;
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      nvtx_strings_[reinterpret_cast<uint64_t>(*handle)] = p->string;
-      return;
-    }
-    default:
-      return;
-  }
 }
 
 }  // namespace memfloor::hook

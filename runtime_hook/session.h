@@ -8,13 +8,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "runtime_hook/config.h"
 #include "runtime_hook/correlation_table.h"
+#include "runtime_hook/marker_call.h"
+#include "runtime_hook/nvtx_markers.h"
 #include "runtime_hook/process_info.h"
 #include "runtime_hook/stack_table.h"
 #include "runtime_hook/trace_output.h"
@@ -30,8 +30,8 @@ class Session {
   static Session* start();
   static Session* current();  // null before start() succeeded, or in a forked child
 
-  // The markers C API (include/memfloor/markers.h) and tests.
-  bool marker(trace::MarkerType type, const char* name, uint64_t id);
+  // The markers C API (memfloor_marker_v1): false if not recorded (a bad type, tracing is over).
+  bool marker(int type, const char* name, uint64_t id);
 
   // Makes every record so far durable; final also writes the trailer.
   void flush(bool final);
@@ -51,11 +51,7 @@ class Session {
   void writeMetadata();
   void onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
-  void onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data);
-  void writeMarker(trace::MarkerType type, std::string_view name, uint64_t id,
-                   uint64_t nvtx_domain);
-  void writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
-                     std::string_view domain);
+  void writeMarker(const MarkerCall& call);
   void drainStacks(TraceOutput::Batch& batch);
   // Joins a MEMORY2 record to its driver call (allocation_calls.h); false for a VMM call's
   // duplicate, which is counted and not written.
@@ -71,11 +67,8 @@ class Session {
   std::atomic<bool> active_{false};
   std::atomic<uint64_t> suppressed_vmm_{0};  // MEMORY2 records replaced by VMM callbacks
 
-  VmmMappings vmm_;  // its own lock
-  // NVTX names, under names_mutex_ (rare calls).
-  std::mutex names_mutex_;
-  std::unordered_map<uint64_t, std::string> nvtx_domains_;  // handle -> name
-  std::unordered_map<uint64_t, std::string> nvtx_strings_;  // registered string handle -> text
+  VmmMappings vmm_;   // its own lock
+  NvtxMarkers nvtx_;  // its own lock
   std::unordered_set<uint32_t> devices_written_;
 };
 
