@@ -1,19 +1,22 @@
-// The hook's CUPTI session.
+// The hook's CUPTI session: subscription, callback dispatch, flushing, fork and exit.
 #include "runtime_hook/session.h"
 
 #include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "runtime_hook/allocation_calls.h"
 #include "runtime_hook/call_stamp.h"
 #include "runtime_hook/exit_flush.h"
-#include "runtime_hook/translate.h"
+#include "runtime_hook/marker_call.h"
+#include "runtime_hook/vmm_mappings.h"
 
 namespace memfloor::hook {
 
@@ -83,12 +86,17 @@ constexpr CUpti_CallbackId kTeardownCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
 };
 
+bool isTeardownCall(CUpti_CallbackId cbid) {
+  return std::find(std::begin(kTeardownCalls), std::end(kTeardownCalls), cbid) !=
+         std::end(kTeardownCalls);
+}
+
 template <size_t N>
-bool contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId id) {
-  for (CUpti_CallbackId x : ids) {
-    if (x == id) return true;
+void enableDriverCallbacks(CUpti_SubscriberHandle subscriber, const CUpti_CallbackId (&ids)[N],
+                           const char* call, const char* consequence) {
+  for (CUpti_CallbackId id : ids) {
+    check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), call, consequence);
   }
-  return false;
 }
 
 void onForkChild() {
@@ -104,9 +112,7 @@ Session* Session::current() {
 }
 
 Session::Session(Config config, ProcessFacts facts)
-    : config_(std::move(config)),
-      facts_(std::move(facts)),
-      stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
+    : config_(std::move(config)), facts_(std::move(facts)) {}
 
 Session* Session::start() {
   if (g_session.load() != nullptr) return g_session.load();
@@ -202,6 +208,7 @@ bool Session::subscribe() {
   };
   if (!openTrace()) return fail();
   writeMetadata();
+  recorder_ = std::make_unique<Recorder>(config_, *output_);
   g_session.store(this, std::memory_order_release);  // buffer callbacks may come from now on
 
   if (!check(cuptiActivityRegisterCallbacks(bufferRequestedTrampoline, bufferCompletedTrampoline),
@@ -212,31 +219,33 @@ bool Session::subscribe() {
     output_->finish(cuptiNow());
     return fail();
   }
-  // The rest degrades: say so once and go on without it.
+  enableCallbacks();
+  pthread_atfork(nullptr, nullptr, onForkChild);
+  if (!installExitFlush(flushTrampoline, this)) {
+    std::fprintf(stderr, "memfloor: cannot install the exit handler; the trace may lack its end\n");
+  }
+  active_.store(true, std::memory_order_release);
+  return true;
+}
+
+// Everything past MEMORY2 degrades: a failure is said once and tracing goes on without it.
+void Session::enableCallbacks() {
   check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL), "cuptiActivityEnable(MEMORY_POOL)",
         "pool events are not recorded");
   check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE), "cuptiActivityEnable(DEVICE)",
         "device names are not recorded");
-  for (CUpti_CallbackId id : kVmmCalls) {
-    check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-          "cuptiEnableCallback(VMM)", "VMM mappings may be missed");
-  }
-  for (CUpti_CallbackId id : kTeardownCalls) {
-    check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-          "cuptiEnableCallback(context teardown)", "records are flushed at exit only");
-  }
+  enableDriverCallbacks(subscriber_, kVmmCalls, "cuptiEnableCallback(VMM)",
+                        "VMM mappings may be missed");
+  enableDriverCallbacks(subscriber_, kTeardownCalls, "cuptiEnableCallback(context teardown)",
+                        "records are flushed at exit only");
   check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API,
                             CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
         "cuptiEnableCallback(cudaDeviceReset)", "records are flushed at exit only");
   if (config_.stacks == StackMode::kNative) {
-    for (CUpti_CallbackId id : kAllocCalls) {
-      check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-            "cuptiEnableCallback(allocation)", "some allocations have no stack");
-    }
-    for (CUpti_CallbackId id : kFreeCalls) {
-      check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-            "cuptiEnableCallback(free)", "some frees have no thread");
-    }
+    enableDriverCallbacks(subscriber_, kAllocCalls, "cuptiEnableCallback(allocation)",
+                          "some allocations have no stack");
+    enableDriverCallbacks(subscriber_, kFreeCalls, "cuptiEnableCallback(free)",
+                          "some frees have no thread");
   }
   check(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX), "cuptiEnableDomain(NVTX)",
         "NVTX ranges are not recorded");
@@ -244,12 +253,6 @@ bool Session::subscribe() {
     check(cuptiActivityFlushPeriod(config_.flush_period_ms), "cuptiActivityFlushPeriod",
           "records reach the file when buffers fill and at exit");
   }
-  pthread_atfork(nullptr, nullptr, onForkChild);
-  if (!installExitFlush(flushTrampoline, this)) {
-    std::fprintf(stderr, "memfloor: cannot install the exit handler; the trace may lack its end\n");
-  }
-  active_.store(true, std::memory_order_release);
-  return true;
 }
 
 void Session::flush(bool final) {
@@ -262,7 +265,7 @@ void Session::flush(bool final) {
     return;
   }
   active_.store(false, std::memory_order_release);
-  uint64_t suppressed = suppressed_vmm_.load();
+  uint64_t suppressed = recorder_->suppressedVmm();
   if (suppressed > 0) {
     output_->write(trace::Record{trace::Property{output_->intern("hook.vmm_memory2_suppressed"),
                                                  output_->intern(std::to_string(suppressed))}});
@@ -283,55 +286,21 @@ void Session::onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_reco
   if (*buffer == nullptr) *size = 0;  // CUPTI counts the records it drops for want of a buffer
 }
 
-void Session::drainStacks(TraceOutput::Batch& batch) {
-  if (config_.stacks == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
-}
-
-bool Session::keepRecord(trace::MemoryEvent& event, bool is_alloc) {
-  if (joinCall(calls_, event, is_alloc) != Join::kVmmDuplicate) return true;
-  suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);  // written from the VMM callback
-  return false;
-}
-
 void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
-  if (output_ == nullptr) return;
-  TraceOutput::Batch batch(*output_);
-  drainStacks(batch);
-  CUpti_Activity* record = nullptr;
-  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
-      const auto& d = reinterpret_cast<const CuptiDeviceRecord&>(*record);
-      if (devices_written_.insert(d.id).second) {  // only touched here, under the batch lock
-        trace::DeviceInfo info{d.id, batch.intern(d.name != nullptr ? d.name : ""),
-                               d.globalMemorySize};
-        batch.write(trace::Record{info});
-      }
-      continue;
-    }
-    Translated t = translate(*record);
-    if (auto* alloc = std::get_if<trace::Alloc>(&t)) {
-      if (keepRecord(*alloc, true)) batch.write(*alloc);
-    } else if (auto* free = std::get_if<trace::Free>(&t)) {
-      if (keepRecord(*free, false)) batch.write(*free);
-    } else if (auto* pool = std::get_if<trace::PoolEvent>(&t)) {
-      batch.write(*pool);
-    }
-  }
-  size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS &&
-      dropped > 0) {
-    batch.write(trace::Record{trace::Dropped{trace::DropSource::kCupti, dropped}});
-  }
-  batch.flush();  // every delivered buffer becomes a complete chunk: SIGKILL keeps it
+  if (recorder_ != nullptr) recorder_->onBuffer(context, stream, buffer, valid);
 }
 
 void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (!active_.load(std::memory_order_acquire) || data == nullptr) return;
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    onDriverCall(cbid, *static_cast<const CUpti_CallbackData*>(data));
+    const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+    if (!isTeardownCall(cbid)) {
+      recorder_->onDriverCall(cbid, call);
+    } else if (call.callbackSite == CUPTI_API_ENTER) {
+      flush(false);
+    }
   } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
-    MarkerCall marker;
-    if (nvtx_.decode(cbid, *static_cast<const CUpti_NvtxData*>(data), marker)) writeMarker(marker);
+    recorder_->onNvtx(cbid, *static_cast<const CUpti_NvtxData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
              cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
              static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
@@ -339,69 +308,11 @@ void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, con
   }
 }
 
-void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
-  if (contains(kVmmCalls, cbid)) {
-    onVmmCall(cbid, data);
-    return;
-  }
-  if (contains(kTeardownCalls, cbid)) {
-    if (data.callbackSite == CUPTI_API_ENTER) flush(false);
-    return;
-  }
-  CallInfo call;
-  if (data.callbackSite != CUPTI_API_ENTER ||
-      !allocationCallInfo(cbid, data.functionParams, call)) {
-    return;
-  }
-  call.thread = osThreadId();
-  if ((call.flags & kCallAlloc) != 0) {
-    call.stack = stacks_.captureAndIntern(config_.max_stack_depth);
-  }
-  calls_.put(data.correlationId, call);
-}
-
-void Session::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
-  if (data.callbackSite == CUPTI_API_ENTER) {
-    // A MEMORY2 record of this call (if CUPTI makes one) duplicates what we write at its exit.
-    CallInfo call;
-    if (!vmmCallInfo(cbid, data.functionParams, call)) return;
-    call.thread = osThreadId();
-    calls_.put(data.correlationId, call);
-    return;
-  }
-  const auto* result = static_cast<const CUresult*>(data.functionReturnValue);
-  if (result == nullptr || *result != CUDA_SUCCESS || data.functionParams == nullptr) return;
-  VmmRecord record = vmm_.onSuccess(cbid, data.functionParams,
-                                    CallStamp{cuptiNow(), osThreadId(), data.correlationId});
-  if (auto* alloc = std::get_if<trace::Alloc>(&record)) {
-    if (config_.stacks == StackMode::kNative) {
-      alloc->stack = stacks_.captureAndIntern(config_.max_stack_depth);
-    }
-    TraceOutput::Batch batch(*output_);
-    drainStacks(batch);
-    batch.write(*alloc);
-  } else if (auto* free = std::get_if<trace::Free>(&record)) {
-    output_->write(*free);
-  }
-}
-
-void Session::writeMarker(const MarkerCall& call) {
-  trace::Marker marker;
-  marker.timestamp = cuptiNow();
-  marker.thread = osThreadId();
-  marker.id = call.id;
-  marker.type = call.type;
-  TraceOutput::Batch batch(*output_);
-  marker.name = batch.intern(call.name);
-  marker.domain = batch.intern(call.domain);
-  batch.write(marker);
-}
-
 bool Session::marker(int type, const char* name, uint64_t id) {
   if (!active_.load(std::memory_order_acquire) || g_forked_child.load()) return false;
   MarkerCall call;
   if (!apiMarkerCall(type, name, id, call)) return false;
-  writeMarker(call);
+  recorder_->writeMarker(call);
   return true;
 }
 

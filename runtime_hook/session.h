@@ -1,5 +1,5 @@
-// The hook's one CUPTI session: subscribes to CUPTI, turns callbacks and activity buffers into
-// trace records, and flushes at exit. Process-wide; created once by InitializeInjection and never
+// The hook's one CUPTI session: subscribes to CUPTI, hands callbacks and activity buffers to its
+// recorder, and flushes at exit. Process-wide; created once by InitializeInjection and never
 // destroyed (CUPTI's threads may call back while the process exits).
 #pragma once
 
@@ -9,17 +9,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_set>
 
 #include "runtime_hook/config.h"
-#include "runtime_hook/correlation_table.h"
-#include "runtime_hook/marker_call.h"
-#include "runtime_hook/nvtx_markers.h"
 #include "runtime_hook/process_info.h"
-#include "runtime_hook/stack_table.h"
+#include "runtime_hook/recorder.h"
 #include "runtime_hook/trace_output.h"
-#include "runtime_hook/vmm_mappings.h"
-#include "trace/records.h"
 
 namespace memfloor::hook {
 
@@ -47,29 +41,17 @@ class Session {
  private:
   Session(Config config, ProcessFacts facts);
   bool subscribe();
+  void enableCallbacks();
   bool openTrace();
   void writeMetadata();
-  void onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
-  void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
-  void writeMarker(const MarkerCall& call);
-  void drainStacks(TraceOutput::Batch& batch);
-  // Joins a MEMORY2 record to its driver call (allocation_calls.h); false for a VMM call's
-  // duplicate, which is counted and not written.
-  bool keepRecord(trace::MemoryEvent& event, bool is_alloc);
 
   Config config_;
   ProcessFacts facts_;
   std::string path_;
   std::unique_ptr<TraceOutput> output_;
+  std::unique_ptr<Recorder> recorder_;  // made with output_, before any callback is enabled
   CUpti_SubscriberHandle subscriber_ = nullptr;
-  CorrelationTable calls_;
-  StackTable stacks_;
   std::atomic<bool> active_{false};
-  std::atomic<uint64_t> suppressed_vmm_{0};  // MEMORY2 records replaced by VMM callbacks
-
-  VmmMappings vmm_;   // its own lock
-  NvtxMarkers nvtx_;  // its own lock
-  std::unordered_set<uint32_t> devices_written_;
 };
 
 }  // namespace memfloor::hook
