@@ -12,6 +12,8 @@ namespace {
 
 uint64_t handleOf(const void* handle) { return reinterpret_cast<uint64_t>(handle); }
 
+std::string ascii(const char* text) { return text != nullptr ? text : ""; }
+
 uint64_t returnedRangeId(const CUpti_NvtxData& data) {
   return data.functionReturnValue != nullptr
              ? *static_cast<const nvtxRangeId_t*>(data.functionReturnValue)
@@ -34,7 +36,7 @@ std::string NvtxMarkers::message(const void* attributes) const {
   if (a == nullptr) return {};
   switch (a->messageType) {
     case NVTX_MESSAGE_TYPE_ASCII:
-      return a->message.ascii != nullptr ? a->message.ascii : "";
+      return ascii(a->message.ascii);
     case NVTX_MESSAGE_TYPE_UNICODE:
       return fromWide(a->message.unicode);
     case NVTX_MESSAGE_TYPE_REGISTERED: {
@@ -67,10 +69,9 @@ bool NvtxMarkers::decode(CUpti_CallbackId cbid, const CUpti_NvtxData& data, Mark
   };
   using MT = trace::MarkerType;
   switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA: {
-      const char* text = static_cast<const nvtxRangePushA_params*>(params)->message;
-      return marker(MT::kPush, text != nullptr ? text : "", 0, nullptr);
-    }
+    case CUPTI_CBID_NVTX_nvtxRangePushA:
+      return marker(MT::kPush, ascii(static_cast<const nvtxRangePushA_params*>(params)->message), 0,
+                    nullptr);
     case CUPTI_CBID_NVTX_nvtxRangePushW:
       return marker(MT::kPush, fromWide(static_cast<const nvtxRangePushW_params*>(params)->message),
                     0, nullptr);
@@ -86,10 +87,9 @@ bool NvtxMarkers::decode(CUpti_CallbackId cbid, const CUpti_NvtxData& data, Mark
       return marker(MT::kPop, {}, 0, nullptr);
     case CUPTI_CBID_NVTX_nvtxDomainRangePop:
       return marker(MT::kPop, {}, 0, static_cast<const nvtxDomainRangePop_params*>(params)->domain);
-    case CUPTI_CBID_NVTX_nvtxRangeStartA: {
-      const char* text = static_cast<const nvtxRangeStartA_params*>(params)->message;
-      return marker(MT::kStart, text != nullptr ? text : "", returnedRangeId(data), nullptr);
-    }
+    case CUPTI_CBID_NVTX_nvtxRangeStartA:
+      return marker(MT::kStart, ascii(static_cast<const nvtxRangeStartA_params*>(params)->message),
+                    returnedRangeId(data), nullptr);
     case CUPTI_CBID_NVTX_nvtxRangeStartW:
       return marker(MT::kStart,
                     fromWide(static_cast<const nvtxRangeStartW_params*>(params)->message),
@@ -108,10 +108,9 @@ bool NvtxMarkers::decode(CUpti_CallbackId cbid, const CUpti_NvtxData& data, Mark
       const auto* p = static_cast<const nvtxDomainRangeEnd_params*>(params);
       return marker(MT::kEnd, {}, p->core.id, p->domain);
     }
-    case CUPTI_CBID_NVTX_nvtxMarkA: {
-      const char* text = static_cast<const nvtxMarkA_params*>(params)->message;
-      return marker(MT::kInstant, text != nullptr ? text : "", 0, nullptr);
-    }
+    case CUPTI_CBID_NVTX_nvtxMarkA:
+      return marker(MT::kInstant, ascii(static_cast<const nvtxMarkA_params*>(params)->message), 0,
+                    nullptr);
     case CUPTI_CBID_NVTX_nvtxMarkEx:
       return marker(MT::kInstant,
                     message(static_cast<const nvtxMarkEx_params*>(params)->eventAttrib), 0,

@@ -5,35 +5,38 @@ namespace memfloor::hook {
 
 namespace {
 
-void stampInto(trace::MemoryEvent& event, const CallStamp& stamp) {
+// The Alloc or Free of the range [ptr, ptr + size) that a cuMemMap or cuMemUnmap names.
+template <class Event, class Params>
+Event rangeEvent(const Params& p, const CallStamp& stamp) {
+  Event event;
   event.timestamp = stamp.timestamp;
   event.thread = stamp.thread;
   event.correlation = stamp.correlation;
+  event.address = static_cast<uint64_t>(p.ptr);
+  event.size = p.size;
   event.kind = trace::MemoryKind::kDevice;
   event.flags = trace::kMemoryFlagVmm;
+  return event;
 }
 
 }  // namespace
 
 bool vmmCallInfo(CUpti_CallbackId cbid, const void* p, CallInfo& out) {
   if (p == nullptr) return false;
+  auto keyed = [&out](uint64_t key, uint8_t flags) {
+    out.key = key;
+    out.flags = kCallVmm | flags;
+    return true;
+  };
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemCreate:
-      out.key = static_cast<const cuMemCreate_params*>(p)->size;
-      out.flags = kCallVmm | kCallAlloc | kKeyIsSize;
-      return true;
+      return keyed(static_cast<const cuMemCreate_params*>(p)->size, kCallAlloc | kKeyIsSize);
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
-      out.key = static_cast<const cuMemMap_params*>(p)->ptr;
-      out.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
-      return true;
+      return keyed(static_cast<const cuMemMap_params*>(p)->ptr, kCallAlloc | kKeyIsAddress);
     case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess:
-      out.key = static_cast<const cuMemSetAccess_params*>(p)->ptr;
-      out.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
-      return true;
+      return keyed(static_cast<const cuMemSetAccess_params*>(p)->ptr, kCallAlloc | kKeyIsAddress);
     case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
-      out.key = static_cast<const cuMemUnmap_params*>(p)->ptr;
-      out.flags = kCallVmm | kCallFree | kKeyIsAddress;
-      return true;
+      return keyed(static_cast<const cuMemUnmap_params*>(p)->ptr, kCallFree | kKeyIsAddress);
     default:
       return false;
   }
@@ -61,10 +64,7 @@ VmmRecord VmmMappings::onSuccess(CUpti_CallbackId cbid, const void* params,
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
       const auto* p = static_cast<const cuMemMap_params*>(params);
-      trace::Alloc alloc;
-      stampInto(alloc, stamp);
-      alloc.address = static_cast<uint64_t>(p->ptr);
-      alloc.size = p->size;
+      auto alloc = rangeEvent<trace::Alloc>(*p, stamp);
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = handle_device_.find(static_cast<uint64_t>(p->handle));
       alloc.device = it != handle_device_.end() ? it->second : 0;
@@ -72,11 +72,7 @@ VmmRecord VmmMappings::onSuccess(CUpti_CallbackId cbid, const void* params,
       return alloc;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
-      const auto* p = static_cast<const cuMemUnmap_params*>(params);
-      trace::Free free;
-      stampInto(free, stamp);
-      free.address = static_cast<uint64_t>(p->ptr);
-      free.size = p->size;
+      auto free = rangeEvent<trace::Free>(*static_cast<const cuMemUnmap_params*>(params), stamp);
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = mapping_device_.find(free.address);
       if (it != mapping_device_.end()) {
