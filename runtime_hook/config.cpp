@@ -24,6 +24,19 @@ bool parseByteSize(const char* text, uint64_t& out) {
   return true;
 }
 
+bool parseCount(const char* text, uint64_t& out) {
+  if (text == nullptr || *text == '\0') return false;
+  uint64_t value = 0;
+  for (const char* p = text; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    auto digit = static_cast<uint64_t>(*p - '0');
+    if (value > (UINT64_MAX - digit) / 10) return false;
+    value = value * 10 + digit;
+  }
+  out = value;
+  return true;
+}
+
 const char* toString(StackMode mode) { return mode == StackMode::kNative ? "native" : "none"; }
 
 namespace {
@@ -73,7 +86,8 @@ Config readConfig(GetEnv get, void* context, std::string& warnings) {
   }
   if (const char* v = get("MEMFLOOR_FLUSH_MS", context); v != nullptr && *v != '\0') {
     uint64_t ms = 0;
-    if (parseByteSize(v, ms) && ms <= 3600000) {
+    // Milliseconds, not a size: "2k" is refused rather than read as 2048 ms.
+    if (parseCount(v, ms) && ms >= 1 && ms <= 3600000) {
       config.flush_period_ms = static_cast<uint32_t>(ms);
     } else {
       warn(warnings, "MEMFLOOR_FLUSH_MS", v, "expected 1..3600000");

@@ -9,13 +9,13 @@ namespace memfloor::hook {
 enum class StackMode : uint8_t { kNone, kNative };
 
 struct Config {
-  std::string output_dir = ".";       // MEMFLOOR_OUTPUT_DIR
+  std::string output_dir = ".";         // MEMFLOOR_OUTPUT_DIR
   StackMode stacks = StackMode::kNone;  // MEMFLOOR_STACKS=none|native
-  uint32_t buffer_bytes = 8u << 20;   // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
-  uint32_t max_stack_depth = 64;      // MEMFLOOR_STACK_DEPTH
-  uint32_t flush_period_ms = 1000;    // MEMFLOOR_FLUSH_MS: CUPTI delivers records at least this often
-  std::string iteration_pattern;      // MEMFLOOR_ITERATION_PATTERN, recorded as a property
-  bool verbose = false;               // MEMFLOOR_VERBOSE=1: one stderr line with the trace path
+  uint32_t buffer_bytes = 8u << 20;     // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
+  uint32_t max_stack_depth = 64;        // MEMFLOOR_STACK_DEPTH
+  uint32_t flush_period_ms = 1000;      // MEMFLOOR_FLUSH_MS, ms: CUPTI delivers at least this often
+  std::string iteration_pattern;        // MEMFLOOR_ITERATION_PATTERN, recorded as a property
+  bool verbose = false;                 // MEMFLOOR_VERBOSE=1: one stderr line with the trace path
 };
 
 // Reads the settings through get (getenv in the hook, a map in tests). Bad values fall back to
@@ -25,6 +25,10 @@ Config readConfig(GetEnv get, void* context, std::string& warnings);
 
 // Parses "8388608", "512k", "8m", "1g" (binary units). False on junk, zero or overflow.
 bool parseByteSize(const char* text, uint64_t& out);
+
+// Parses a plain decimal count ("250"): digits only, no sign, space or unit. False on anything
+// else and on overflow; zero is the caller's to judge.
+bool parseCount(const char* text, uint64_t& out);
 
 const char* toString(StackMode mode);
 

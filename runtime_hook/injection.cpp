@@ -23,7 +23,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
   try {
     memfloor::hook::Session::start();
   } catch (...) {
-    std::fprintf(stderr, "memfloor: internal error while starting; this process runs on untraced\n");
+    std::fprintf(stderr,
+                 "memfloor: internal error while starting; this process runs on untraced\n");
   }
   return 1;
 }
@@ -40,18 +41,19 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_ex
   }
   auto init = reinterpret_cast<NvtxInit>(dlsym(cupti, "InitializeInjectionNvtx2"));
   if (init == nullptr) {
-    std::fprintf(stderr, "memfloor: libcupti has no NVTX injection; NVTX ranges are not recorded\n");
+    std::fprintf(stderr,
+                 "memfloor: libcupti has no NVTX injection; NVTX ranges are not recorded\n");
     return 0;
   }
   return init(get_export_table);
 }
 
 __attribute__((visibility("default"))) int memfloor_marker_v1(int type, const char* name,
-                                                                uint64_t id) {
+                                                              uint64_t id) {
   try {
     memfloor::hook::Session* session = memfloor::hook::Session::current();
-    if (session == nullptr || type < 0 || type > 4) return 0;
-    return session->marker(static_cast<memfloor::trace::MarkerType>(type), name, id) ? 1 : 0;
+    if (session == nullptr) return 0;
+    return session->marker(type, name, id) ? 1 : 0;
   } catch (...) {
     return 0;
   }

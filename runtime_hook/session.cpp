@@ -1,23 +1,22 @@
-// The hook's CUPTI session.
-#define NVTX_NO_IMPL
+// The hook's CUPTI session: subscription, callback dispatch, flushing, fork and exit.
 #include "runtime_hook/session.h"
 
-#include <nvtx3/nvToolsExt.h>
-#include <nvtx3/nvToolsExtSync.h>
-#include <generated_nvtx_meta.h>
+#include <pthread.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <pthread.h>
+#include <iterator>
 
+#include "runtime_hook/allocation_calls.h"
+#include "runtime_hook/call_stamp.h"
 #include "runtime_hook/exit_flush.h"
-#include "runtime_hook/translate.h"
+#include "runtime_hook/marker_call.h"
+#include "runtime_hook/vmm_mappings.h"
 
 namespace memfloor::hook {
 
@@ -29,17 +28,6 @@ std::atomic<Session*> g_session{nullptr};  // the one session; never freed
 std::atomic<bool> g_forked_child{false};
 
 const char* getEnv(const char* name, void*) { return std::getenv(name); }
-
-uint64_t threadId() {
-  thread_local uint64_t tid = static_cast<uint64_t>(::syscall(SYS_gettid));
-  return tid;
-}
-
-uint64_t now() {
-  uint64_t ts = 0;
-  if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) return 0;
-  return ts;
-}
 
 std::string resultName(CUptiResult result) {
   const char* text = nullptr;
@@ -59,8 +47,8 @@ bool check(CUptiResult result, const char* call, const char* consequence) {
 
 constexpr const char* kUntraced = "this process runs on untraced";
 
-void CUPTIAPI callbackTrampoline(void* userdata, CUpti_CallbackDomain domain,
-                                 CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI callbackTrampoline(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void* data) {
   if (g_forked_child.load(std::memory_order_relaxed)) return;
   static_cast<Session*>(userdata)->onCallback(domain, cbid, data);
 }
@@ -88,30 +76,6 @@ void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t stream, uint
 
 void flushTrampoline(bool final, void* context) { static_cast<Session*>(context)->flush(final); }
 
-// Driver entry points whose calls we join to MEMORY2 records (stacks and threads).
-constexpr CUpti_CallbackId kAllocCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
-};
-constexpr CUpti_CallbackId kFreeCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-};
-// VMM: always traced through callbacks (MEMORY2 may say nothing about mappings).
-constexpr CUpti_CallbackId kVmmCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemCreate, CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
-    CUPTI_DRIVER_TRACE_CBID_cuMemMap,    CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
-    CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess,
-};
 // Context teardown (cudaDeviceReset and the driver calls under it): CUPTI does not hand over a
 // context's buffered records when the context goes (seen on the H200 with CUDA 13: a SIGKILL
 // after cudaDeviceReset left none of them), so they are flushed on entry, while it still exists.
@@ -122,12 +86,17 @@ constexpr CUpti_CallbackId kTeardownCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
 };
 
+bool isTeardownCall(CUpti_CallbackId cbid) {
+  return std::find(std::begin(kTeardownCalls), std::end(kTeardownCalls), cbid) !=
+         std::end(kTeardownCalls);
+}
+
 template <size_t N>
-bool contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId id) {
-  for (CUpti_CallbackId x : ids) {
-    if (x == id) return true;
+void enableDriverCallbacks(CUpti_SubscriberHandle subscriber, const CUpti_CallbackId (&ids)[N],
+                           const char* call, const char* consequence) {
+  for (CUpti_CallbackId id : ids) {
+    check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), call, consequence);
   }
-  return false;
 }
 
 void onForkChild() {
@@ -135,18 +104,7 @@ void onForkChild() {
   disableExitFlush();
 }
 
-std::string fromWide(const wchar_t* text) {
-  std::string out;
-  if (text == nullptr) return out;
-  for (; *text != 0 && out.size() < 4096; ++text) {
-    out += (*text > 0 && *text < 128) ? static_cast<char>(*text) : '?';
-  }
-  return out;
-}
-
 }  // namespace
-
-void disableInForkedChild() { onForkChild(); }
 
 Session* Session::current() {
   if (g_forked_child.load(std::memory_order_relaxed)) return nullptr;
@@ -154,9 +112,7 @@ Session* Session::current() {
 }
 
 Session::Session(Config config, ProcessFacts facts)
-    : config_(std::move(config)),
-      facts_(std::move(facts)),
-      stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
+    : config_(std::move(config)), facts_(std::move(facts)) {}
 
 Session* Session::start() {
   if (g_session.load() != nullptr) return g_session.load();
@@ -198,8 +154,8 @@ void Session::writeMetadata() {
   ::clock_gettime(CLOCK_REALTIME, &wall);
   trace::ProcessInfo info;
   info.pid = facts_.pid;
-  info.start_unix_ns = static_cast<uint64_t>(wall.tv_sec) * 1000000000ull +
-                       static_cast<uint64_t>(wall.tv_nsec);
+  info.start_unix_ns =
+      static_cast<uint64_t>(wall.tv_sec) * 1000000000ull + static_cast<uint64_t>(wall.tv_nsec);
   info.host = batch.intern(facts_.host);
   info.command_line = batch.intern(facts_.command_line);
   info.rank = facts_.rank;
@@ -217,7 +173,7 @@ void Session::writeMetadata() {
   // A trace cut by SIGKILL may lack up to one period of memory records: the analysis marks it.
   property("hook.flush_period_ms", std::to_string(config_.flush_period_ms));
   property("hook.cupti_api_version", std::to_string(cupti_version));
-  property("hook.start_timestamp", std::to_string(now()));
+  property("hook.start_timestamp", std::to_string(cuptiNow()));
   if (!config_.iteration_pattern.empty()) {
     property("hook.iteration_pattern", config_.iteration_pattern);
   }
@@ -252,6 +208,7 @@ bool Session::subscribe() {
   };
   if (!openTrace()) return fail();
   writeMetadata();
+  recorder_ = std::make_unique<Recorder>(config_, *output_);
   g_session.store(this, std::memory_order_release);  // buffer callbacks may come from now on
 
   if (!check(cuptiActivityRegisterCallbacks(bufferRequestedTrampoline, bufferCompletedTrampoline),
@@ -259,34 +216,36 @@ bool Session::subscribe() {
       !check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2), "cuptiActivityEnable(MEMORY2)",
              kUntraced)) {
     g_session.store(nullptr);
-    output_->finish(now());
+    output_->finish(cuptiNow());
     return fail();
   }
-  // The rest degrades: say so once and go on without it.
+  enableCallbacks();
+  pthread_atfork(nullptr, nullptr, onForkChild);
+  if (!installExitFlush(flushTrampoline, this)) {
+    std::fprintf(stderr, "memfloor: cannot install the exit handler; the trace may lack its end\n");
+  }
+  active_.store(true, std::memory_order_release);
+  return true;
+}
+
+// Everything past MEMORY2 degrades: a failure is said once and tracing goes on without it.
+void Session::enableCallbacks() {
   check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL), "cuptiActivityEnable(MEMORY_POOL)",
         "pool events are not recorded");
   check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE), "cuptiActivityEnable(DEVICE)",
         "device names are not recorded");
-  for (CUpti_CallbackId id : kVmmCalls) {
-    check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-          "cuptiEnableCallback(VMM)", "VMM mappings may be missed");
-  }
-  for (CUpti_CallbackId id : kTeardownCalls) {
-    check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-          "cuptiEnableCallback(context teardown)", "records are flushed at exit only");
-  }
+  enableDriverCallbacks(subscriber_, kVmmCalls, "cuptiEnableCallback(VMM)",
+                        "VMM mappings may be missed");
+  enableDriverCallbacks(subscriber_, kTeardownCalls, "cuptiEnableCallback(context teardown)",
+                        "records are flushed at exit only");
   check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API,
                             CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
         "cuptiEnableCallback(cudaDeviceReset)", "records are flushed at exit only");
   if (config_.stacks == StackMode::kNative) {
-    for (CUpti_CallbackId id : kAllocCalls) {
-      check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-            "cuptiEnableCallback(allocation)", "some allocations have no stack");
-    }
-    for (CUpti_CallbackId id : kFreeCalls) {
-      check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id),
-            "cuptiEnableCallback(free)", "some frees have no thread");
-    }
+    enableDriverCallbacks(subscriber_, kAllocCalls, "cuptiEnableCallback(allocation)",
+                          "some allocations have no stack");
+    enableDriverCallbacks(subscriber_, kFreeCalls, "cuptiEnableCallback(free)",
+                          "some frees have no thread");
   }
   check(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX), "cuptiEnableDomain(NVTX)",
         "NVTX ranges are not recorded");
@@ -294,12 +253,6 @@ bool Session::subscribe() {
     check(cuptiActivityFlushPeriod(config_.flush_period_ms), "cuptiActivityFlushPeriod",
           "records reach the file when buffers fill and at exit");
   }
-  pthread_atfork(nullptr, nullptr, onForkChild);
-  if (!installExitFlush(flushTrampoline, this)) {
-    std::fprintf(stderr, "memfloor: cannot install the exit handler; the trace may lack its end\n");
-  }
-  active_.store(true, std::memory_order_release);
-  return true;
 }
 
 void Session::flush(bool final) {
@@ -312,13 +265,13 @@ void Session::flush(bool final) {
     return;
   }
   active_.store(false, std::memory_order_release);
-  uint64_t suppressed = suppressed_vmm_.load();
+  uint64_t suppressed = recorder_->suppressedVmm();
   if (suppressed > 0) {
     output_->write(trace::Record{trace::Property{output_->intern("hook.vmm_memory2_suppressed"),
                                                  output_->intern(std::to_string(suppressed))}});
   }
   uint64_t dropped = output_->droppedCount();
-  if (!output_->finish(now())) {
+  if (!output_->finish(cuptiNow())) {
     std::fprintf(stderr, "memfloor: the trace %s could not be completed\n", path_.c_str());
   } else if (dropped > 0) {
     std::fprintf(stderr, "memfloor: %llu records could not be written to %s\n",
@@ -333,62 +286,21 @@ void Session::onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_reco
   if (*buffer == nullptr) *size = 0;  // CUPTI counts the records it drops for want of a buffer
 }
 
-void Session::drainStacks(TraceOutput::Batch& batch) {
-  if (config_.stacks == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
-}
-
-bool Session::joinCall(trace::MemoryEvent& event, bool is_alloc) {
-  CallInfo call;
-  if (!calls_.get(static_cast<uint32_t>(event.correlation), call)) return true;
-  if (!belongsTo(call, is_alloc, event.address, event.size)) return true;  // a stale id
-  if ((call.flags & kCallVmm) != 0) {
-    suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);
-    return false;  // written from the VMM callback already
-  }
-  event.thread = call.thread;
-  event.stack = call.stack;
-  return true;
-}
-
-void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
-                                size_t valid) {
-  if (output_ == nullptr) return;
-  TraceOutput::Batch batch(*output_);
-  drainStacks(batch);
-  CUpti_Activity* record = nullptr;
-  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
-      const auto& d = reinterpret_cast<const CuptiDeviceRecord&>(*record);
-      if (devices_written_.insert(d.id).second) {  // only touched here, under the batch lock
-        trace::DeviceInfo info{d.id, batch.intern(d.name != nullptr ? d.name : ""),
-                               d.globalMemorySize};
-        batch.write(trace::Record{info});
-      }
-      continue;
-    }
-    Translated t = translate(*record);
-    if (auto* alloc = std::get_if<trace::Alloc>(&t)) {
-      if (joinCall(*alloc, true)) batch.write(*alloc);
-    } else if (auto* free = std::get_if<trace::Free>(&t)) {
-      if (joinCall(*free, false)) batch.write(*free);
-    } else if (auto* pool = std::get_if<trace::PoolEvent>(&t)) {
-      batch.write(*pool);
-    }
-  }
-  size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS &&
-      dropped > 0) {
-    batch.write(trace::Record{trace::Dropped{trace::DropSource::kCupti, dropped}});
-  }
-  batch.flush();  // every delivered buffer becomes a complete chunk: SIGKILL keeps it
+void Session::onBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
+  if (recorder_ != nullptr) recorder_->onBuffer(context, stream, buffer, valid);
 }
 
 void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (!active_.load(std::memory_order_acquire) || data == nullptr) return;
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    onDriverCall(cbid, *static_cast<const CUpti_CallbackData*>(data));
+    const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+    if (!isTeardownCall(cbid)) {
+      recorder_->onDriverCall(cbid, call);
+    } else if (call.callbackSite == CUPTI_API_ENTER) {
+      flush(false);
+    }
   } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
-    onNvtx(cbid, *static_cast<const CUpti_NvtxData*>(data));
+    recorder_->onNvtx(cbid, *static_cast<const CUpti_NvtxData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
              cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
              static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
@@ -396,306 +308,12 @@ void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, con
   }
 }
 
-void Session::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
-  if (contains(kVmmCalls, cbid)) {
-    onVmmCall(cbid, data);
-    return;
-  }
-  if (contains(kTeardownCalls, cbid)) {
-    if (data.callbackSite == CUPTI_API_ENTER) flush(false);
-    return;
-  }
-  if (data.callbackSite != CUPTI_API_ENTER || data.functionParams == nullptr) return;
-  CallInfo call;
-  call.thread = threadId();
-  const void* p = data.functionParams;
-  switch (cbid) {  // what the MEMORY2 record of this call must show: its size or its address
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
-      call.key = static_cast<const cuMemAlloc_v2_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
-      call.key = static_cast<const cuMemAllocHost_v2_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc:
-      call.key = static_cast<const cuMemHostAlloc_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
-      call.key = static_cast<const cuMemAllocManaged_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
-      call.key = static_cast<const cuMemAllocAsync_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
-      call.key = static_cast<const cuMemAllocFromPoolAsync_params*>(p)->bytesize;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
-      const auto* q = static_cast<const cuMemAllocPitch_v2_params*>(p);
-      call.key = uint64_t{q->WidthInBytes} * q->Height;  // matches only when no padding was added
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-      call.key = static_cast<const cuMemFree_v2_params*>(p)->dptr;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
-      call.key = reinterpret_cast<uint64_t>(static_cast<const cuMemFreeHost_params*>(p)->p);
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
-      call.key = static_cast<const cuMemFreeAsync_params*>(p)->dptr;
-      break;
-    default:
-      return;
-  }
-  if (contains(kAllocCalls, cbid)) {
-    call.flags = kCallAlloc | kKeyIsSize;
-    call.stack = stacks_.captureAndIntern(config_.max_stack_depth);
-  } else {
-    call.flags = kCallFree | kKeyIsAddress;
-  }
-  calls_.put(data.correlationId, call);
-}
-
-void Session::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
-  if (data.callbackSite == CUPTI_API_ENTER) {
-    // A MEMORY2 record of this call (if CUPTI makes one) duplicates what we write at its exit.
-    if (data.functionParams == nullptr) return;
-    CallInfo call;
-    call.thread = threadId();
-    const void* p = data.functionParams;
-    switch (cbid) {
-      case CUPTI_DRIVER_TRACE_CBID_cuMemCreate:
-        call.key = static_cast<const cuMemCreate_params*>(p)->size;
-        call.flags = kCallVmm | kCallAlloc | kKeyIsSize;
-        break;
-      case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
-        call.key = static_cast<const cuMemMap_params*>(p)->ptr;
-        call.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
-        break;
-      case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess:
-        call.key = static_cast<const cuMemSetAccess_params*>(p)->ptr;
-        call.flags = kCallVmm | kCallAlloc | kKeyIsAddress;
-        break;
-      case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
-        call.key = static_cast<const cuMemUnmap_params*>(p)->ptr;
-        call.flags = kCallVmm | kCallFree | kKeyIsAddress;
-        break;
-      default:
-        return;  // cuMemRelease: frees nothing a MEMORY2 record would name by address
-    }
-    calls_.put(data.correlationId, call);
-    return;
-  }
-  const auto* result = static_cast<const CUresult*>(data.functionReturnValue);
-  if (result == nullptr || *result != CUDA_SUCCESS || data.functionParams == nullptr) return;
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemCreate: {
-      const auto* p = static_cast<const cuMemCreate_params*>(data.functionParams);
-      if (p->handle == nullptr || p->prop == nullptr) return;
-      uint32_t device = p->prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE
-                            ? static_cast<uint32_t>(p->prop->location.id)
-                            : 0;
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      vmm_handle_device_[static_cast<uint64_t>(*p->handle)] = device;
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemRelease: {
-      const auto* p = static_cast<const cuMemRelease_params*>(data.functionParams);
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      vmm_handle_device_.erase(static_cast<uint64_t>(p->handle));
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
-      const auto* p = static_cast<const cuMemMap_params*>(data.functionParams);
-      trace::Alloc alloc;
-      alloc.timestamp = now();
-      alloc.address = static_cast<uint64_t>(p->ptr);
-      alloc.size = p->size;
-      alloc.thread = threadId();
-      alloc.correlation = data.correlationId;
-      alloc.kind = trace::MemoryKind::kDevice;
-      alloc.flags = trace::kMemoryFlagVmm;
-      {
-        std::lock_guard<std::mutex> lock(names_mutex_);
-        auto it = vmm_handle_device_.find(static_cast<uint64_t>(p->handle));
-        alloc.device = it != vmm_handle_device_.end() ? it->second : 0;
-        vmm_mapping_device_[alloc.address] = alloc.device;
-      }
-      if (config_.stacks == StackMode::kNative) {
-        alloc.stack = stacks_.captureAndIntern(config_.max_stack_depth);
-      }
-      TraceOutput::Batch batch(*output_);
-      drainStacks(batch);
-      batch.write(alloc);
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
-      const auto* p = static_cast<const cuMemUnmap_params*>(data.functionParams);
-      trace::Free free;
-      free.timestamp = now();
-      free.address = static_cast<uint64_t>(p->ptr);
-      free.size = p->size;
-      free.thread = threadId();
-      free.correlation = data.correlationId;
-      free.kind = trace::MemoryKind::kDevice;
-      free.flags = trace::kMemoryFlagVmm;
-      {
-        std::lock_guard<std::mutex> lock(names_mutex_);
-        auto it = vmm_mapping_device_.find(free.address);
-        if (it != vmm_mapping_device_.end()) {
-          free.device = it->second;
-          vmm_mapping_device_.erase(it);
-        }
-      }
-      output_->write(free);
-      return;
-    }
-    default:
-      return;
-  }
-}
-
-void Session::writeMarker(trace::MarkerType type, std::string_view name, uint64_t id,
-                          uint64_t nvtx_domain) {
-  std::string domain;
-  if (nvtx_domain != 0) {
-    std::lock_guard<std::mutex> lock(names_mutex_);
-    auto it = nvtx_domains_.find(nvtx_domain);
-    if (it != nvtx_domains_.end()) domain = it->second;
-  }
-  writeMarkerIn(type, name, id, domain);
-}
-
-void Session::writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
-                            std::string_view domain) {
-  trace::Marker marker;
-  marker.timestamp = now();
-  marker.thread = threadId();
-  marker.id = id;
-  marker.type = type;
-  TraceOutput::Batch batch(*output_);
-  marker.name = batch.intern(name);
-  marker.domain = batch.intern(domain);
-  batch.write(marker);
-}
-
-bool Session::marker(trace::MarkerType type, const char* name, uint64_t id) {
+bool Session::marker(int type, const char* name, uint64_t id) {
   if (!active_.load(std::memory_order_acquire) || g_forked_child.load()) return false;
-  // The C API's markers carry the domain "memfloor", telling them apart from NVTX ranges.
-  writeMarkerIn(type, name != nullptr ? name : "", id, "memfloor");
+  MarkerCall call;
+  if (!apiMarkerCall(type, name, id, call)) return false;
+  recorder_->writeMarker(call);
   return true;
-}
-
-void Session::onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) {
-  const void* params = data.functionParams;
-  if (params == nullptr) return;
-  auto attribName = [this](const nvtxEventAttributes_t* a) -> std::string {
-    if (a == nullptr) return {};
-    switch (a->messageType) {
-      case NVTX_MESSAGE_TYPE_ASCII:
-        return a->message.ascii != nullptr ? a->message.ascii : "";
-      case NVTX_MESSAGE_TYPE_UNICODE:
-        return fromWide(a->message.unicode);
-      case NVTX_MESSAGE_TYPE_REGISTERED: {
-        std::lock_guard<std::mutex> lock(names_mutex_);
-        auto it = nvtx_strings_.find(reinterpret_cast<uint64_t>(a->message.registered));
-        return it != nvtx_strings_.end() ? it->second : std::string();
-      }
-      default:
-        return {};
-    }
-  };
-  auto returnedId = [&data]() -> uint64_t {
-    return data.functionReturnValue != nullptr
-               ? *static_cast<const nvtxRangeId_t*>(data.functionReturnValue)
-               : 0;
-  };
-  auto domainOf = [](nvtxDomainHandle_t d) { return reinterpret_cast<uint64_t>(d); };
-  using MT = trace::MarkerType;
-  switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA:
-      writeMarker(MT::kPush, static_cast<const nvtxRangePushA_params*>(params)->message, 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangePushW:
-      writeMarker(MT::kPush, fromWide(static_cast<const nvtxRangePushW_params*>(params)->message),
-                  0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-      writeMarker(MT::kPush,
-                  attribName(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib), 0,
-                  0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
-      const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
-      writeMarker(MT::kPush, attribName(p->core.eventAttrib), 0, domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-      writeMarker(MT::kPop, {}, 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-      writeMarker(MT::kPop, {}, 0,
-                  domainOf(static_cast<const nvtxDomainRangePop_params*>(params)->domain));
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangeStartA:
-      writeMarker(MT::kStart, static_cast<const nvtxRangeStartA_params*>(params)->message,
-                  returnedId(), 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangeStartW:
-      writeMarker(MT::kStart,
-                  fromWide(static_cast<const nvtxRangeStartW_params*>(params)->message),
-                  returnedId(), 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
-      writeMarker(MT::kStart,
-                  attribName(static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib),
-                  returnedId(), 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
-      const auto* p = static_cast<const nvtxDomainRangeStartEx_params*>(params);
-      writeMarker(MT::kStart, attribName(p->core.eventAttrib), returnedId(), domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangeEnd:
-      writeMarker(MT::kEnd, {}, static_cast<const nvtxRangeEnd_params*>(params)->id, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd: {
-      const auto* p = static_cast<const nvtxDomainRangeEnd_params*>(params);
-      writeMarker(MT::kEnd, {}, p->core.id, domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxMarkA:
-      writeMarker(MT::kInstant, static_cast<const nvtxMarkA_params*>(params)->message, 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxMarkEx:
-      writeMarker(MT::kInstant,
-                  attribName(static_cast<const nvtxMarkEx_params*>(params)->eventAttrib), 0, 0);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainMarkEx: {
-      const auto* p = static_cast<const nvtxDomainMarkEx_params*>(params);
-      writeMarker(MT::kInstant, attribName(p->core.eventAttrib), 0, domainOf(p->domain));
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
-      const auto* p = static_cast<const nvtxDomainCreateA_params*>(params);
-      const auto* handle = static_cast<const nvtxDomainHandle_t*>(data.functionReturnValue);
-      if (handle == nullptr || p->name == nullptr) return;
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      nvtx_domains_[domainOf(*handle)] = p->name;
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
-      const auto* p = static_cast<const nvtxDomainRegisterStringA_params*>(params);
-      const auto* handle = static_cast<const nvtxStringHandle_t*>(data.functionReturnValue);
-      if (handle == nullptr || p->string == nullptr) return;
-      std::lock_guard<std::mutex> lock(names_mutex_);
-      nvtx_strings_[reinterpret_cast<uint64_t>(*handle)] = p->string;
-      return;
-    }
-    default:
-      return;
-  }
 }
 
 }  // namespace memfloor::hook

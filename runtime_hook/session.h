@@ -1,5 +1,5 @@
-// The hook's one CUPTI session: subscribes to CUPTI, turns callbacks and activity buffers into
-// trace records, and flushes at exit. Process-wide; created once by InitializeInjection and never
+// The hook's one CUPTI session: subscribes to CUPTI, hands callbacks and activity buffers to its
+// recorder, and flushes at exit. Process-wide; created once by InitializeInjection and never
 // destroyed (CUPTI's threads may call back while the process exits).
 #pragma once
 
@@ -8,17 +8,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "runtime_hook/config.h"
-#include "runtime_hook/correlation_table.h"
 #include "runtime_hook/process_info.h"
-#include "runtime_hook/stack_table.h"
+#include "runtime_hook/recorder.h"
 #include "runtime_hook/trace_output.h"
-#include "trace/records.h"
 
 namespace memfloor::hook {
 
@@ -29,8 +24,8 @@ class Session {
   static Session* start();
   static Session* current();  // null before start() succeeded, or in a forked child
 
-  // The markers C API (include/memfloor/markers.h) and tests.
-  bool marker(trace::MarkerType type, const char* name, uint64_t id);
+  // The markers C API (memfloor_marker_v1): false if not recorded (a bad type, tracing is over).
+  bool marker(int type, const char* name, uint64_t id);
 
   // Makes every record so far durable; final also writes the trailer.
   void flush(bool final);
@@ -46,39 +41,17 @@ class Session {
  private:
   Session(Config config, ProcessFacts facts);
   bool subscribe();
+  void enableCallbacks();
   bool openTrace();
   void writeMetadata();
-  void onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
-  void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
-  void onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data);
-  void writeMarker(trace::MarkerType type, std::string_view name, uint64_t id,
-                   uint64_t nvtx_domain);
-  void writeMarkerIn(trace::MarkerType type, std::string_view name, uint64_t id,
-                     std::string_view domain);
-  void drainStacks(TraceOutput::Batch& batch);
-  // Adds what the driver callback learned (thread, stack); false for a VMM call's duplicate.
-  bool joinCall(trace::MemoryEvent& event, bool is_alloc);
 
   Config config_;
   ProcessFacts facts_;
   std::string path_;
   std::unique_ptr<TraceOutput> output_;
+  std::unique_ptr<Recorder> recorder_;  // made with output_, before any callback is enabled
   CUpti_SubscriberHandle subscriber_ = nullptr;
-  CorrelationTable calls_;
-  StackTable stacks_;
   std::atomic<bool> active_{false};
-  std::atomic<uint64_t> suppressed_vmm_{0};  // MEMORY2 records replaced by VMM callbacks
-
-  // VMM bookkeeping and NVTX names, under names_mutex_ (rare calls).
-  std::mutex names_mutex_;
-  std::unordered_map<uint64_t, uint32_t> vmm_handle_device_;  // cuMemCreate handle -> device
-  std::unordered_map<uint64_t, uint32_t> vmm_mapping_device_;  // mapped address -> device
-  std::unordered_map<uint64_t, std::string> nvtx_domains_;     // handle -> name
-  std::unordered_map<uint64_t, std::string> nvtx_strings_;     // registered string handle -> text
-  std::unordered_set<uint32_t> devices_written_;
 };
-
-// Called by the pthread_atfork child handler: the child never touches the parent's trace.
-void disableInForkedChild();
 
 }  // namespace memfloor::hook

@@ -41,17 +41,11 @@ bool TraceOutput::Batch::write(const trace::Free& free) { return put(free); }
 bool TraceOutput::Batch::write(const trace::Marker& marker) { return put(marker); }
 bool TraceOutput::Batch::write(const trace::PoolEvent& pool) { return put(pool); }
 
-bool TraceOutput::Batch::writeStack(trace::StackId id, const trace::FrameId* frames,
-                                    size_t count) {
+bool TraceOutput::Batch::writeStack(trace::StackId id, const trace::FrameId* frames, size_t count) {
   return out_.open_ && out_.writer_.writeStack(id, frames, count);
 }
 
 bool TraceOutput::Batch::flush() { return out_.open_ && out_.writer_.flush(); }
-
-void TraceOutput::countDropped(uint64_t n) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  dropped_ += n;
-}
 
 bool TraceOutput::finish(uint64_t end_timestamp) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -70,19 +64,9 @@ bool TraceOutput::finished() const {
   return !open_;
 }
 
-uint64_t TraceOutput::recordCount() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return writer_.recordCount();
-}
-
 uint64_t TraceOutput::droppedCount() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return dropped_;
-}
-
-bool TraceOutput::failed() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return writer_.failed();
 }
 
 }  // namespace memfloor::hook

@@ -48,20 +48,14 @@ class TraceOutput {
   bool write(const trace::Record& record) { return Batch(*this).write(record); }
   bool write(const trace::Alloc& alloc) { return Batch(*this).write(alloc); }
   bool write(const trace::Free& free) { return Batch(*this).write(free); }
-  bool write(const trace::Marker& marker) { return Batch(*this).write(marker); }
   bool flush() { return Batch(*this).flush(); }
-
-  // Counts records the caller could not hand over (e.g. the CUPTI buffer could not be allocated).
-  void countDropped(uint64_t n);
 
   // Writes our own dropped count (if any), then the trailer. Later writes are counted as dropped
   // and return false. Idempotent; returns true if the file ended cleanly.
   bool finish(uint64_t end_timestamp);
 
   bool finished() const;
-  uint64_t recordCount() const;
   uint64_t droppedCount() const;
-  bool failed() const;
 
  private:
   mutable std::mutex mutex_;

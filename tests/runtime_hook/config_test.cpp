@@ -62,3 +62,40 @@ TEST_CASE("byte sizes", "[runtime_hook]") {
   CHECK_FALSE(parseByteSize("99999999999999999999", v));
   CHECK_FALSE(parseByteSize("17179869184g", v));
 }
+
+TEST_CASE("the flush period is plain milliseconds, without units", "[runtime_hook]") {
+  std::string warnings;
+  Env plain{{"MEMFLOOR_FLUSH_MS", "250"}};
+  CHECK(readConfig(lookup, &plain, warnings).flush_period_ms == 250);
+  CHECK(warnings.empty());
+
+  // A size suffix would have made this 2048 ms.
+  Env suffixed{{"MEMFLOOR_FLUSH_MS", "2k"}};
+  CHECK(readConfig(lookup, &suffixed, warnings).flush_period_ms == 1000);
+  CHECK(warnings == "memfloor: ignoring MEMFLOOR_FLUSH_MS='2k': expected 1..3600000");
+
+  for (const char* bad : {"0", "3600001", "+5", " 5", "5 ", "-1", "1.5", "99999999999999999999"}) {
+    std::string w;
+    Env env{{"MEMFLOOR_FLUSH_MS", bad}};
+    CAPTURE(bad);
+    CHECK(readConfig(lookup, &env, w).flush_period_ms == 1000);
+    CHECK_FALSE(w.empty());
+  }
+  Env longest{{"MEMFLOOR_FLUSH_MS", "3600000"}};
+  CHECK(readConfig(lookup, &longest, warnings).flush_period_ms == 3600000);
+}
+
+TEST_CASE("counts are digits only", "[runtime_hook]") {
+  uint64_t v = 7;
+  CHECK((parseCount("0", v) && v == 0));
+  CHECK((parseCount("250", v) && v == 250));
+  CHECK((parseCount("18446744073709551615", v) && v == UINT64_MAX));
+  v = 7;
+  CHECK_FALSE(parseCount("18446744073709551616", v));
+  CHECK_FALSE(parseCount("", v));
+  CHECK_FALSE(parseCount(nullptr, v));
+  CHECK_FALSE(parseCount("2k", v));
+  CHECK_FALSE(parseCount("+2", v));
+  CHECK_FALSE(parseCount(" 2", v));
+  CHECK(v == 7);  // untouched on failure
+}

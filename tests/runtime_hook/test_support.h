@@ -1,4 +1,4 @@
-// Helpers shared by the runtime_hook tests: an in-memory sink and a fake environment.
+// Helpers shared by the runtime_hook tests: an in-memory sink, reading it back, a fake environment.
 #pragma once
 
 #include <cstdint>
@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "trace/reader.h"
 #include "trace/sink.h"
+#include "trace/source.h"
 
 namespace memfloor::hook::test {
 
@@ -23,6 +25,18 @@ class SharedSink final : public trace::Sink {
  private:
   std::vector<uint8_t>& bytes_;
 };
+
+// Every record of a trace in memory, in file order; `ending` says how it ended.
+inline std::vector<trace::Record> readAll(const std::vector<uint8_t>& bytes,
+                                          trace::Ending& ending) {
+  trace::MemorySource source(bytes);
+  trace::FileOrderReader reader(source);
+  std::vector<trace::Record> records;
+  trace::Record r;
+  while (reader.next(r)) records.push_back(r);
+  ending = reader.end().ending;
+  return records;
+}
 
 // An environment for readConfig/readProcessFacts: pass lookup and &env.
 using Env = std::map<std::string, std::string>;

@@ -11,6 +11,7 @@
 #include "trace/source.h"
 
 using namespace memfloor;
+using hook::test::readAll;
 using hook::test::SharedSink;
 
 namespace {
@@ -19,16 +20,6 @@ class FailingSink final : public trace::Sink {
  public:
   bool write(const void*, size_t) override { return false; }
 };
-
-std::vector<trace::Record> readAll(const std::vector<uint8_t>& bytes, trace::Ending& ending) {
-  trace::MemorySource source(bytes);
-  trace::FileOrderReader reader(source);
-  std::vector<trace::Record> records;
-  trace::Record r;
-  while (reader.next(r)) records.push_back(r);
-  ending = reader.end().ending;
-  return records;
-}
 
 }  // namespace
 

@@ -1,0 +1,118 @@
+// Callbacks and activity buffers -> trace records.
+#include "runtime_hook/recorder.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "runtime_hook/allocation_calls.h"
+#include "runtime_hook/call_stamp.h"
+#include "runtime_hook/translate.h"
+
+namespace memfloor::hook {
+
+Recorder::Recorder(const Config& config, TraceOutput& output)
+    : stack_mode_(config.stacks),
+      max_stack_depth_(config.max_stack_depth),
+      output_(output),
+      stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
+
+void Recorder::drainStacks(TraceOutput::Batch& batch) {
+  if (stack_mode_ == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
+}
+
+void Recorder::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  if (std::find(std::begin(kVmmCalls), std::end(kVmmCalls), cbid) != std::end(kVmmCalls)) {
+    onVmmCall(cbid, data);
+    return;
+  }
+  CallInfo call;
+  if (data.callbackSite != CUPTI_API_ENTER ||
+      !allocationCallInfo(cbid, data.functionParams, call)) {
+    return;
+  }
+  call.thread = osThreadId();
+  if ((call.flags & kCallAlloc) != 0) {
+    call.stack = stacks_.captureAndIntern(max_stack_depth_);
+  }
+  calls_.put(data.correlationId, call);
+}
+
+void Recorder::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    // A MEMORY2 record of this call (if CUPTI makes one) duplicates what we write at its exit.
+    CallInfo call;
+    if (!vmmCallInfo(cbid, data.functionParams, call)) return;
+    call.thread = osThreadId();
+    calls_.put(data.correlationId, call);
+    return;
+  }
+  const auto* result = static_cast<const CUresult*>(data.functionReturnValue);
+  if (result == nullptr || *result != CUDA_SUCCESS || data.functionParams == nullptr) return;
+  VmmRecord record = vmm_.onSuccess(cbid, data.functionParams,
+                                    CallStamp{cuptiNow(), osThreadId(), data.correlationId});
+  if (auto* alloc = std::get_if<trace::Alloc>(&record)) {
+    if (stack_mode_ == StackMode::kNative) {
+      alloc->stack = stacks_.captureAndIntern(max_stack_depth_);
+    }
+    TraceOutput::Batch batch(output_);
+    drainStacks(batch);
+    batch.write(*alloc);
+  } else if (auto* free = std::get_if<trace::Free>(&record)) {
+    output_.write(*free);
+  }
+}
+
+void Recorder::onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) {
+  MarkerCall call;
+  if (nvtx_.decode(cbid, data, call)) writeMarker(call);
+}
+
+void Recorder::writeMarker(const MarkerCall& call) {
+  trace::Marker marker;
+  marker.timestamp = cuptiNow();
+  marker.thread = osThreadId();
+  marker.id = call.id;
+  marker.type = call.type;
+  TraceOutput::Batch batch(output_);
+  marker.name = batch.intern(call.name);
+  marker.domain = batch.intern(call.domain);
+  batch.write(marker);
+}
+
+void Recorder::onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
+  auto keep = [this](Join join) {
+    if (join != Join::kVmmDuplicate) return true;
+    suppressed_vmm_.fetch_add(1, std::memory_order_relaxed);  // written from the VMM callback
+    return false;
+  };
+  TraceOutput::Batch batch(output_);
+  drainStacks(batch);
+  CUpti_Activity* record = nullptr;
+  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
+      const auto& d = reinterpret_cast<const CuptiDeviceRecord&>(*record);
+      if (devices_written_.insert(d.id).second) {
+        trace::DeviceInfo info{d.id, batch.intern(d.name != nullptr ? d.name : ""),
+                               d.globalMemorySize};
+        batch.write(trace::Record{info});
+      }
+      continue;
+    }
+    Translated t = translate(*record);
+    if (auto* alloc = std::get_if<trace::Alloc>(&t)) {
+      if (keep(joinCall(calls_, *alloc, true))) batch.write(*alloc);
+    } else if (auto* free = std::get_if<trace::Free>(&t)) {
+      if (keep(joinCall(calls_, *free, false))) batch.write(*free);
+    } else if (auto* pool = std::get_if<trace::PoolEvent>(&t)) {
+      batch.write(*pool);
+    }
+  }
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS &&
+      dropped > 0) {
+    batch.write(trace::Record{trace::Dropped{trace::DropSource::kCupti, dropped}});
+  }
+  batch.flush();  // every delivered buffer becomes a complete chunk: SIGKILL keeps it
+}
+
+}  // namespace memfloor::hook

@@ -1,0 +1,57 @@
+// What CUPTI hands the session, as trace records: driver callbacks of allocations, frees and VMM
+// calls, NVTX callbacks, the C API's markers and completed activity buffers. Owns the state they
+// need, each part with its own lock; the session decides when tracing is on.
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <unordered_set>
+
+#include "runtime_hook/config.h"
+#include "runtime_hook/correlation_table.h"
+#include "runtime_hook/marker_call.h"
+#include "runtime_hook/nvtx_markers.h"
+#include "runtime_hook/stack_table.h"
+#include "runtime_hook/trace_output.h"
+#include "runtime_hook/vmm_mappings.h"
+
+namespace memfloor::hook {
+
+class Recorder {
+ public:
+  // Writes into output, which outlives it.
+  Recorder(const Config& config, TraceOutput& output);
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // A driver-API callback of an allocation, free or VMM call (kAllocCalls, kFreeCalls, kVmmCalls).
+  void onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
+  void onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data);
+  void writeMarker(const MarkerCall& call);
+  // One completed CUPTI activity buffer: written as one complete chunk.
+  void onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
+
+  // MEMORY2 records dropped because a VMM callback had written them already.
+  uint64_t suppressedVmm() const { return suppressed_vmm_.load(std::memory_order_relaxed); }
+
+ private:
+  void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
+  void drainStacks(TraceOutput::Batch& batch);
+
+  StackMode stack_mode_;
+  uint32_t max_stack_depth_;
+  TraceOutput& output_;
+  // Lock order: the one nesting is the output's lock (a TraceOutput::Batch) held while the stack
+  // table drains into it, so stacks are captured and interned before a batch is taken. The VMM and
+  // NVTX locks are held for a lookup only, never with another; the correlation table has none.
+  CorrelationTable calls_;
+  StackTable stacks_;
+  VmmMappings vmm_;
+  NvtxMarkers nvtx_;
+  std::atomic<uint64_t> suppressed_vmm_{0};
+  std::unordered_set<uint32_t> devices_written_;  // under the output's lock (a Batch)
+};
+
+}  // namespace memfloor::hook

@@ -1,0 +1,170 @@
+// Callbacks into records, without a GPU: hand-built driver and NVTX callback data through the
+// recorder into an in-memory trace, read back.
+#define NVTX_NO_IMPL
+#include "runtime_hook/recorder.h"
+
+#include <nvtx3/nvToolsExt.h>
+// After the NVTX types it describes:
+#include <generated_nvtx_meta.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "tests/runtime_hook/test_support.h"
+
+using namespace memfloor;
+using hook::test::readAll;
+using hook::test::SharedSink;
+
+namespace {
+
+CUpti_CallbackData driverCall(CUpti_ApiCallbackSite site, const void* params, CUresult* result,
+                              uint32_t correlation) {
+  CUpti_CallbackData data;
+  std::memset(&data, 0, sizeof data);
+  data.callbackSite = site;
+  data.functionParams = params;
+  data.functionReturnValue = result;
+  data.correlationId = correlation;
+  return data;
+}
+
+// What a trace holds, with string ids resolved.
+struct Written {
+  std::vector<trace::Alloc> allocs;
+  std::vector<trace::Free> frees;
+  std::vector<trace::Marker> markers;
+  std::map<trace::StringId, std::string> strings;
+  size_t stacks = 0;
+
+  explicit Written(const std::vector<uint8_t>& bytes) {
+    trace::Ending ending{};
+    for (const trace::Record& r : readAll(bytes, ending)) {
+      if (auto* s = std::get_if<trace::StringDef>(&r)) strings[s->id] = s->text;
+      if (auto* a = std::get_if<trace::Alloc>(&r)) allocs.push_back(*a);
+      if (auto* f = std::get_if<trace::Free>(&r)) frees.push_back(*f);
+      if (auto* m = std::get_if<trace::Marker>(&r)) markers.push_back(*m);
+      if (std::holds_alternative<trace::StackDef>(r)) ++stacks;
+    }
+  }
+  std::string text(trace::StringId id) const {
+    auto it = strings.find(id);
+    return it != strings.end() ? it->second : std::string();
+  }
+};
+
+// Records what body does with a recorder of the given stack mode; returns what was written.
+template <class Body>
+Written record(hook::StackMode stacks, Body body) {
+  std::vector<uint8_t> bytes;
+  {
+    hook::TraceOutput out(std::make_unique<SharedSink>(bytes), 1 << 16);
+    REQUIRE(out.begin());
+    hook::Config config;
+    config.stacks = stacks;
+    hook::Recorder recorder(config, out);
+    body(recorder);
+    REQUIRE(out.finish(1));
+  }
+  return Written(bytes);
+}
+
+}  // namespace
+
+TEST_CASE("a VMM mapping is written from its callbacks, with device and stack", "[runtime_hook]") {
+  CUresult ok = CUDA_SUCCESS;
+  CUresult failed = CUDA_ERROR_OUT_OF_MEMORY;
+  Written w = record(hook::StackMode::kNative, [&](hook::Recorder& r) {
+    CUmemGenericAllocationHandle handle = 0x51;
+    CUmemAllocationProp prop{};
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 2;
+    cuMemCreate_params create{&handle, 2 << 20, &prop, 0};
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemCreate,
+                   driverCall(CUPTI_API_EXIT, &create, &ok, 1));
+    cuMemMap_params map{0x7f0000000000, 2 << 20, 0, handle, 0};
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemMap, driverCall(CUPTI_API_ENTER, &map, &ok, 2));
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemMap, driverCall(CUPTI_API_EXIT, &map, &ok, 2));
+    // A map that failed maps nothing.
+    cuMemMap_params refused{0x7f0000400000, 2 << 20, 0, handle, 0};
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemMap,
+                   driverCall(CUPTI_API_EXIT, &refused, &failed, 3));
+    cuMemUnmap_params unmap{0x7f0000000000, 2 << 20};
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemUnmap, driverCall(CUPTI_API_EXIT, &unmap, &ok, 4));
+  });
+  REQUIRE(w.allocs.size() == 1);
+  const trace::Alloc& alloc = w.allocs[0];
+  CHECK(alloc.address == 0x7f0000000000);
+  CHECK(alloc.size == (2 << 20));
+  CHECK(alloc.device == 2);
+  CHECK(alloc.flags == trace::kMemoryFlagVmm);
+  CHECK(alloc.correlation == 2);
+  CHECK(alloc.thread != 0);
+  CHECK(alloc.stack != trace::kNoId);
+  CHECK(w.stacks >= 1);  // defined in the trace, ahead of the record
+  REQUIRE(w.frees.size() == 1);
+  CHECK(w.frees[0].address == 0x7f0000000000);
+  CHECK(w.frees[0].device == 2);
+  CHECK(w.frees[0].correlation == 4);
+  CHECK(w.frees[0].thread == alloc.thread);
+}
+
+TEST_CASE("without stacks a VMM mapping has none", "[runtime_hook]") {
+  CUresult ok = CUDA_SUCCESS;
+  Written w = record(hook::StackMode::kNone, [&](hook::Recorder& r) {
+    cuMemMap_params map{0x10000000, 2 << 20, 0, 0x77, 0};
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemMap, driverCall(CUPTI_API_EXIT, &map, &ok, 9));
+  });
+  REQUIRE(w.allocs.size() == 1);
+  CHECK(w.allocs[0].stack == trace::kNoId);
+  CHECK(w.allocs[0].device == 0);  // a handle never seen created
+  CHECK(w.stacks == 0);
+}
+
+TEST_CASE("allocation callbacks write nothing by themselves", "[runtime_hook]") {
+  // They only keep thread and stack for the MEMORY2 record, which comes in a CUPTI buffer.
+  CUresult ok = CUDA_SUCCESS;
+  Written w = record(hook::StackMode::kNative, [&](hook::Recorder& r) {
+    cuMemAlloc_v2_params alloc{nullptr, 4096};
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+                   driverCall(CUPTI_API_ENTER, &alloc, &ok, 1));
+    r.onDriverCall(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+                   driverCall(CUPTI_API_EXIT, &alloc, &ok, 1));
+  });
+  CHECK(w.allocs.empty());
+  CHECK(w.frees.empty());
+}
+
+TEST_CASE("NVTX ranges and C API markers are written with names and domains", "[runtime_hook]") {
+  Written w = record(hook::StackMode::kNone, [&](hook::Recorder& r) {
+    auto domain = reinterpret_cast<nvtxDomainHandle_t>(uintptr_t{0x1000});
+    nvtxDomainCreateA_params create{"train"};
+    r.onNvtx(CUPTI_CBID_NVTX_nvtxDomainCreateA, CUpti_NvtxData{"", &create, &domain});
+    nvtxEventAttributes_t attributes{};
+    attributes.version = NVTX_VERSION;
+    attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    attributes.message.ascii = "step";
+    nvtxDomainRangePushEx_params push{domain, {&attributes}};
+    r.onNvtx(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, CUpti_NvtxData{"", &push, nullptr});
+    nvtxDomainRangePop_params pop{domain};
+    r.onNvtx(CUPTI_CBID_NVTX_nvtxDomainRangePop, CUpti_NvtxData{"", &pop, nullptr});
+    hook::MarkerCall api;
+    REQUIRE(hook::apiMarkerCall(static_cast<int>(trace::MarkerType::kStart), "epoch", 3, api));
+    r.writeMarker(api);
+  });
+  REQUIRE(w.markers.size() == 3);
+  CHECK(w.markers[0].type == trace::MarkerType::kPush);
+  CHECK(w.text(w.markers[0].name) == "step");
+  CHECK(w.text(w.markers[0].domain) == "train");
+  CHECK(w.markers[0].thread != 0);
+  CHECK(w.markers[1].type == trace::MarkerType::kPop);
+  CHECK(w.markers[1].name == trace::kNoId);
+  CHECK(w.text(w.markers[1].domain) == "train");
+  CHECK(w.markers[2].type == trace::MarkerType::kStart);
+  CHECK(w.markers[2].id == 3);
+  CHECK(w.text(w.markers[2].name) == "epoch");
+  CHECK(w.text(w.markers[2].domain) == "memfloor");
+}
