@@ -1,8 +1,9 @@
 // memfloor trace from-text / to-text / symbolize: convert traces between their binary and text
-// forms, and resolve their frames.
+// forms, and resolve their frames and rewrite their paths.
 #include <fmt/core.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/trace_input.h"
 #include "symbols/llvm_symbolizer.h"
+#include "symbols/prefix_map.h"
 #include "symbols/trace_symbolize.h"
 #include "common/error.h"
 #include "trace/reader.h"
@@ -64,13 +66,41 @@ struct SymbolizeRequest {
   std::string input;
   std::string output;
   std::vector<std::string> debug_dirs;
+  std::vector<std::string> prefix_maps;  // OLD=NEW, checked by PrefixMap::checkRule
+  bool no_resolve = false;
+};
+
+// What the frames are resolved with: nothing with --no-resolve; else llvm-symbolizer, needed only
+// for a module that has frames left to resolve and its binary at hand (a trace symbolized before,
+// or whose binaries are elsewhere, has its paths rewritten alone).
+class SymbolizerWhereNeeded : public symbols::FrameResolver {
+ public:
+  SymbolizerWhereNeeded(symbols::LlvmSymbolizer& symbolizer, bool enabled)
+      : symbolizer_(symbolizer), enabled_(enabled) {}
+
+  std::vector<std::vector<symbols::SourceLocation>> resolve(
+      std::string_view module_path, std::string_view build_id,
+      const std::vector<uint64_t>& offsets) override {
+    if (!enabled_) return std::vector<std::vector<symbols::SourceLocation>>(offsets.size());
+    if (!symbolizer_.available() && !symbolizer_.findFile(module_path, build_id).empty()) {
+      throw Error(fmt::format(
+          "llvm-symbolizer not found on PATH, needed for the frames of {} (install llvm-14: "
+          "scripts/setup.sh; or only rewrite paths with --no-resolve)",
+          module_path));
+    }
+    return symbolizer_.resolve(module_path, build_id, offsets);
+  }
+
+ private:
+  symbols::LlvmSymbolizer& symbolizer_;
+  bool enabled_;
 };
 
 int symbolize(const SymbolizeRequest& request) {
+  symbols::PrefixMap paths;
+  for (const std::string& rule : request.prefix_maps) paths.add(rule);
   symbols::LlvmSymbolizer symbolizer({"", request.debug_dirs});
-  if (!symbolizer.available()) {
-    throw Error("llvm-symbolizer not found on PATH (install llvm-14: scripts/setup.sh)");
-  }
+  SymbolizerWhereNeeded resolver(symbolizer, !request.no_resolve);
   trace::FileSource source(request.input);
   int fd = trace::FileSink::createExclusive(request.output.c_str());
   if (fd < 0) {
@@ -80,8 +110,16 @@ int symbolize(const SymbolizeRequest& request) {
   trace::FileSink sink(fd);
   trace::Writer writer(sink);
   if (!writer.begin()) throw Error(fmt::format("{}: write failed", request.output));
-  symbols::SymbolizeStats stats = symbols::symbolizeTrace(source, writer, symbolizer);
-  fmt::print("{}: {} of {} native frames resolved\n", request.output, stats.resolved, stats.frames);
+  symbols::SymbolizeStats stats;
+  try {
+    stats = symbols::symbolizeTrace(source, writer, resolver, paths);
+  } catch (...) {
+    std::remove(request.output.c_str());  // created above: no half-written trace is left
+    throw;
+  }
+  fmt::print("{}: {} of {} native frames resolved", request.output, stats.resolved, stats.frames);
+  if (!paths.empty()) fmt::print("; {} paths rewritten by --prefix-map", stats.rewritten);
+  fmt::print("\n");
   for (const auto& [module, file] : symbolizer.modules()) {
     fmt::print("  {} <- {}\n", module, file.empty() ? "(no file with its build id)" : file);
   }
@@ -114,6 +152,14 @@ void addTraceCommand(CLI::App& app, int& exit_code) {
   sym_cmd->add_option("-o,--output", sym->output, "binary trace to create")->required();
   sym_cmd->add_option("--debug-dir", sym->debug_dirs,
                       "directory with the traced binaries or their debug files (by build id)");
+  sym_cmd
+      ->add_option("--prefix-map", sym->prefix_maps,
+                   "OLD=NEW: module paths and frame files under the directory OLD are written "
+                   "under NEW (empty: relative); repeatable, the first match wins")
+      ->check([](const std::string& rule) { return symbols::PrefixMap::checkRule(rule); })
+      ->allow_extra_args(false);
+  sym_cmd->add_flag("--no-resolve", sym->no_resolve,
+                    "resolve no frame (llvm-symbolizer is not needed): only --prefix-map rewrites");
   sym_cmd->callback([sym, &exit_code] { exit_code = symbolize(*sym); });
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -15,11 +16,21 @@ namespace {
 
 class Rewriter {
  public:
-  Rewriter(trace::Writer& out, const Symbols& symbols, trace::StringId next_string,
+  Rewriter(trace::Writer& out, const Symbols& symbols, const PrefixMap& paths,
+           const std::unordered_set<trace::StringId>& path_ids, trace::StringId next_string,
            trace::FrameId next_frame)
-      : out_(out), symbols_(symbols), next_string_(next_string), next_frame_(next_frame) {}
+      : out_(out),
+        symbols_(symbols),
+        paths_(paths),
+        path_ids_(path_ids),
+        next_string_(next_string),
+        next_frame_(next_frame) {}
 
   void write(const trace::Record& record) {
+    if (const auto* string = std::get_if<trace::StringDef>(&record);
+        string != nullptr && path_ids_.count(string->id) != 0) {
+      return check(out_.writeString(string->id, rewritePath(string->text)));
+    }
     if (const auto* frame = std::get_if<trace::FrameDef>(&record)) return writeFrame(*frame);
     if (const auto* stack = std::get_if<trace::StackDef>(&record)) return writeStack(*stack);
     if (std::holds_alternative<trace::Trailer>(record)) {
@@ -31,6 +42,7 @@ class Rewriter {
   }
 
   size_t resolved() const { return expanded_.size(); }
+  size_t rewritten() const { return rewritten_; }
 
  private:
   static void check(bool ok) {
@@ -44,6 +56,20 @@ class Rewriter {
     return it->second;
   }
 
+  // A module path or frame file string of the input, rewritten.
+  std::string rewritePath(const std::string& path) {
+    std::string out = paths_.apply(path);
+    if (out != path) ++rewritten_;
+    return out;
+  }
+
+  // A path the resolver found, rewritten and interned.
+  trace::StringId internPath(const std::string& path) {
+    std::string out = paths_.apply(path);
+    if (out != path && strings_.count(out) == 0) ++rewritten_;
+    return intern(out);
+  }
+
   void writeFrame(const trace::FrameDef& def) {
     const std::vector<Frame>* chain = symbols_.resolved(def.id);
     if (chain == nullptr || def.function != trace::kNoId) return check(out_.write(def));
@@ -52,7 +78,7 @@ class Rewriter {
       trace::FrameDef f = def;
       f.id = i == 0 ? def.id : next_frame_++;
       f.function = intern((*chain)[i].function);
-      f.file = intern((*chain)[i].file);
+      f.file = internPath((*chain)[i].file);
       f.line = (*chain)[i].line;
       check(out_.write(f));
       ids.push_back(f.id);
@@ -75,17 +101,21 @@ class Rewriter {
 
   trace::Writer& out_;
   const Symbols& symbols_;
+  const PrefixMap& paths_;
+  const std::unordered_set<trace::StringId>& path_ids_;  // module paths and frame files of `in`
   trace::StringId next_string_;
   trace::FrameId next_frame_;
   std::unordered_map<std::string, trace::StringId> strings_;
   std::unordered_map<trace::FrameId, std::vector<trace::FrameId>> expanded_;
+  size_t rewritten_ = 0;
 };
 
 }  // namespace
 
-SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out,
-                              FrameResolver& resolver) {
+SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out, FrameResolver& resolver,
+                              const PrefixMap& paths) {
   Symbols symbols;
+  std::unordered_set<trace::StringId> path_ids;
   SymbolizeStats stats;
   trace::StringId max_string = 0;
   trace::FrameId max_frame = 0;
@@ -101,10 +131,13 @@ SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out,
               symbols.add(r);
             } else if constexpr (std::is_same_v<T, trace::FrameDef>) {
               max_frame = std::max(max_frame, r.id);
+              if (r.file != trace::kNoId) path_ids.insert(r.file);
               if (r.kind == trace::FrameKind::kNative && r.function == trace::kNoId) ++stats.frames;
               symbols.add(r);
-            } else if constexpr (std::is_same_v<T, trace::ModuleDef> ||
-                                 std::is_same_v<T, trace::StackDef>) {
+            } else if constexpr (std::is_same_v<T, trace::ModuleDef>) {
+              if (r.path != trace::kNoId) path_ids.insert(r.path);
+              symbols.add(r);
+            } else if constexpr (std::is_same_v<T, trace::StackDef>) {
               symbols.add(r);
             }
           },
@@ -113,12 +146,13 @@ SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out,
   }
   symbols.resolve(resolver);
 
-  Rewriter rewriter(out, symbols, max_string + 1, max_frame + 1);
+  Rewriter rewriter(out, symbols, paths, path_ids, max_string + 1, max_frame + 1);
   trace::FileOrderReader reader(in);
   trace::Record record;
   while (reader.next(record)) rewriter.write(record);
   if (!out.flush()) throw Error("writing the symbolized trace failed");
   stats.resolved = rewriter.resolved();
+  stats.rewritten = rewriter.rewritten();
   return stats;
 }
 

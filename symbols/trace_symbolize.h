@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "symbols/prefix_map.h"
 #include "symbols/symbols.h"
 #include "trace/source.h"
 #include "trace/writer.h"
@@ -11,14 +12,19 @@
 namespace memfloor::symbols {
 
 struct SymbolizeStats {
-  size_t frames = 0;    // native frame definitions without a function
-  size_t resolved = 0;  // of those, resolved
+  size_t frames = 0;     // native frame definitions without a function
+  size_t resolved = 0;   // of those, resolved
+  size_t rewritten = 0;  // module and frame file paths that `paths` changed
 };
 
 // Copies every record of `in` to `out` in file order; a frame that `resolver` resolves gets its
 // function, file and line, and each inlined frame around it becomes a new frame definition that
 // the stacks list after it (innermost first). Strings and frames get ids above the trace's own.
-// Throws memfloor::Error when `in` cannot be read or `out` fails.
-SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out, FrameResolver& resolver);
+// Module paths and frame files (resolved here or before) are rewritten by `paths`: the string of a
+// module path or frame file is written rewritten, so another record that uses the same string
+// (interned: the same text) reads the new text too. Throws memfloor::Error when `in` cannot be
+// read or `out` fails; what `resolver` throws passes through, before any record is written.
+SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out, FrameResolver& resolver,
+                              const PrefixMap& paths = {});
 
 }  // namespace memfloor::symbols

@@ -37,6 +37,18 @@ expect 2 "bad.txt:1:" -- analyze "$work/bad.txt"
 expect 2 "unknown-command|following argument|subcommand" -- no-such-command
 expect 2 "missing.mftrace.*(No such file|does not exist)" -- export --perfetto "$work/missing.mftrace" -o "$work/out.json"
 expect 2 "perfetto.*required" -- export "$work/empty.mftrace" -o "$work/out.json"
+expect 2 "--prefix-map.*'/work': expected OLD=NEW" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map /work
+expect 2 "--prefix-map.*OLD .*is empty" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map =/opt
+[ -e "$work/sym.mftrace" ] && { echo "FAIL: a refused trace symbolize left its output"; failures=$((failures + 1)); }
+# Without llvm-symbolizer on PATH, --no-resolve still copies a trace and rewrites its paths.
+if PATH=/nonexistent "$memfloor" trace symbolize "$testdata/model/fixed.mftrace" -o "$work/sym.mftrace" \
+    --no-resolve --prefix-map /opt/none= >"$work/out" 2>"$work/err" && [ ! -s "$work/err" ]; then
+  echo "ok: trace symbolize --no-resolve without llvm-symbolizer: $(head -1 "$work/out")"
+else
+  echo "FAIL: trace symbolize --no-resolve without llvm-symbolizer:"
+  cat "$work/err"
+  failures=$((failures + 1))
+fi
 
 # expect_exit CODE -- ARGS...: exit code CODE and nothing on stderr (a verdict, not an error).
 expect_exit() {
