@@ -25,6 +25,13 @@ std::string rootOf(const CheckOptions& options) {
 
 }  // namespace
 
+OutputFormat parseOutputFormat(std::string_view name) {
+  if (name == "text") return OutputFormat::kText;
+  if (name == "json") return OutputFormat::kJson;
+  if (name == "sarif") return OutputFormat::kSarif;
+  throw Error("--format: expected text, json or sarif, not '" + std::string(name) + "'");
+}
+
 CheckOutcome evaluate(const Facts& facts, const Config& config, const CheckOptions& options) {
   CheckOutcome outcome;
   outcome.findings = runRules(facts, config);
@@ -55,14 +62,16 @@ int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
   }
   const CheckOutcome outcome = evaluate(facts, config, options);
   const std::string root = rootOf(options);
-  if (options.format == "json") {
-    out << findingsToJson(outcome.findings, unit_errors, root).dump(2) << "\n";
-  } else if (options.format == "sarif") {
-    out << toSarif(outcome.findings, allRules(), root).dump(2) << "\n";
-  } else if (options.format == "text") {
-    out << formatText(outcome.findings, root);
-  } else {
-    throw Error("--format: expected text, json or sarif, not '" + options.format + "'");
+  switch (options.format) {
+    case OutputFormat::kJson:
+      out << findingsToJson(outcome.findings, unit_errors, root).dump(2) << "\n";
+      break;
+    case OutputFormat::kSarif:
+      out << toSarif(outcome.findings, allRules(), root).dump(2) << "\n";
+      break;
+    case OutputFormat::kText:
+      out << formatText(outcome.findings, root);
+      break;
   }
   if (options.fix)
     err << "memfloor-check: applied " << applyFixits(outcome.findings) << " fix-its\n";

@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/config.h"
@@ -11,10 +12,16 @@
 
 namespace memfloor::checker {
 
+enum class OutputFormat : uint8_t { kText, kJson, kSarif };
+
+// "text", "json" or "sarif"; throws memfloor::Error naming --format otherwise. Called before any
+// work, so a mistyped format writes nothing.
+OutputFormat parseOutputFormat(std::string_view name);
+
 struct CheckOptions {
-  std::string format = "text";  // text, json, sarif
-  std::string root;             // file names are written relative to it (default: cwd)
-  std::string baseline;         // a findings document of accepted findings
+  OutputFormat format = OutputFormat::kText;
+  std::string root;      // file names are written relative to it (default: cwd)
+  std::string baseline;  // a findings document of accepted findings
   bool fix = false;
   std::string emit_facts;               // write the merged facts here
   std::vector<std::string> load_facts;  // facts documents merged before the rules run

@@ -76,14 +76,15 @@ int main(int argc, const char** argv) {
   }
   try {
     namespace mf = memfloor::checker;
+    const mf::OutputFormat output_format = mf::parseOutputFormat(format);  // before any work
     const std::vector<std::string>& files = parser->getSourcePathList();
     const mf::Config config = mf::resolveConfig(config_path, files.empty() ? "." : files.front());
     mf::UnitErrors errors;
     mf::Facts facts = load_facts.empty() || !files.empty()
                           ? mf::collectFacts(parser->getCompilations(), files, config, jobs, errors)
                           : mf::Facts{};
-    const mf::CheckOptions options{format, root,       baseline,
-                                   fix,    emit_facts, {load_facts.begin(), load_facts.end()}};
+    const mf::CheckOptions options{
+        output_format, root, baseline, fix, emit_facts, {load_facts.begin(), load_facts.end()}};
     return mf::finishCheck(std::move(facts), config, options, errors.messages, std::cout,
                            std::cerr);
   } catch (const memfloor::Error& e) {

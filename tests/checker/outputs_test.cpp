@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "checker/checker.h"
 #include "checker/findings_json.h"
 #include "checker/sarif.h"
 #include "checker/text_output.h"
+#include "common/error.h"
 
 namespace memfloor::checker {
 namespace {
@@ -65,4 +67,14 @@ TEST_CASE("SARIF has rule metadata, relative URIs, related locations and fingerp
 }
 
 }  // namespace
+
+TEST_CASE("Output formats are text, json and sarif; anything else is refused", "[outputs]") {
+  CHECK(parseOutputFormat("text") == OutputFormat::kText);
+  CHECK(parseOutputFormat("json") == OutputFormat::kJson);
+  CHECK(parseOutputFormat("sarif") == OutputFormat::kSarif);
+  CHECK_THROWS_WITH(parseOutputFormat("bogus"),
+                    "--format: expected text, json or sarif, not 'bogus'");
+  CHECK_THROWS_AS(parseOutputFormat("JSON"), Error);
+}
+
 }  // namespace memfloor::checker

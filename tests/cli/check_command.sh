@@ -134,6 +134,17 @@ checker() {
     -- -std=c++17
   grep -q '"MF002"' "$work/via.out" || fail "no MF002 finding through memfloor check"
   compare "$testdata/checker/no_such_file.cpp" -- -std=c++17
+
+  # A mistyped enumerated option is refused before any work: no facts file is written.
+  rm -f "$work/facts.json"
+  "$real" --format bogus --emit-facts "$work/facts.json" "$testdata/checker/mf002_retained_member.cpp" \
+    -- -std=c++17 >"$work/bogus.out" 2>"$work/bogus.err"
+  local bogus=$?
+  if [ "$bogus" -ne 2 ] || [ -e "$work/facts.json" ] || ! grep -q -- "--format" "$work/bogus.err"; then
+    fail "memfloor-check --format bogus -> $bogus, facts written: $([ -e "$work/facts.json" ] && echo yes || echo no)"
+  else
+    echo "ok: memfloor-check --format bogus -> 2 before any work ($(cat "$work/bogus.err"))"
+  fi
 }
 
 case $mode in
