@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -11,10 +12,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/error.h"
 #include "reports/gate.h"         // kGateSchema
 #include "reports/html_assets.h"  // generated from reports/html/ by cmake/MemfloorEmbed.cmake
 #include "reports/report_file.h"  // kReportSchemaMajor, reportSchemaMajor
-#include "common/error.h"
 
 namespace memfloor::reports {
 namespace {
@@ -22,7 +23,25 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kHtmlReportSchema = "memfloor.report/2";
-static_assert(kReportSchemaMajor == 2, "the page (reports/html/report.js) reads memfloor.report/2");
+static_assert(kReportSchemaMajor == 2,
+              "the page's script (reports/html/*.js) reads memfloor.report/2");
+
+// The page's script: the .js files of reports/html/, joined in this order inside the one function
+// of report.html's <script>. They declare the helpers first, then the sections in the page's order;
+// the entry, report.js, comes last, so that everything it calls is declared when it draws the page.
+constexpr std::array<std::string_view, 9> kScriptFiles = {
+    html::kDomJs, html::kFormatJs, html::kChartJs,    html::kSummaryJs, html::kGateJs,
+    html::kRunJs, html::kSitesJs,  html::kFindingsJs, html::kReportJs};
+
+// kScriptFiles joined: the text of the page's one script.
+std::string script() {
+  std::string out;
+  size_t size = 0;
+  for (std::string_view file : kScriptFiles) size += file.size();
+  out.reserve(size);
+  for (std::string_view file : kScriptFiles) out.append(file);
+  return out;
+}
 
 // Replaces each marker of `slots`, which appear in the template in this order, once. The filled
 // text is never searched again, so data cannot inject a marker.
@@ -120,10 +139,11 @@ std::string renderHtml(const json& report, const std::optional<json>& gate) {
   if (gate) checkSchema(*gate, kGateSchema, "the gate result");
   const std::string report_text = scriptSafeJson(report);
   const std::string gate_text = gate ? scriptSafeJson(*gate) : std::string("null");
+  const std::string script_text = script();
   return fill(html::kReportHtml, {{"@memfloor:css@", html::kReportCss},
                                   {"@memfloor:report@", report_text},
                                   {"@memfloor:gate@", gate_text},
-                                  {"@memfloor:js@", html::kReportJs}});
+                                  {"@memfloor:js@", script_text}});
 }
 
 }  // namespace memfloor::reports

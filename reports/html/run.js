@@ -1,0 +1,133 @@
+// The report page's section of one run: its warnings and facts, then per device and memory kind
+// the peak, the trend, the live-bytes chart (chart.js) and the per-iteration table.
+
+function runWarnings(run) {
+  const out = [];
+  const trace = obj(run.trace);
+  const dropped = obj(run.dropped);
+  if (trace.complete === false) out.push(h('div', {class: 'warning'}, 'The trace is incomplete: ' + str(trace.ending)));
+  if (num(dropped.cupti) || num(dropped.writer)) {
+    out.push(h('div', {class: 'warning bad'}, 'Records were dropped (CUPTI: ' + fmtInt(num(dropped.cupti)) +
+      ', tracer: ' + fmtInt(num(dropped.writer)) + '): floors may be off.'));
+  }
+  if (run.iteration_source === 'detected') {
+    const d = obj(run.detection);
+    out.push(h('div', {class: 'warning'}, 'No marker matched the iteration pattern ' + str(run.iteration_pattern) +
+      ': iterations were detected. Period ' + fmtNs(num(d.period_ns)) + ', from the allocations of ' +
+      fmtBytes(num(d.size)) + ' at ' + (str(d.where) || '(no stack)') +
+      (num(d.every) > 1 ? ', one in ' + num(d.every) : '') +
+      '; each iteration begins where the longest quiet gap of its period ends.'));
+  } else if (run.iteration_source !== 'markers') {
+    out.push(h('div', {class: 'warning'}, 'No marker matched the iteration pattern ' + str(run.iteration_pattern) +
+      ': there are no iterations, only the whole-trace summary.'));
+  }
+  const a = obj(run.anomalies);
+  const odd = [];
+  // "name: count" reads right for any count (no plural to get wrong).
+  if (num(tallyBytes(a.unmatched_frees)) || num(obj(a.unmatched_frees).count)) odd.push('unmatched frees: ' + fmtInt(num(obj(a.unmatched_frees).count)));
+  if (num(obj(a.double_allocations).count)) odd.push('double allocations: ' + fmtInt(num(obj(a.double_allocations).count)));
+  for (const k of ['size_mismatches', 'unmatched_range_ends', 'unclosed_ranges', 'out_of_order_records']) {
+    if (num(a[k])) odd.push(k.replace(/_/g, ' ') + ': ' + fmtInt(num(a[k])));
+  }
+  if (odd.length) out.push(h('div', {class: 'warning'}, 'Anomalies: ' + odd.join(', ') + '.'));
+  const tail = a.cut_tail;
+  if (tail && typeof tail === 'object') {
+    out.push(h('div', {class: 'warning'}, 'The trace was cut: memory records from ' +
+      fmtInt(num(tail.from_ns)) + ' ns on may be missing (one flush period); unmatched frees: ' +
+      fmtInt(num(obj(tail.unmatched_frees).count)) + ', double allocations: ' +
+      fmtInt(num(obj(tail.double_allocations).count)) + ' fall there.'));
+  }
+  return out;
+}
+
+function runFacts(run) {
+  const trace = obj(run.trace);
+  const proc = obj(run.process);
+  const rec = obj(trace.records);
+  const version = obj(trace.version);
+  const pairs = [
+    ['trace', h('span', {class: 'mono break'}, str(trace.path))],
+    ['format', num(version.major) + '.' + num(version.minor) + ', ' + str(trace.ending)],
+    ['records', fmtInt(num(rec.total)) + ' (' + fmtInt(num(rec.allocs)) + ' allocations, ' + fmtInt(num(rec.frees)) +
+      ' frees, ' + fmtInt(num(rec.markers)) + ' markers)'],
+    ['duration', fmtNs(num(trace.end_ns) - num(trace.first_ns))],
+    ['iterations', arr(run.iterations).length + ' from ' + str(run.iteration_source) + ' (pattern ' +
+      str(run.iteration_pattern) + ', ' + num(run.warmup_iterations) + ' warm-up)'],
+  ];
+  if (proc.present) {
+    pairs.push(['process', 'pid ' + num(proc.pid) + ' on ' + str(proc.host) +
+      (num(proc.rank) >= 0 ? ', rank ' + num(proc.rank) + ' of ' + num(proc.world_size) : '')]);
+    pairs.push(['command', h('span', {class: 'mono break'}, str(proc.command_line))]);
+    for (const d of arr(proc.devices)) {
+      pairs.push(['device ' + num(obj(d).device), str(obj(d).name) + ', ' + fmtBytes(num(obj(d).total_memory))]);
+    }
+  }
+  const props = Object.entries(obj(proc.properties));
+  return [facts(pairs), props.length
+    ? h('details', null, h('summary', null, 'process properties (' + props.length + ')'),
+      facts(props.map(([k, v]) => [h('span', {class: 'mono break'}, k), h('span', {class: 'mono break'}, str(v))])))
+    : null];
+}
+
+function iterationTable(run, key, worstIteration) {
+  const rows = arr(run.iterations).map((it) => {
+    it = obj(it);
+    const m = obj(arr(it.memory).find((x) => sameKey(obj(x), key)));
+    const idle = obj(m.idle);
+    const retained = obj(idle.retained);
+    const flags = [];
+    if (it.warmup) flags.push(badge('warm-up'));
+    if (it.complete === false) flags.push(badge('incomplete', 'warn'));
+    if (obj(it.idle).final) flags.push(badge('final window'));
+    if (num(it.index) === worstIteration) flags.push(badge('steady floor', 'worst'));
+    const cls = [it.warmup ? 'warmup' : '', it.complete === false ? 'incomplete' : '',
+      num(it.index) === worstIteration ? 'worst' : ''].filter((c) => c).join(' ');
+    return h('tr', {class: cls || null},
+      h('td', {class: 'num'}, String(num(it.index))),
+      h('td', {class: 'break'}, str(it.name), flags.length ? ' ' : null, flags),
+      h('td', {class: 'num'}, fmtNs(num(it.end_ns) - num(it.start_ns))),
+      bytesCell(m.peak), bytesCell(idle.floor), bytesCell(retained.bytes),
+      bytesCell(tallyBytes(retained.inter_iteration)), bytesCell(tallyBytes(retained.leak)),
+      bytesCell(tallyBytes(retained.persistent)),
+      bytesCell(tallyBytes(idle.explained)), bytesCell(tallyBytes(idle.unexplained)),
+      h('td', {class: 'num'}, fmtNs(num(obj(it.idle).end_ns) - num(obj(it.idle).start_ns))));
+  });
+  if (!rows.length) return h('p', {class: 'muted'}, 'No iterations.');
+  return table([['#', 'num'], 'iteration', ['duration', 'num'], ['peak', 'num'], ['idle floor', 'num'],
+    ['retained', 'num'], ['inter-iteration', 'num'], ['leak', 'num'], ['persistent', 'num'],
+    ['explained', 'num'], ['unexplained', 'num'], ['idle window', 'num']], rows, {class: 'iterations'});
+}
+
+function memorySection(run, index, mem) {
+  const key = {device: num(mem.device), kind: str(mem.kind)};
+  const series = obj(arr(run.timeline).find((t) => sameKey(obj(t), key)));
+  const trend = obj(arr(obj(run.trend).per_memory).find((t) => sameKey(obj(t), key)));
+  const steady = obj(arr(run.steady_idle_floor).find((t) => sameKey(obj(t), key)));
+  const worstIteration = num(steady.iteration);
+  const verdict = str(trend.verdict) || 'unknown';
+  const trendText = trend.points >= 3
+    ? 'idle floor ' + fmtSignedBytes(num(trend.slope_bytes_per_iteration)) + ' per iteration over windows ' +
+      num(trend.first_iteration) + DASH + num(trend.last_iteration) + ' (' + fmtBytes(num(trend.first_floor)) +
+      ' \u2192 ' + fmtBytes(num(trend.last_floor)) + '; growth ' + fmtSignedBytes(num(trend.growth_bytes)) +
+      ', threshold ' + fmtBytes(num(trend.threshold_bytes)) + ')'
+    : 'fewer than 3 idle windows to fit';
+  return h('div', {class: 'memory', id: 'run-' + index + '-' + key.device + '-' + key.kind},
+    h('h3', null, keyName(key), ' ', badge(verdict, verdict)),
+    h('p', null, 'Peak ', h('strong', {title: exactBytes(mem.peak)}, fmtBytes(mem.peak)), ' at +' +
+      fmtNs(num(mem.peak_ns) - num(obj(run.trace).first_ns)) + '; live at the end ' + fmtBytes(mem.live_at_end) +
+      '; ' + fmtInt(num(obj(mem.allocated).count)) + ' allocations (' + fmtBytes(num(obj(mem.allocated).bytes)) + ')' +
+      (worstIteration ? '; steady idle floor ' + fmtBytes(num(steady.idle_floor)) + ' after iteration ' + worstIteration : '') + '.'),
+    h('p', {class: 'muted'}, 'Trend: ' + trendText + '.'),
+    chart(run, key, series, worstIteration),
+    iterationTable(run, key, worstIteration));
+}
+
+function runSection(ctx, run, index) {
+  run = obj(run);
+  const isWorst = index === ctx.worstRun;
+  return h('section', {class: 'run', id: 'run-' + index},
+    h('h2', null, str(run.label) || 'run ' + (index + 1), isWorst ? [' ', badge('worst run', 'worst')] : null),
+    runWarnings(run), runFacts(run),
+    arr(run.memory).map((m) => memorySection(run, index, obj(m))),
+    sitesSection(ctx, run));
+}

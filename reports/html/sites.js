@@ -1,0 +1,70 @@
+// The report page's retaining sites of a run: every site listed among the top retainers of an
+// idle window, one row per site, with the findings that explain it and its stack folded out.
+
+const basename = (path) => str(path).split('/').pop();
+
+// function (file:line), or module+0xoffset when the frame is unresolved.
+function frameText(f) {
+  f = obj(f);
+  const line = num(f.line) ? ':' + num(f.line) : '';
+  const at = f.file ? ' (' + str(f.file) + line + ')' : '';
+  if (f.function) return str(f.function) + at;
+  if (f.file) return str(f.file) + line;
+  if (f.module) return basename(f.module) + '+0x' + num(f.offset).toString(16);
+  return f.text ? str(f.text) : '(unknown frame)';
+}
+
+function stackDetails(stacks, id) {
+  if (!num(id)) return h('div', {class: 'muted'}, 'no stack recorded');
+  const stack = stacks.get(num(id));
+  if (!stack) return h('div', {class: 'muted'}, 'stack ' + num(id) + ' (not in the report)');
+  const frames = arr(stack.frames);
+  return h('details', null,
+    h('summary', null, 'stack ' + num(id) + ': ' + frames.length + ' frames, innermost first'),
+    h('ol', {class: 'frames'}, frames.map((f) => h('li', {title: str(obj(f).text) || null},
+      obj(f).kind === 'python' ? h('span', {class: 'frame-kind'}, '[py] ') : null, frameText(f)))));
+}
+
+function sitesSection(ctx, run) {
+  const stacks = new Map(arr(run.stacks).map((s) => [num(obj(s).id), obj(s)]));
+  const sites = new Map();
+  for (const it of arr(run.iterations)) {
+    for (const s of arr(obj(it).top_sites)) {
+      const site = obj(s);
+      const id = [num(site.device), str(site.kind), num(site.stack), str(site.where)].join('\u0000');
+      let e = sites.get(id);
+      if (!e) sites.set(id, e = {site, windows: [], max: -1, maxIteration: 0, findings: new Set()});
+      e.windows.push(num(obj(it).index));
+      if (num(site.bytes) > e.max) {
+        e.max = num(site.bytes);
+        e.maxIteration = num(obj(it).index);
+        e.site = site;
+      }
+      for (const f of arr(site.findings)) e.findings.add(str(f));
+    }
+  }
+  const counted = (e) => e.max - num(tallyBytes(e.site.persistent));
+  const list = [...sites.values()].sort((a, b) => counted(b) - counted(a) || b.max - a.max);
+  if (!list.length) return h('p', {class: 'muted'}, 'No site retains bytes across an idle window.');
+  const rows = list.map((e) => {
+    const cls = str(e.site.class);
+    const linked = [...e.findings].map((id) => {
+      const f = ctx.findingsById.get(id);
+      return h('div', null, h('a', {href: '#finding-' + id}, f ? str(f.rule) + ' ' + locText(f.location) : id));
+    });
+    return h('tr', null,
+      h('td', {class: 'where'}, str(e.site.where), stackDetails(stacks, e.site.stack)),
+      memCell(e.site),
+      h('td', null, badge(cls.replace('_', '-'), cls)),
+      h('td', {class: 'num', title: exactBytes(e.max)}, fmtBytes(e.max)),
+      h('td', {class: 'num'}, String(e.maxIteration)),
+      h('td', null, ranges(e.windows)),
+      h('td', null, linked.length ? linked
+        : cls === 'persistent' ? h('span', {class: 'muted'}, 'no finding') : badge('unexplained', 'warn')));
+  });
+  return [h('h3', null, 'Retaining sites'),
+    h('p', {class: 'muted'}, 'The sites listed among the top retainers of at least one idle window; ' +
+      'sites allocating in counted iterations first, then persistent ones.'),
+    table(['site (first frame not shared by every stack)', 'memory', 'class', ['most retained', 'num'],
+      ['in window', 'num'], 'listed in windows', 'explained by'], rows, {class: 'sites'})];
+}

@@ -1,0 +1,71 @@
+// The report page's overview: the summary cards (trend verdict, worst steady idle floor, runs,
+// findings, gate) and, when the report has more than one run, the table of runs.
+
+function steadyDeviceFloor(run) {
+  let best = null;
+  for (const s of arr(run.steady_idle_floor)) {
+    if (obj(s).kind === 'device' && (!best || num(s.idle_floor) > num(best.idle_floor))) best = s;
+  }
+  return best;
+}
+
+const VERDICT_TEXT = {
+  growing: 'the idle floor grows from iteration to iteration in at least one run',
+  stable: 'no run\u2019s idle floor grows',
+  unknown: 'too few iterations to fit a trend',
+};
+
+function summarySection(ctx) {
+  const summary = obj(ctx.report.summary);
+  const verdict = str(summary.verdict) || 'unknown';
+  const worst = ctx.worst;
+  const items = arr(obj(ctx.report.findings).items);
+  const explaining = items.filter((f) => num(f.max_explained_bytes) > 0).length;
+  const cards = [
+    card('Idle-floor trend', badge(verdict, verdict), VERDICT_TEXT[verdict] || ''),
+    worst
+      ? card('Worst steady idle floor', h('span', {id: 'worst-idle-floor', title: exactBytes(worst.idle_floor)}, fmtBytes(worst.idle_floor)),
+        ['in ', h('a', {href: '#run-' + num(worst.run), id: 'worst-run'}, str(worst.label)), ', ' + keyName(worst) +
+          ', after iteration ' + num(worst.iteration)])
+      : card('Worst steady idle floor', DASH, 'no run has an idle window of device memory'),
+    card('Runs', String(num(summary.runs) || ctx.runs.length), ctx.runs.length > 1 ? 'one per trace (rank or process)' : 'one trace'),
+    card('Findings', String(items.length), typeof obj(ctx.report.findings).source === 'string'
+      ? explaining + ' of them explain retained bytes' : 'no findings file given'),
+  ];
+  if (ctx.gate) {
+    const v = str(obj(ctx.gate).verdict);
+    const regressed = arr(obj(ctx.gate).checks).filter((c) => obj(c).regression === true).length;
+    cards.push(card('Gate', badge(v, v), plural(regressed, 'check') + ' regressed, ' +
+      plural(arr(obj(ctx.gate).new_findings).length, 'new finding')));
+  }
+  return h('section', {id: 'summary'}, h('h2', null, 'Summary'), h('div', {class: 'cards'}, cards));
+}
+
+function runsTable(ctx) {
+  const rows = ctx.runs.map((run, i) => {
+    const steady = steadyDeviceFloor(run);
+    const isWorst = i === ctx.worstRun;
+    let peak;
+    for (const m of arr(run.memory)) if (obj(m).kind === 'device') peak = Math.max(peak || 0, num(m.peak));
+    const trend = str(obj(run.trend).verdict) || 'unknown';
+    const notes = [];
+    if (!obj(run.trace).complete) notes.push('trace incomplete');
+    if (num(obj(run.dropped).cupti) || num(obj(run.dropped).writer)) notes.push('records dropped');
+    if (run.iteration_source === 'detected') notes.push('iterations detected');
+    else if (run.iteration_source !== 'markers') notes.push('no iteration markers');
+    return h('tr', {class: isWorst ? 'worst' : null},
+      h('td', {class: 'nowrap'}, h('a', {href: '#run-' + i}, str(run.label)), isWorst ? [' ', badge('worst', 'worst')] : null),
+      h('td', {class: 'mono break'}, str(obj(run.trace).path)),
+      h('td', {class: 'num'}, String(arr(run.iterations).length)),
+      bytesCell(steady ? steady.idle_floor : undefined),
+      h('td', {class: 'num'}, steady ? String(num(steady.iteration)) : DASH),
+      bytesCell(peak),
+      h('td', null, badge(trend, trend)),
+      h('td', null, notes.join(', ')));
+  });
+  return h('section', {id: 'runs'}, h('h2', null, 'Runs'),
+    ctx.worst ? h('p', null, 'Worst run: ', h('strong', null, str(ctx.worst.label)),
+      ', whose steady idle floor of device memory is the largest.') : null,
+    table(['run', 'trace', ['iterations', 'num'], ['steady idle floor (device)', 'num'], ['after iteration', 'num'],
+      ['peak (device)', 'num'], 'trend', 'notes'], rows, {id: 'runs-table'}));
+}
