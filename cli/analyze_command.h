@@ -23,7 +23,7 @@ struct AnalyzeRequest {
 };
 
 // Reads one trace (binary or text form) in timestamp order and runs the analysis
-// (reports::analyzeReplays: without iteration markers it may read the trace three times).
+// (analysis::analyzeReplays: without iteration markers it may read the trace three times).
 // Throws memfloor::Error on unusable input.
 analysis::Report analyzeTrace(const std::string& trace_path,
                              const analysis::AnalysisOptions& options);
