@@ -195,15 +195,17 @@ inline Bytes makePackedRecord(uint8_t type, int32_t delta, uint8_t context, uint
                               uint64_t address, uint64_t size, uint64_t correlation,
                               size_t extra = 0) {
   Bytes record{type, static_cast<uint8_t>(kPackedMemoryPayload + extra)};
-  auto put = [&record](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) record.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  auto put = [&record](auto v) {  // an unsigned field: its width is its type's
+    uint8_t bytes[sizeof(uint64_t)];
+    codec::storeLe64(bytes, v);  // the first sizeof v bytes are v's own little-endian form
+    record.insert(record.end(), bytes, bytes + sizeof v);
   };
-  put(static_cast<uint32_t>(delta), 4);
-  put(context, 1);
-  put(stack, 4);
-  put(address, 8);
-  put(size, 8);
-  put(correlation, 8);
+  put(static_cast<uint32_t>(delta));
+  put(context);
+  put(stack);
+  put(address);
+  put(size);
+  put(correlation);
   record.insert(record.end(), extra, 0xee);
   return record;
 }
