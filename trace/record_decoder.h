@@ -33,8 +33,8 @@ struct ContextTable {
   }
 };
 
-// The fixed-width fields of a packed alloc/free payload (kPackedMemoryPayload bytes at p): the one
-// place that knows their offsets (trace/format.h has the layout).
+// The fixed-width fields of a packed alloc/free payload (kPackedMemoryPayload bytes at p), at the
+// offsets of PackedMemoryLayout (trace/format.h); the writer stores them at the same ones.
 struct PackedMemory {
   int32_t timestamp_delta;
   uint8_t context;
@@ -43,12 +43,13 @@ struct PackedMemory {
   uint64_t size;
   uint64_t correlation;
   [[gnu::always_inline]] static PackedMemory load(const uint8_t* p) {
-    return {static_cast<int32_t>(codec::loadLe32(p)),
-            p[4],
-            codec::loadLe32(p + 5),
-            codec::loadLe64(p + 9),
-            codec::loadLe64(p + 17),
-            codec::loadLe64(p + 25)};
+    using L = PackedMemoryLayout;
+    return {static_cast<int32_t>(codec::loadLe32(p + L::kTimestampDeltaAt)),
+            p[L::kContextAt],
+            codec::loadLe32(p + L::kStackAt),
+            codec::loadLe64(p + L::kAddressAt),
+            codec::loadLe64(p + L::kSizeAt),
+            codec::loadLe64(p + L::kCorrelationAt)};
   }
 };
 
