@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <vector>
 
+#include "common/error.h"
 #include "fuzz/fuzz_check.h"
 #include "trace/codec.h"
-#include "common/error.h"
 #include "trace/format.h"
 
 namespace memfloor::trace::fuzz {
@@ -20,11 +20,14 @@ namespace {
 std::vector<uint8_t> withRepairedChecksums(const uint8_t* data, size_t size) {
   std::vector<uint8_t> bytes(data, data + size);
   uint64_t offset = kFileHeaderSize;
+  using L = ChunkHeaderLayout;
   while (offset + kChunkHeaderSize <= bytes.size()) {
-    const uint64_t body = codec::loadLe32(bytes.data() + offset + 8);
+    const uint64_t body = codec::loadLe32(bytes.data() + offset + L::kBodyLengthAt);
     if (body > bytes.size() - offset - kChunkHeaderSize) break;
     uint8_t* chunk = bytes.data() + offset;
-    codec::storeLe64(chunk, XXH3_64bits(chunk + 8, kChunkHeaderSize - 8 + body));
+    codec::storeLe64(
+        chunk + L::kChecksumAt,
+        XXH3_64bits(chunk + L::kChecksummedAt, kChunkHeaderSize - L::kChecksummedAt + body));
     offset += kChunkHeaderSize + body;
   }
   return bytes;

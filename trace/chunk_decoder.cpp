@@ -195,9 +195,9 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
     index.events.clear();
     return problem;
   };
-  static_assert(kFreePacked == kAllocPacked + 1 && kPackedMemoryPayload < 0x80);
+  static_assert(kFreePacked == kAllocPacked + 1);
   static_assert(static_cast<int>(EventType::kFree) == static_cast<int>(EventType::kAlloc) + 1);
-  constexpr ptrdiff_t kPackedRecord = 2 + kPackedMemoryPayload;  // type, one-byte length, payload
+  constexpr ptrdiff_t kPackedRecord = kPackedMemoryRecord;  // type, one-byte length, payload
   while (p < end) {
     // The common records first: a stretch of well-formed packed allocs and frees, each straight
     // into its slot. Anything else (or a packed record with an undefined context) leaves the

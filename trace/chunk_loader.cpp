@@ -36,11 +36,12 @@ ChunkLoader::Status ChunkLoader::readHeader(uint64_t offset, uint8_t* raw, Chunk
     return fail(Status::kTruncated,
                 fmt::format("chunk header of {} bytes, {} present", kChunkHeaderSize, got_header));
   }
-  header.checksum = codec::loadLe64(raw);
-  header.body_length = codec::loadLe32(raw + 8);
-  header.record_count = codec::loadLe32(raw + 12);
-  header.min_timestamp = codec::loadLe64(raw + 16);
-  header.max_timestamp = codec::loadLe64(raw + 24);
+  using L = ChunkHeaderLayout;
+  header.checksum = codec::loadLe64(raw + L::kChecksumAt);
+  header.body_length = codec::loadLe32(raw + L::kBodyLengthAt);
+  header.record_count = codec::loadLe32(raw + L::kRecordCountAt);
+  header.min_timestamp = codec::loadLe64(raw + L::kMinTimestampAt);
+  header.max_timestamp = codec::loadLe64(raw + L::kMaxTimestampAt);
   const uint32_t body_length = header.body_length;
   if (body_length == 0) return fail(Status::kCorrupt, "empty chunk body");
   if (body_length > kMaxChunkBody) {
@@ -72,7 +73,8 @@ ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
     return fail(Status::kTruncated,
                 fmt::format("chunk body of {} bytes, {} present", header.body_length, got_body));
   }
-  if (detail::chunkChecksum(raw + 8, total - 8) != header.checksum) {
+  constexpr size_t kChecksummedAt = ChunkHeaderLayout::kChecksummedAt;
+  if (detail::chunkChecksum(raw + kChecksummedAt, total - kChecksummedAt) != header.checksum) {
     return fail(Status::kCorrupt, "checksum mismatch");
   }
   buffer.header_ = header;

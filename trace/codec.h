@@ -2,33 +2,45 @@
 // reader.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace memfloor::trace::codec {
 
 inline constexpr size_t kMaxVarintBytes = 10;
 
-inline void storeLe16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v);
-  p[1] = static_cast<uint8_t>(v >> 8);
+// Little-endian integers at any alignment: a plain load or store on little-endian hosts (x86-64,
+// aarch64; the packed records' hot path relies on it), a byte swap on others.
+inline constexpr bool kBigEndian = std::endian::native == std::endian::big;
+
+inline uint16_t loadLe16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, sizeof v);
+  return kBigEndian ? __builtin_bswap16(v) : v;
 }
-inline void storeLe32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline void storeLe64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline uint16_t loadLe16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 inline uint32_t loadLe32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return kBigEndian ? __builtin_bswap32(v) : v;
 }
 inline uint64_t loadLe64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return kBigEndian ? __builtin_bswap64(v) : v;
+}
+inline void storeLe16(uint8_t* p, uint16_t v) {
+  if (kBigEndian) v = __builtin_bswap16(v);
+  std::memcpy(p, &v, sizeof v);
+}
+inline void storeLe32(uint8_t* p, uint32_t v) {
+  if (kBigEndian) v = __builtin_bswap32(v);
+  std::memcpy(p, &v, sizeof v);
+}
+inline void storeLe64(uint8_t* p, uint64_t v) {
+  if (kBigEndian) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, sizeof v);
 }
 
 inline uint64_t zigzag(int64_t v) {

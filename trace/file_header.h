@@ -1,4 +1,4 @@
-// Private to trace/: the checks on a binary trace's 16-byte file header, shared by both readers.
+// Private to trace/: the checks on a binary trace's file header, shared by both readers.
 #pragma once
 
 #include <cstdint>

@@ -1,15 +1,9 @@
-// The binary trace format: constants and the encoding shared by writer and reader.
+// The binary trace format: the layouts and constants shared by writer and readers. This header is
+// the one place that knows where each field of the file header, the chunk header and the packed
+// alloc/free payload lies; docs/trace-format.md is its user-facing description.
 //
 //   file    := file_header chunk*
-//   file_header (16 bytes, little endian):
-//     char[8] magic = "MFTRACE\0" | u16 major | u16 minor | u32 reserved (0)
 //   chunk   := chunk_header body
-//   chunk_header (32 bytes, little endian):
-//     u64 checksum      XXH3_64bits over the 24 header bytes after it and the body
-//     u32 body_length   bytes of body, at most kMaxChunkBody
-//     u32 record_count  records in body
-//     u64 min_timestamp smallest timestamp of a timed record in body (UINT64_MAX if none)
-//     u64 max_timestamp largest one (0 if none)
 //   body    := record*
 //   record  := u8 type | varint length | payload[length]
 //
@@ -32,9 +26,55 @@ namespace memfloor::trace {
 inline constexpr char kMagic[8] = {'M', 'F', 'T', 'R', 'A', 'C', 'E', '\0'};
 inline constexpr uint16_t kMajorVersion = 1;
 inline constexpr uint16_t kMinorVersion = 1;
-inline constexpr uint32_t kFileHeaderSize = 16;
-inline constexpr uint32_t kChunkHeaderSize = 32;
 inline constexpr uint32_t kMaxChunkBody = 16u << 20;  // readers refuse larger chunks
+
+// The file header; integers little endian.
+//
+//    0                       8           10          12                      16
+//   +-----------------------+-----------+-----------+-----------------------+
+//   | magic "MFTRACE\0"     | major u16 | minor u16 | reserved u32          |
+//   | char[8]               |           |           | (written 0, ignored)  |
+//   +-----------------------+-----------+-----------+-----------------------+
+struct FileHeaderLayout {
+  static constexpr uint32_t kMagicAt = 0;
+  static constexpr uint32_t kMajorAt = 8;
+  static constexpr uint32_t kMinorAt = 10;
+  static constexpr uint32_t kReservedAt = 12;
+  static constexpr uint32_t kBytes = 16;
+  // Each field right after the one before, as drawn.
+  static_assert(kMajorAt == kMagicAt + sizeof kMagic && kMinorAt == kMajorAt + 2 &&
+                kReservedAt == kMinorAt + 2 && kBytes == kReservedAt + 4);
+};
+inline constexpr uint32_t kFileHeaderSize = FileHeaderLayout::kBytes;
+
+// The chunk header, before each chunk's body; integers little endian.
+//
+//    0               8             12             16              24              32
+//   +---------------+-------------+--------------+---------------+---------------+
+//   | checksum      | body_length | record_count | min_timestamp | max_timestamp |
+//   | u64           | u32         | u32          | u64           | u64           |
+//   +---------------+-------------+--------------+---------------+---------------+
+//                   |<------------ checksummed, and the body after it ---------->
+//
+//   checksum       XXH3_64bits (seed 0) over the header bytes after it and the body
+//   body_length    bytes of body, 1 .. kMaxChunkBody
+//   record_count   records in body (memory contexts and unknown types included)
+//   min_timestamp  smallest timestamp of a timed record in body (UINT64_MAX if none)
+//   max_timestamp  largest one (0 if none)
+struct ChunkHeaderLayout {
+  static constexpr uint32_t kChecksumAt = 0;
+  static constexpr uint32_t kBodyLengthAt = 8;
+  static constexpr uint32_t kRecordCountAt = 12;
+  static constexpr uint32_t kMinTimestampAt = 16;
+  static constexpr uint32_t kMaxTimestampAt = 24;
+  static constexpr uint32_t kBytes = 32;
+  static constexpr uint32_t kChecksummedAt = kBodyLengthAt;  // the checksum covers from here on
+  // Each field right after the one before, as drawn.
+  static_assert(kBodyLengthAt == kChecksumAt + 8 && kRecordCountAt == kBodyLengthAt + 4 &&
+                kMinTimestampAt == kRecordCountAt + 4 && kMaxTimestampAt == kMinTimestampAt + 8 &&
+                kBytes == kMaxTimestampAt + 8);
+};
+inline constexpr uint32_t kChunkHeaderSize = ChunkHeaderLayout::kBytes;
 
 // On-disk record type codes. Never renumber; add new codes at the end.
 enum class RecordCode : uint8_t {
@@ -58,10 +98,36 @@ enum class RecordCode : uint8_t {
   kFreePacked = 16,
 };
 
-// The packed alloc/free payload (little endian, at fixed offsets; a longer payload's extra bytes
-// are skipped as appended fields):
-//   i32 timestamp delta | u8 context | u32 stack | u64 address | u64 size | u64 correlation
-inline constexpr uint32_t kPackedMemoryPayload = 33;
+// The payload of a packed alloc or free (1.1): fixed offsets, integers little endian. A longer
+// payload's bytes after these are fields appended by a later minor version, skipped.
+//
+//    0           4         5           9              17             25                 33
+//   +-----------+---------+-----------+--------------+--------------+------------------+
+//   | timestamp | context | stack u32 | address u64  | size u64     | correlation u64  |
+//   | delta i32 | u8      |           |              |              |                  |
+//   +-----------+---------+-----------+--------------+--------------+------------------+
+//
+//   timestamp delta  from the previous timed record of the chunk, two's complement
+//   context          index of a memory context defined earlier in the chunk: it carries the
+//                    kind, device, stream, thread and flags
+struct PackedMemoryLayout {
+  static constexpr uint32_t kTimestampDeltaAt = 0;
+  static constexpr uint32_t kContextAt = 4;
+  static constexpr uint32_t kStackAt = 5;
+  static constexpr uint32_t kAddressAt = 9;
+  static constexpr uint32_t kSizeAt = 17;
+  static constexpr uint32_t kCorrelationAt = 25;
+  static constexpr uint32_t kBytes = 33;
+  // Each field right after the one before, as drawn.
+  static_assert(kContextAt == kTimestampDeltaAt + 4 && kStackAt == kContextAt + 1 &&
+                kAddressAt == kStackAt + 4 && kSizeAt == kAddressAt + 8 &&
+                kCorrelationAt == kSizeAt + 8 && kBytes == kCorrelationAt + 8);
+};
+inline constexpr uint32_t kPackedMemoryPayload = PackedMemoryLayout::kBytes;
+// A whole packed record as the writer frames it: type, a one-byte varint length, the payload.
+static_assert(kPackedMemoryPayload < 0x80, "the length of a packed payload is one varint byte");
+inline constexpr uint32_t kPackedMemoryRecord = 2 + kPackedMemoryPayload;
+
 inline constexpr uint32_t kMemoryContexts = 256;  // context indexes 0..255, per chunk
 
 }  // namespace memfloor::trace

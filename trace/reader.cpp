@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "trace/codec.h"
 #include "common/error.h"
+#include "trace/codec.h"
 #include "trace/file_header.h"
 #include "trace/format.h"
 
@@ -42,7 +42,8 @@ FileHeader readFileHeader(const Source& source) {
     throw Error(fmt::format("{}: not a memfloor trace ({} bytes, shorter than the {}-byte header)",
                             name, got, kFileHeaderSize));
   }
-  FileHeader header{codec::loadLe16(bytes + 8), codec::loadLe16(bytes + 10)};
+  FileHeader header{codec::loadLe16(bytes + FileHeaderLayout::kMajorAt),
+                    codec::loadLe16(bytes + FileHeaderLayout::kMinorAt)};
   if (header.major > kMajorVersion) {
     throw Error(fmt::format("{}: trace major version {} is newer than this memfloor reads ({})",
                             name, header.major, kMajorVersion));

@@ -1,10 +1,8 @@
 // Private to trace/: the fields of each record type, read in file order from a FieldCursor.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 #include "trace/codec.h"
@@ -35,20 +33,8 @@ struct ContextTable {
   }
 };
 
-inline uint64_t loadLe64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof v);  // little-endian hosts only (x86-64, aarch64)
-  return v;
-}
-inline uint32_t loadLe32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// Decodes a packed alloc/free payload: fixed offsets, one length check.
-// The fixed-width fields of a packed alloc/free payload (kPackedMemoryPayload bytes at p): the one
-// place that knows their offsets (trace/format.h has the layout).
+// The fixed-width fields of a packed alloc/free payload (kPackedMemoryPayload bytes at p), at the
+// offsets of PackedMemoryLayout (trace/format.h); the writer stores them at the same ones.
 struct PackedMemory {
   int32_t timestamp_delta;
   uint8_t context;
@@ -57,15 +43,19 @@ struct PackedMemory {
   uint64_t size;
   uint64_t correlation;
   [[gnu::always_inline]] static PackedMemory load(const uint8_t* p) {
-    return {static_cast<int32_t>(loadLe32(p)), p[4],           loadLe32(p + 5),
-            loadLe64(p + 9),                   loadLe64(p + 17), loadLe64(p + 25)};
+    using L = PackedMemoryLayout;
+    return {static_cast<int32_t>(codec::loadLe32(p + L::kTimestampDeltaAt)),
+            p[L::kContextAt],
+            codec::loadLe32(p + L::kStackAt),
+            codec::loadLe64(p + L::kAddressAt),
+            codec::loadLe64(p + L::kSizeAt),
+            codec::loadLe64(p + L::kCorrelationAt)};
   }
 };
 
 template <typename Cursor>
 [[gnu::always_inline]] inline void readPackedMemoryEvent(Cursor& c, const ContextTable& contexts,
                                                          uint64_t& timestamp, MemoryEvent& e) {
-  static_assert(std::endian::native == std::endian::little, "packed records are little endian");
   const uint8_t* p = c.p;
   if (c.end - p < static_cast<ptrdiff_t>(kPackedMemoryPayload)) [[unlikely]] {
     c.problems |= Cursor::kEndsEarly;

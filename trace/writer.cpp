@@ -50,9 +50,10 @@ Writer::~Writer() = default;
 bool Writer::begin() {
   if (began_ || failed_ || !buffer_) return false;
   uint8_t header[kFileHeaderSize] = {};
-  std::memcpy(header, kMagic, sizeof kMagic);
-  codec::storeLe16(header + 8, kMajorVersion);
-  codec::storeLe16(header + 10, kMinorVersion);
+  using L = FileHeaderLayout;
+  std::memcpy(header + L::kMagicAt, kMagic, sizeof kMagic);
+  codec::storeLe16(header + L::kMajorAt, kMajorVersion);
+  codec::storeLe16(header + L::kMinorAt, kMinorVersion);
   began_ = true;
   failed_ = !sink_.write(header, sizeof header);
   return !failed_;
@@ -61,12 +62,15 @@ bool Writer::begin() {
 bool Writer::flush() {
   if (failed_ || !began_ || !buffer_) return false;
   if (body_size_ == 0) return true;
+  using L = ChunkHeaderLayout;
   uint8_t* header = buffer_.get();
-  codec::storeLe32(header + 8, body_size_);
-  codec::storeLe32(header + 12, chunk_records_);
-  codec::storeLe64(header + 16, min_timestamp_);
-  codec::storeLe64(header + 24, max_timestamp_);
-  codec::storeLe64(header, XXH3_64bits(header + 8, kChunkHeaderSize - 8 + body_size_));
+  codec::storeLe32(header + L::kBodyLengthAt, body_size_);
+  codec::storeLe32(header + L::kRecordCountAt, chunk_records_);
+  codec::storeLe64(header + L::kMinTimestampAt, min_timestamp_);
+  codec::storeLe64(header + L::kMaxTimestampAt, max_timestamp_);
+  codec::storeLe64(
+      header + L::kChecksumAt,
+      XXH3_64bits(header + L::kChecksummedAt, L::kBytes - L::kChecksummedAt + body_size_));
   failed_ = !sink_.write(header, kChunkHeaderSize + body_size_);
   body_size_ = 0;
   chunk_records_ = 0;
@@ -140,8 +144,7 @@ bool Writer::writeMemoryEvent(uint8_t record_code, const MemoryEvent& e) {
   return appendTimed(record_code, e.timestamp, f);
 }
 
-//   packed payload (33 bytes, little endian):
-//   | i32 timestamp delta | u8 context | u32 stack | u64 address | u64 size | u64 correlation |
+//   packed payload: PackedMemoryLayout (trace/format.h)
 //   memory context payload (varints): | index | kind | device | stream | thread | flags |
 bool Writer::writePacked(uint8_t record_code, const MemoryEvent& e) {
   if (!usable()) return false;
@@ -154,10 +157,9 @@ bool Writer::writePacked(uint8_t record_code, const MemoryEvent& e) {
   f.put(index).put(context.kind).put(context.device).put(context.stream).put(context.thread);
   f.put(context.flags);
   // Room for the context (if needed) and the event in this chunk, or a new chunk.
-  constexpr size_t kPackedRecord = 2 + kPackedMemoryPayload;
   const size_t context_record = 2 + f.size;
   const bool defined = context_defined_[index] && contexts_[index] == context;
-  const size_t need = kPackedRecord + (defined ? 0 : context_record);
+  const size_t need = kPackedMemoryRecord + (defined ? 0 : context_record);
   if (need > chunk_bytes_ - body_size_ && body_size_ > 0 && !flush()) return false;
   int64_t delta = static_cast<int64_t>(e.timestamp - previous_timestamp_);
   if (delta < INT32_MIN || delta > INT32_MAX) {  // a new chunk: the delta is from 0
@@ -174,12 +176,13 @@ bool Writer::writePacked(uint8_t record_code, const MemoryEvent& e) {
   }
   uint8_t* p = reserve(record_code, kPackedMemoryPayload);
   if (p == nullptr) return false;
-  codec::storeLe32(p, static_cast<uint32_t>(static_cast<int32_t>(delta)));
-  p[4] = index;
-  codec::storeLe32(p + 5, e.stack);
-  codec::storeLe64(p + 9, e.address);
-  codec::storeLe64(p + 17, e.size);
-  codec::storeLe64(p + 25, e.correlation);
+  using L = PackedMemoryLayout;
+  codec::storeLe32(p + L::kTimestampDeltaAt, static_cast<uint32_t>(static_cast<int32_t>(delta)));
+  p[L::kContextAt] = index;
+  codec::storeLe32(p + L::kStackAt, e.stack);
+  codec::storeLe64(p + L::kAddressAt, e.address);
+  codec::storeLe64(p + L::kSizeAt, e.size);
+  codec::storeLe64(p + L::kCorrelationAt, e.correlation);
   commit(p + kPackedMemoryPayload);
   previous_timestamp_ = e.timestamp;
   min_timestamp_ = std::min(min_timestamp_, e.timestamp);

@@ -3,9 +3,11 @@
 //
 //   Writer w(sink);  w.begin() && w.writeString(1, "iteration") && w.write(alloc) && w.finish(t);
 //
-//   file:  | header 16 B | chunk | chunk | ... | chunk holding only the trailer |
-//   chunk: | checksum u64 | body_length u32 | record_count u32 | min_ts u64 | max_ts u64 | body |
+//   file:  | file header | chunk | chunk | ... | chunk holding only the trailer |
+//   chunk: | chunk header | body |
 //   body:  | type u8 | varint length | payload | type u8 | ...
+//
+// The headers' and the packed payload's fields are drawn, with their offsets, in trace/format.h.
 //
 // Allocations and frees are written packed (format 1.1) unless the writer is built with
 // Encoding::kVarint: fixed-width fields plus a one-byte memory context index; the context (kind,
@@ -26,6 +28,7 @@
 #include <memory>
 #include <string_view>
 
+#include "trace/format.h"
 #include "trace/records.h"
 #include "trace/sink.h"
 
@@ -107,8 +110,8 @@ class Writer {
     uint8_t flags;
     bool operator==(const Context&) const = default;
   };
-  Context contexts_[256] = {};
-  bool context_defined_[256] = {};
+  Context contexts_[kMemoryContexts] = {};
+  bool context_defined_[kMemoryContexts] = {};
   bool any_context_ = false;
   Encoding encoding_;
   bool began_ = false;

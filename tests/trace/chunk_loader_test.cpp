@@ -71,12 +71,14 @@ TEST_CASE("incomplete and damaged chunks", "[trace][chunk_loader]") {
   CHECK(detail == "checksum mismatch");
 
   Bytes huge = testing::concat({testing::fileHeader(), chunk});
-  codec::storeLe32(huge.data() + kFileHeaderSize + 8, kMaxChunkBody + 1);
+  codec::storeLe32(huge.data() + kFileHeaderSize + ChunkHeaderLayout::kBodyLengthAt,
+                   kMaxChunkBody + 1);
   CHECK(load(huge, &detail) == Status::kCorrupt);
   CHECK(detail == "chunk body length 16777217 exceeds the maximum 16777216");
 
   Bytes beyond = testing::concat({testing::fileHeader(), chunk});
-  codec::storeLe32(beyond.data() + kFileHeaderSize + 8, 1000);  // more than the file holds
+  // more than the file holds
+  codec::storeLe32(beyond.data() + kFileHeaderSize + ChunkHeaderLayout::kBodyLengthAt, 1000);
   CHECK(load(beyond, &detail) == Status::kTruncated);
   CHECK(detail == "chunk body of 1000 bytes, 4 present");
 

@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "trace/codec.h"
+#include "trace/format.h"
 #include "trace_test_util.h"
 
 namespace memfloor::trace {
@@ -63,6 +65,61 @@ TEST_CASE("versions and sniffing", "[trace][reader]") {
   CHECK(time_reader.minor() == 3);
   const Bytes tiny{'M', 'F', 'T'};
   CHECK_FALSE(looksLikeBinaryTrace(MemorySource(tiny)));
+}
+
+// Every 1.x file reads. 1.0 wrote allocs and frees as varint records only (no memory contexts, no
+// packed records): the varint writer's bytes under a 1.0 header are such a file.
+template <typename Reader>
+void checkReadsMinor(const Bytes& bytes, uint16_t minor, const std::vector<Record>& records) {
+  MemorySource source(bytes, "run.mftrace");
+  Reader reader(source);
+  CHECK(reader.major() == 1);
+  CHECK(reader.minor() == minor);
+  std::vector<Record> read;
+  Record r;
+  while (reader.next(r)) read.push_back(r);
+  CHECK(reader.end().ending == Ending::kTrailer);
+  CHECK(read == records);
+}
+
+TEST_CASE("format 1.0 and 1.1 traces read", "[trace][reader]") {
+  // The untimed records of every type, then allocs and frees in time order over several chunks:
+  // both readers deliver such a file in file order.
+  std::vector<Record> records;
+  for (const Record& r : testing::everyRecordType()) {
+    if (!isTimed(r)) records.push_back(r);
+  }
+  for (uint64_t i = 0; i < 300; ++i) {
+    Alloc a = testing::makeAlloc(1000 + 10 * i, 0x1000 + (i << 12), 64 + i);
+    a.thread = i % 3;
+    a.stream = static_cast<uint32_t>(i % 2);
+    records.emplace_back(a);
+    records.emplace_back(testing::makeFree(1005 + 10 * i, a.address));
+  }
+  records.emplace_back(Trailer{records.size(), 9000});
+
+  Bytes v10 = testing::writeBinary(records, 1024, false, 0, Writer::Encoding::kVarint);
+  codec::storeLe16(v10.data() + FileHeaderLayout::kMinorAt, 0);
+  checkReadsMinor<FileOrderReader>(v10, 0, records);
+  checkReadsMinor<TimeOrderReader>(v10, 0, records);
+
+  const Bytes v11 = testing::writeBinary(records, 1024, false);
+  checkReadsMinor<FileOrderReader>(v11, 1, records);
+  checkReadsMinor<TimeOrderReader>(v11, 1, records);
+  auto packed = [](const Bytes& file) {  // packed allocs and frees in the file
+    size_t n = 0;
+    for (const testing::ChunkSpan& span : testing::chunkSpans(file)) {
+      const uint8_t* p = file.data() + span.offset + kChunkHeaderSize;
+      const uint8_t* end = file.data() + span.offset + span.size;
+      for (; p < end; p += 2 + p[1]) {  // well-formed: every length fits one byte
+        n += p[0] == static_cast<uint8_t>(RecordCode::kAllocPacked) ||
+             p[0] == static_cast<uint8_t>(RecordCode::kFreePacked);
+      }
+    }
+    return n;
+  };
+  CHECK(packed(v10) == 0);
+  CHECK(packed(v11) == 600);
 }
 
 TEST_CASE("describe says how a trace ended", "[trace][reader]") {

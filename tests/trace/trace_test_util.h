@@ -148,21 +148,24 @@ inline std::vector<Record> fromText(const std::string& text, const std::string& 
 // A chunk built by hand (header fields as given, checksum computed), for decoder tests.
 inline Bytes makeChunk(const Bytes& body, uint32_t record_count, uint64_t min_ts = UINT64_MAX,
                        uint64_t max_ts = 0) {
+  using L = ChunkHeaderLayout;
   Bytes chunk(kChunkHeaderSize);
-  codec::storeLe32(chunk.data() + 8, static_cast<uint32_t>(body.size()));
-  codec::storeLe32(chunk.data() + 12, record_count);
-  codec::storeLe64(chunk.data() + 16, min_ts);
-  codec::storeLe64(chunk.data() + 24, max_ts);
+  codec::storeLe32(chunk.data() + L::kBodyLengthAt, static_cast<uint32_t>(body.size()));
+  codec::storeLe32(chunk.data() + L::kRecordCountAt, record_count);
+  codec::storeLe64(chunk.data() + L::kMinTimestampAt, min_ts);
+  codec::storeLe64(chunk.data() + L::kMaxTimestampAt, max_ts);
   chunk.insert(chunk.end(), body.begin(), body.end());
-  codec::storeLe64(chunk.data(), XXH3_64bits(chunk.data() + 8, chunk.size() - 8));
+  codec::storeLe64(chunk.data() + L::kChecksumAt,
+                   XXH3_64bits(chunk.data() + L::kChecksummedAt, chunk.size() - L::kChecksummedAt));
   return chunk;
 }
 
 inline Bytes fileHeader(uint16_t major = kMajorVersion, uint16_t minor = kMinorVersion) {
+  using L = FileHeaderLayout;
   Bytes header(kFileHeaderSize);
-  std::copy(std::begin(kMagic), std::end(kMagic), header.begin());
-  codec::storeLe16(header.data() + 8, major);
-  codec::storeLe16(header.data() + 10, minor);
+  std::copy(std::begin(kMagic), std::end(kMagic), header.begin() + L::kMagicAt);
+  codec::storeLe16(header.data() + L::kMajorAt, major);
+  codec::storeLe16(header.data() + L::kMinorAt, minor);
   return header;
 }
 
@@ -194,16 +197,20 @@ inline Bytes makeRecord(uint8_t type, std::initializer_list<uint64_t> varints) {
 inline Bytes makePackedRecord(uint8_t type, int32_t delta, uint8_t context, uint32_t stack,
                               uint64_t address, uint64_t size, uint64_t correlation,
                               size_t extra = 0) {
+  // Field after field, as docs/trace-format.md lists them: not at format.h's offsets, so that
+  // the writer's and the readers' offsets are checked against the documented order and widths.
   Bytes record{type, static_cast<uint8_t>(kPackedMemoryPayload + extra)};
-  auto put = [&record](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) record.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  auto put = [&record](auto v) {  // an unsigned field: its width is its type's
+    uint8_t bytes[sizeof(uint64_t)];
+    codec::storeLe64(bytes, v);  // the first sizeof v bytes are v's own little-endian form
+    record.insert(record.end(), bytes, bytes + sizeof v);
   };
-  put(static_cast<uint32_t>(delta), 4);
-  put(context, 1);
-  put(stack, 4);
-  put(address, 8);
-  put(size, 8);
-  put(correlation, 8);
+  put(static_cast<uint32_t>(delta));
+  put(context);
+  put(stack);
+  put(address);
+  put(size);
+  put(correlation);
   record.insert(record.end(), extra, 0xee);
   return record;
 }
@@ -223,8 +230,8 @@ inline std::vector<ChunkSpan> chunkSpans(const Bytes& file) {
   std::vector<ChunkSpan> spans;
   uint64_t offset = kFileHeaderSize;
   while (offset + kChunkHeaderSize <= file.size()) {
-    const uint32_t body = codec::loadLe32(file.data() + offset + 8);
-    uint32_t records = codec::loadLe32(file.data() + offset + 12);
+    const uint32_t body = codec::loadLe32(file.data() + offset + ChunkHeaderLayout::kBodyLengthAt);
+    uint32_t records = codec::loadLe32(file.data() + offset + ChunkHeaderLayout::kRecordCountAt);
     const uint8_t* p = file.data() + offset + kChunkHeaderSize;
     const uint8_t* end = p + body;
     while (p < end) {  // well-formed: every length fits one byte

@@ -27,9 +27,9 @@ TEST_CASE("the file header is magic, major, minor, reserved", "[trace][writer]")
   const Bytes& b = sink.bytes();
   REQUIRE(b.size() == kFileHeaderSize);
   CHECK(std::equal(std::begin(kMagic), std::end(kMagic), b.begin()));
-  CHECK(codec::loadLe16(b.data() + 8) == kMajorVersion);
-  CHECK(codec::loadLe16(b.data() + 10) == kMinorVersion);
-  CHECK(codec::loadLe32(b.data() + 12) == 0);
+  CHECK(codec::loadLe16(b.data() + FileHeaderLayout::kMajorAt) == kMajorVersion);
+  CHECK(codec::loadLe16(b.data() + FileHeaderLayout::kMinorAt) == kMinorVersion);
+  CHECK(codec::loadLe32(b.data() + FileHeaderLayout::kReservedAt) == 0);
   CHECK_FALSE(writer.begin());  // once
 }
 
@@ -44,12 +44,14 @@ TEST_CASE("a chunk: header fields, checksum and record encoding", "[trace][write
   REQUIRE(writer.flush());
   const Bytes& b = sink.bytes();
   const uint8_t* chunk = b.data() + kFileHeaderSize;
-  const uint32_t body_length = codec::loadLe32(chunk + 8);
+  using L = ChunkHeaderLayout;
+  const uint32_t body_length = codec::loadLe32(chunk + L::kBodyLengthAt);
   REQUIRE(b.size() == kFileHeaderSize + kChunkHeaderSize + body_length);
-  CHECK(codec::loadLe32(chunk + 12) == 3);
-  CHECK(codec::loadLe64(chunk + 16) == 990);
-  CHECK(codec::loadLe64(chunk + 24) == 1000);
-  CHECK(codec::loadLe64(chunk) == XXH3_64bits(chunk + 8, 24 + body_length));
+  CHECK(codec::loadLe32(chunk + L::kRecordCountAt) == 3);
+  CHECK(codec::loadLe64(chunk + L::kMinTimestampAt) == 990);
+  CHECK(codec::loadLe64(chunk + L::kMaxTimestampAt) == 1000);
+  CHECK(codec::loadLe64(chunk + L::kChecksumAt) ==
+        XXH3_64bits(chunk + L::kChecksummedAt, kChunkHeaderSize - L::kChecksummedAt + body_length));
   const Bytes body(chunk + kChunkHeaderSize, chunk + kChunkHeaderSize + body_length);
   // string: type 1, length 4, id 1, text length 2, "ab"
   const Bytes string_record{1, 4, 1, 2, 'a', 'b'};
@@ -82,15 +84,16 @@ TEST_CASE("packed allocs and frees: a memory context per chunk, then fixed-width
   REQUIRE((writer.write(a) && writer.write(f) && writer.flush()));
   const Bytes& b = sink.bytes();
   const uint8_t* chunk = b.data() + kFileHeaderSize;
-  const uint32_t body_length = codec::loadLe32(chunk + 8);
-  CHECK(codec::loadLe32(chunk + 12) == 3);  // the context and two events
-  CHECK(writer.recordCount() == 2);         // the context is framing
+  const uint32_t body_length = codec::loadLe32(chunk + ChunkHeaderLayout::kBodyLengthAt);
+  // the context and two events
+  CHECK(codec::loadLe32(chunk + ChunkHeaderLayout::kRecordCountAt) == 3);
+  CHECK(writer.recordCount() == 2);  // the context is framing
   const Bytes body(chunk + kChunkHeaderSize, chunk + kChunkHeaderSize + body_length);
   // context: type 14, length, index, kind 0, device 2, stream 9, thread 1234 (d2 09), flags 1
   // (the index is a hash of the fields: one varint byte below 128, two above)
   CHECK(body[0] == 14);
   const size_t context = 2 + body[1];
-  REQUIRE(body.size() == context + 2 * (2 + kPackedMemoryPayload));
+  REQUIRE(body.size() == context + 2 * kPackedMemoryRecord);
   const uint8_t index = body[1] == 7 ? body[2] : static_cast<uint8_t>((body[2] & 0x7f) | 0x80);
   CHECK(Bytes(body.begin() + static_cast<std::ptrdiff_t>(context) - 6,
               body.begin() + static_cast<std::ptrdiff_t>(context)) ==
@@ -98,10 +101,10 @@ TEST_CASE("packed allocs and frees: a memory context per chunk, then fixed-width
   const Bytes alloc =
       testing::makePackedRecord(15, 1000, index, 3, 0x7f0000001000, 4096, 0x1122334455667788);
   const auto at = body.begin() + static_cast<std::ptrdiff_t>(context);
-  CHECK(Bytes(at, at + 35) == alloc);
+  CHECK(Bytes(at, at + kPackedMemoryRecord) == alloc);
   const Bytes free =
       testing::makePackedRecord(16, -10, index, 3, 0x7f0000001000, 4096, 0x1122334455667788);
-  CHECK(Bytes(at + 35, body.end()) == free);
+  CHECK(Bytes(at + kPackedMemoryRecord, body.end()) == free);
 }
 
 TEST_CASE("packed: large deltas fall back to varints, many contexts round-trip",
@@ -148,7 +151,8 @@ TEST_CASE("chunks are sealed at chunk_bytes and each decodes on its own", "[trac
   int chunks = 0;
   uint32_t records = 0;
   while (offset < b.size()) {
-    const uint32_t body_length = codec::loadLe32(b.data() + offset + 8);
+    const uint32_t body_length =
+        codec::loadLe32(b.data() + offset + ChunkHeaderLayout::kBodyLengthAt);
     CHECK(body_length <= 256);
     offset += kChunkHeaderSize + body_length;
     ++chunks;
@@ -167,9 +171,10 @@ TEST_CASE("finish writes the trailer alone in the last chunk", "[trace][writer]"
   Writer writer(sink);
   REQUIRE((writer.begin() && writer.write(testing::makeAlloc(1, 2)) && writer.finish(77)));
   const Bytes& b = sink.bytes();
-  const uint32_t first_body = codec::loadLe32(b.data() + kFileHeaderSize + 8);
+  const uint32_t first_body =
+      codec::loadLe32(b.data() + kFileHeaderSize + ChunkHeaderLayout::kBodyLengthAt);
   const uint8_t* last = b.data() + kFileHeaderSize + kChunkHeaderSize + first_body;
-  CHECK(codec::loadLe32(last + 12) == 1);
+  CHECK(codec::loadLe32(last + ChunkHeaderLayout::kRecordCountAt) == 1);
   CHECK(last[kChunkHeaderSize] == static_cast<uint8_t>(RecordCode::kTrailer));
   CHECK_FALSE(writer.write(testing::makeAlloc(3, 4)));  // nothing after the trailer
   CHECK_FALSE(writer.failed());
