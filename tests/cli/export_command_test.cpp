@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/analyze_command.h"
+#include "analysis/analyze_traces.h"
 #include "reports/perfetto_export.h"
 
 using namespace memfloor;
@@ -17,7 +17,7 @@ TEST_CASE("the Perfetto export of a model trace agrees with its report", "[expor
   options.keep_ranges = true;
   options.timeline_points = 100000;
   const analysis::Report report =
-      cli::analyzeTrace(std::string(MEMFLOOR_TESTDATA_DIR) + "/model/hc-bug.mftrace", options);
+      analysis::analyzeTrace(std::string(MEMFLOOR_TESTDATA_DIR) + "/model/hc-bug.mftrace", options);
   REQUIRE(!report.iterations.empty());
   REQUIRE(!report.ranges.empty());
   REQUIRE(report.timeline.size() == report.memory.size());

@@ -1,5 +1,5 @@
-// Tests of cli/trace_input: text traces encoded record for record, binary traces read as they are.
-#include "cli/trace_input.h"
+// Tests of trace/trace_file: text traces encoded record for record, binary traces read as they are.
+#include "trace/trace_file.h"
 
 #include <catch2/catch.hpp>
 #include <sstream>
@@ -31,7 +31,7 @@ TEST_CASE("a text trace encodes to the same records, trailer only when the text 
       "marker pop t=30 thread=11\n";
   SECTION("without a trailer line the trace reads as truncated") {
     std::istringstream in(text);
-    auto bytes = cli::encodeTextTrace(in, "fixture.txt");
+    auto bytes = trace::encodeTextTrace(in, "fixture.txt");
     trace::MemorySource source(bytes);
     trace::Ending ending{};
     auto records = readAll(source, ending);
@@ -41,7 +41,7 @@ TEST_CASE("a text trace encodes to the same records, trailer only when the text 
   }
   SECTION("with a trailer line it reads as complete") {
     std::istringstream in(text + "trailer records=5 end=40\n");
-    auto bytes = cli::encodeTextTrace(in, "fixture.txt");
+    auto bytes = trace::encodeTextTrace(in, "fixture.txt");
     trace::MemorySource source(bytes);
     trace::Ending ending{};
     auto records = readAll(source, ending);
@@ -53,10 +53,10 @@ TEST_CASE("a text trace encodes to the same records, trailer only when the text 
 
 TEST_CASE("a malformed text trace names the file and line") {
   std::istringstream in("string 1 \"x\"\nalloc t=oops\n");
-  REQUIRE_THROWS_WITH(cli::encodeTextTrace(in, "bad.txt"), Catch::StartsWith("bad.txt:2:"));
+  REQUIRE_THROWS_WITH(trace::encodeTextTrace(in, "bad.txt"), Catch::StartsWith("bad.txt:2:"));
 }
 
 TEST_CASE("a missing or empty trace file is refused with its path") {
-  REQUIRE_THROWS_WITH(cli::TraceInputFile("/nonexistent/run.mftrace"),
+  REQUIRE_THROWS_WITH(trace::TraceFile("/nonexistent/run.mftrace"),
                       Catch::Contains("/nonexistent/run.mftrace"));
 }
