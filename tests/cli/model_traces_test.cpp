@@ -101,11 +101,12 @@ json mergedReport(const std::vector<std::string>& names) {
   request.symbolize = false;
   json j = reports::toJson(analysis::test::analyzeSet(request));
   // What differs between checkouts and releases: absolute paths and the version.
-  j["tool"]["version"] = "VERSION";
-  j["findings"]["source"] = "testdata/model/findings.json";
-  for (json& run : j["runs"]) {
-    std::string path = run["trace"]["path"];
-    run["trace"]["path"] = "testdata/model/" + path.substr(path.rfind('/') + 1);
+  j.at("tool").at("version") = "VERSION";
+  j.at("findings").at("source") = "testdata/model/findings.json";
+  for (json& run : j.at("runs")) {
+    json& path = run.at("trace").at("path");
+    const std::string name = path.get<std::string>();
+    path = "testdata/model/" + name.substr(name.rfind('/') + 1);
   }
   return j;
 }
