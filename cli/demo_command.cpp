@@ -8,15 +8,15 @@
 #include <fstream>
 #include <map>
 
-#include "cli/analyze_command.h"
+#include "analysis/analyze_traces.h"
 #include "cli/check_command.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
 #include "cli/gate_command.h"
 #include "cli/report_command.h"
+#include "common/error.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
-#include "common/error.h"
 
 extern char** environ;
 
@@ -154,12 +154,12 @@ int runDemo(const DemoRequest& request) {
   // 3. Reports.
   std::map<std::string, analysis::MergedReport> merged;
   for (const Variant& v : kVariants) {
-    AnalyzeRequest a;
-    a.trace_paths = {traces[v.name]};
-    a.findings_path = findings;
-    a.source_root = request.source_dir;
-    a.debug_dirs = {(selfDir() / ".." / "reference_model").string()};
-    merged[v.name] = analyzeTraces(a);
+    analysis::TraceSet set;
+    set.trace_paths = {traces[v.name]};
+    set.findings_path = findings;
+    set.source_root = request.source_dir;
+    set.debug_dirs = {(selfDir() / ".." / "reference_model").string()};
+    merged[v.name] = analysis::analyzeTraces(set);
     std::string json_path = (out / (v.name + ".report.json")).string();
     std::ofstream json_out(json_path);
     reports::writeJson(json_out, merged[v.name]);

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/analyze_command.h"
+#include "analysis/analyze_traces.h"
 #include "cli/command.h"
-#include "reports/perfetto_export.h"
 #include "common/error.h"
+#include "reports/perfetto_export.h"
 
 namespace memfloor::cli {
 namespace {
@@ -27,7 +27,7 @@ int exportTraces(const ExportRequest& request) {
   std::vector<analysis::Report> reports;
   reports.reserve(request.trace_paths.size());
   for (const std::string& path : request.trace_paths) {
-    reports.push_back(analyzeTrace(path, request.options));
+    reports.push_back(analysis::analyzeTrace(path, request.options));
     const analysis::TraceInput& input = reports.back().input;
     if (!input.complete)
       fmt::print(stderr, "memfloor: warning: {}: {}\n", input.path, input.ending);

@@ -203,10 +203,10 @@ int runTraced(const RunRequest& request) {
   }
   if (request.analyze && !fresh.empty()) {
     AnalyzeRequest analyze;
-    analyze.trace_paths = fresh;
+    analyze.traces.trace_paths = fresh;
     analyze.report_path = (dir / "report.json").string();
     if (!request.iteration_pattern.empty()) {
-      analyze.options.iteration_pattern = request.iteration_pattern;
+      analyze.traces.options.iteration_pattern = request.iteration_pattern;
     }
     try {
       std::fflush(stdout);

@@ -9,14 +9,14 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/trace_input.h"
+#include "common/error.h"
 #include "symbols/llvm_symbolizer.h"
 #include "symbols/prefix_map.h"
 #include "symbols/trace_symbolize.h"
-#include "common/error.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/text.h"
+#include "trace/trace_file.h"
 #include "trace/writer.h"
 
 namespace memfloor::cli {
@@ -30,7 +30,7 @@ struct ConvertRequest {
 int fromText(const ConvertRequest& request) {
   std::ifstream in(request.input);
   if (!in) throw Error(fmt::format("{}: cannot open", request.input));
-  std::vector<uint8_t> bytes = encodeTextTrace(in, request.input);
+  std::vector<uint8_t> bytes = trace::encodeTextTrace(in, request.input);
   int fd = trace::FileSink::createExclusive(request.output.c_str());
   if (fd < 0) {
     throw Error(fmt::format("{}: cannot create (it must not exist yet): {}", request.output,

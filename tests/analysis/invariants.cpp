@@ -64,4 +64,21 @@ void checkInvariants(const Report& r) {
   }
 }
 
+void checkInvariants(const MergedReport& report) {
+  for (size_t i = 0; i < report.runs.size(); ++i) {
+    INFO("run " << i << ": " << report.runs[i].input.path);
+    checkInvariants(report.runs[i]);
+  }
+  CHECK(report.labels.size() == report.runs.size());
+  if (!report.worst) return;
+  const WorstRun& worst = *report.worst;
+  REQUIRE(worst.run < report.runs.size());
+  const Report& run = report.runs[worst.run];
+  REQUIRE(worst.iteration >= 1);
+  REQUIRE(worst.iteration <= run.iterations.size());
+  CHECK(
+      memoryOf(run.iterations[worst.iteration - 1], worst.key.device, worst.key.kind).idle.floor ==
+      worst.idle_floor);
+}
+
 }  // namespace memfloor::analysis::test

@@ -3,6 +3,7 @@
 
 #include <ostream>
 
+#include "analysis/merged_report.h"
 #include "analysis/report.h"
 
 namespace memfloor::analysis {
@@ -24,6 +25,10 @@ namespace memfloor::analysis::test {
 // iteration end; retained <= idle floor; phases chain (one's end is the next one's start). Over
 // the trace: allocated - freed = live at end, and the last window ends at that live.
 void checkInvariants(const Report& report);
+
+// Every run's invariants; one label per run; the worst run names a window of one of the runs and
+// that window's idle floor.
+void checkInvariants(const MergedReport& report);
 
 // The row of one device and memory kind in an iteration (fails the test when there is none).
 const IterationMemory& memoryOf(const IterationRow& row, uint32_t device = 0,

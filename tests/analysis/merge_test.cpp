@@ -7,16 +7,17 @@
 #include <fstream>
 #include <map>
 
-#include "symbols/elf_build_id.h"
 #include "analysis/findings.h"
 #include "analysis/live_series.h"
-#include "symbols/llvm_symbolizer.h"
 #include "analysis/merged_report.h"
-#include "reports/report_json.h"
 #include "analysis/site_links.h"
-#include "symbols/trace_symbolize.h"
-#include "scenarios.h"
+#include "checked_analysis.h"
 #include "common/error.h"
+#include "reports/report_json.h"
+#include "scenarios.h"
+#include "symbols/elf_build_id.h"
+#include "symbols/llvm_symbolizer.h"
+#include "symbols/trace_symbolize.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/source.h"
@@ -169,10 +170,9 @@ Report runWithRank(int32_t rank, const std::string& path, uint64_t retained) {
 }
 
 TEST_CASE("several runs: ordered by rank, labelled, the worst named", "[merge]") {
-  MergedReport m = mergeRuns(
-      {runWithRank(-1, "/x/c.mftrace", 1 * kMiB), runWithRank(1, "/x/b.mftrace", 16 * kMiB),
-       runWithRank(0, "/x/a.mftrace", 2 * kMiB)},
-      std::nullopt);
+  MergedReport m =
+      merge({runWithRank(-1, "/x/c.mftrace", 1 * kMiB), runWithRank(1, "/x/b.mftrace", 16 * kMiB),
+             runWithRank(0, "/x/a.mftrace", 2 * kMiB)});
   REQUIRE(m.labels == std::vector<std::string>{"rank 0", "rank 1", "c.mftrace"});
   REQUIRE(m.worst);
   CHECK(m.worst->run == 1);
@@ -186,7 +186,7 @@ TEST_CASE("several runs: ordered by rank, labelled, the worst named", "[merge]")
 TEST_CASE("a report without idle windows has no worst run", "[merge]") {
   TraceBuilder t;
   t.alloc(10, 0x1000, 100);
-  MergedReport m = mergeRuns({analyze(t)}, std::nullopt);
+  MergedReport m = merge({analyze(t)});
   CHECK_FALSE(m.worst);
   CHECK(reports::toJson(m).at("summary").at("worst").is_null());
 }
@@ -278,8 +278,8 @@ TEST_CASE("parseSymbolizerJson reads inlined chains and tolerates junk", "[merge
 // Resolves every offset of "libtrain.so" to an inlined pair.
 class FakeResolver : public symbols::FrameResolver {
  public:
-  std::vector<std::vector<symbols::SourceLocation>> resolve(std::string_view module, std::string_view,
-                                                   const std::vector<uint64_t>& offsets) override {
+  std::vector<std::vector<symbols::SourceLocation>> resolve(
+      std::string_view module, std::string_view, const std::vector<uint64_t>& offsets) override {
     std::vector<std::vector<symbols::SourceLocation>> out(offsets.size());
     if (module != "libtrain.so") return out;
     for (size_t i = 0; i < offsets.size(); ++i) {
@@ -331,13 +331,8 @@ TEST_CASE("symbolizeTrace writes resolved frames that read back the same stacks"
   CHECK(stats.frames == 1);
   CHECK(stats.resolved == 1);
 
-  trace::MemorySource back(out_sink.bytes(), "out");
-  trace::FileOrderReader reader(back);
-  Analysis analysis({});
-  trace::Record record;
-  while (reader.next(record)) analysis.add(record);
-  CHECK(reader.end().ending == trace::Ending::kTrailer);
-  Report r = analysis.finish({"out", 1, 0, "complete", true});
+  Report r = analyzeBytes(out_sink.bytes(), "out");
+  CHECK(r.input.complete);
   Report original = analyze(t);
   CHECK(r.records.allocs == original.records.allocs);
   CHECK(r.memory[0].peak == original.memory[0].peak);

@@ -1,14 +1,14 @@
 // Tests of detected iterations: PeriodDetector (the period), IdleCuts (the cuts) and the three
-// replays of analyzeReplays on a training loop whose markers are not looked at.
+// replays of analyzeTrace on a training loop whose markers are not looked at.
 #include "analysis/period_detector.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "invariants.h"
 #include "analysis/analysis.h"
 #include "analysis/idle_cuts.h"
+#include "checked_analysis.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 #include "scenarios.h"
@@ -133,25 +133,16 @@ TEST_CASE("One cycle gives no cuts", "[detect]") {
   CHECK_FALSE(cuts.finish());
 }
 
-// analyzeReplays over the records of a built trace.
-Report analyzeDetecting(const TraceBuilder& t, AnalysisOptions options) {
-  return analyzeReplays(options, [&t](Analysis& a) {
-    for (const trace::Record& r : t.records()) a.add(r);
-    return TraceInput{};
-  });
-}
-
 TEST_CASE("Without markers, detected iterations have the idle floors of the marked ones",
           "[detect]") {
   const Loop loop = trainingLoop({.iterations = 6});
-  const Report marked = analyzeDetecting(loop.trace, {});
+  const Report marked = analyze(loop.trace, {});
   REQUIRE(marked.iteration_source == IterationSource::kMarkers);
   CHECK_FALSE(marked.detection);
 
   AnalysisOptions blind;
   blind.iteration_pattern = "no marker is named this";
-  const Report detected = analyzeDetecting(loop.trace, blind);
-  checkInvariants(detected);
+  const Report detected = analyze(loop.trace, blind);
   REQUIRE(detected.iteration_source == IterationSource::kDetected);
   REQUIRE(detected.detection);
   CHECK(detected.detection->stack == loop.activation_site);  // the first of two once-per-iteration
@@ -187,7 +178,7 @@ TEST_CASE("Without markers, detected iterations have the idle floors of the mark
                                               {"regular_permille", 1000}});
 
   blind.detect_iterations = false;
-  CHECK(analyzeDetecting(loop.trace, blind).iteration_source == IterationSource::kUnknown);
+  CHECK(analyze(loop.trace, blind).iteration_source == IterationSource::kUnknown);
 }
 
 TEST_CASE("Detection holds up on random traces, timestamps near 2^64 included", "[detect]") {
@@ -208,9 +199,8 @@ TEST_CASE("Detection holds up on random traces, timestamps near 2^64 included", 
     }
     AnalysisOptions blind;
     blind.iteration_pattern = "nothing";
-    const Report r = analyzeDetecting(t, blind);
+    const Report r = analyze(t, blind);
     INFO("seed " << seed);
-    checkInvariants(r);
     CHECK(r.iteration_source != IterationSource::kMarkers);
   }
 }

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "checked_analysis.h"
+#include "reports/report_json.h"
 #include "reports/report_table.h"
 #include "trace_builder.h"
 
@@ -71,9 +73,7 @@ std::vector<trace::Record> cutTrace() {
 }
 
 Report analyzeCut(bool complete) {
-  Analysis analysis({});
-  for (const trace::Record& r : cutTrace()) analysis.add(r);
-  return analysis.finish(TraceInput{"cut.mftrace", 1, 1, "truncated at offset 4096", complete});
+  return analyzeBytes(encodeTrace(cutTrace(), complete), "cut.mftrace");
 }
 
 TEST_CASE("A cut trace keeps the anomalies of its last flush period apart", "[recent_anomalies]") {
@@ -96,11 +96,11 @@ TEST_CASE("A complete trace, or one without the flush period, has no cut tail",
   CHECK(reports::toJson(complete)["anomalies"]["cut_tail"].is_null());
   CHECK(reports::formatTable(complete).find("the trace was cut") == std::string::npos);
 
-  Analysis analysis({});
-  for (const trace::Record& r : cutTrace()) {
-    if (!std::holds_alternative<trace::Property>(r)) analysis.add(r);
-  }
-  const Report unknown = analysis.finish(TraceInput{"cut.mftrace", 1, 1, "truncated", false});
+  std::vector<trace::Record> without_period = cutTrace();
+  std::erase_if(without_period,
+                [](const trace::Record& r) { return std::holds_alternative<trace::Property>(r); });
+  const Report unknown = analyzeBytes(encodeTrace(without_period, false), "cut.mftrace");
+  REQUIRE_FALSE(unknown.input.complete);
   CHECK_FALSE(unknown.anomalies.cut_tail.known);
 }
 

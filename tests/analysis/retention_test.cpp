@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "checked_analysis.h"
 #include "invariants.h"
 #include "scenarios.h"
 
@@ -20,7 +21,6 @@ TEST_CASE("Seed 000: a buffer kept until the next forward is inter-iteration", "
   GIVEN("weights, transient activations and one buffer freed in the next iteration") {
     Loop loop = trainingLoop();
     Report r = analyze(loop.trace);
-    checkInvariants(r);
     REQUIRE(r.iterations.size() == 5);
     THEN("every idle window holds the weights and one buffer") {
       for (const IterationRow& row : r.iterations) {
@@ -66,7 +66,6 @@ TEST_CASE("The last buffer, cut off by the end of the trace, stays inter-iterati
 TEST_CASE("A buffer leaked every iteration is a leak and the floor grows", "[retention]") {
   Loop loop = trainingLoop({.iterations = 6, .retained = 0, .leak = 2 * kMiB});
   Report r = analyze(loop.trace);
-  checkInvariants(r);
   for (const IterationRow& row : r.iterations) {
     INFO("iteration " << row.index);
     const IterationMemory& m = memoryOf(row);
@@ -102,7 +101,6 @@ TEST_CASE("State created once in the first iteration is persistent", "[retention
     }
   }
   Report r = analyze(records);
-  checkInvariants(r);
   for (const IterationRow& row : r.iterations) {
     CHECK(memoryOf(row).idle.retained.persistent == Tally{192 * kMiB, 2});
     CHECK(memoryOf(row).idle.retained.leak == Tally{});
@@ -115,7 +113,6 @@ TEST_CASE("State created once in the first iteration is persistent", "[retention
 TEST_CASE("Warm-up iterations count as before the run", "[retention]") {
   Loop loop = trainingLoop({.iterations = 8, .leak = 2 * kMiB});
   Report r = analyze(loop.trace, {.warmup_iterations = 2});
-  checkInvariants(r);
   WHEN("a window of a warm-up iteration") {
     const IterationRow& row = r.iterations[1];
     CHECK(row.warmup);
@@ -149,7 +146,6 @@ TEST_CASE("Allocations of an idle window are not retained by it", "[retention]")
   t.push(400, "step 2").pop(500);
   t.push(600, "step 3").pop(700);
   Report r = analyze(t);
-  checkInvariants(r);
   CHECK(memoryOf(r.iterations[0]).idle.retained.total() == Tally{});
   CHECK(memoryOf(r.iterations[0]).idle.floor == 0);
   CHECK(memoryOf(r.iterations[1]).idle.retained.total() == Tally{4096, 1});
@@ -158,7 +154,6 @@ TEST_CASE("Allocations of an idle window are not retained by it", "[retention]")
 TEST_CASE("Top sites are capped and ranked by bytes of counted iterations", "[retention]") {
   Loop loop = trainingLoop({.iterations = 3, .leak = 1 * kMiB});
   Report r = analyze(loop.trace, {.top_sites = 1});
-  checkInvariants(r);
   for (const IterationRow& row : r.iterations) {
     REQUIRE(row.top_sites.size() == 1);
     CHECK(row.top_sites[0].stack == loop.retained_site);  // 8 MiB beats 1-3 MiB, weights last
@@ -179,7 +174,6 @@ TEST_CASE("A freed-and-reused address is retained once, by its current owner", "
   t.push(300, "iteration 2").free(310, 0x1000).pop(400);
   t.push(500, "iteration 3").pop(600);
   Report r = analyze(t);
-  checkInvariants(r);
   const IterationRow& row = r.iterations[0];
   REQUIRE(row.top_sites.size() == 1);
   CHECK(row.top_sites[0].stack == b);

@@ -1,7 +1,6 @@
-// TraceBuilder: synthetic traces built in code for the reports tests, and a one-call analyze().
+// TraceBuilder: synthetic traces built in code for the tests (analyzed by checked_analysis.h).
 #pragma once
 
-#include <catch2/catch.hpp>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,9 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/analysis.h"
-#include "reports/report_json.h"
-#include "trace/event.h"
 #include "trace/records.h"
 
 namespace memfloor::analysis::test {
@@ -137,57 +133,5 @@ class TraceBuilder {
   trace::FrameId next_frame_ = 1;
   trace::StackId next_stack_ = 1;
 };
-
-inline TraceInput builtInput() {
-  return TraceInput{"built.mftrace", 1, 0, "complete (trailer present)", true};
-}
-
-// The records as the time-order reader hands them over: runs of timed records as blocks of
-// events, the others one by one. Timed records must be in timestamp order.
-inline Report analyzeInBlocks(const std::vector<trace::Record>& records, AnalysisOptions options) {
-  Analysis analysis(std::move(options));
-  std::vector<trace::Event> events;
-  std::vector<const trace::Event*> block;
-  auto flush = [&] {
-    block.clear();
-    for (const trace::Event& e : events) block.push_back(&e);
-    analysis.add(block);
-    events.clear();
-  };
-  for (const trace::Record& r : records) {
-    std::visit(
-        [&](const auto& record) {
-          if constexpr (requires { trace::toEvent(record); }) {
-            events.push_back(trace::toEvent(record));
-          } else {
-            flush();
-            analysis.add(trace::Record{record});
-          }
-        },
-        r);
-  }
-  flush();
-  return analysis.finish(builtInput());
-}
-
-// Analyzes record by record, and checks that blocks of events give the same report.
-inline Report analyze(const std::vector<trace::Record>& records, AnalysisOptions options = {}) {
-  Analysis analysis(options);
-  for (const trace::Record& r : records) analysis.add(r);
-  Report report = analysis.finish(builtInput());
-  bool in_order = true;
-  uint64_t last = 0;
-  for (const trace::Record& r : records) {
-    if (!trace::isTimed(r)) continue;
-    in_order = in_order && trace::timestampOf(r) >= last;
-    last = trace::timestampOf(r);
-  }
-  if (in_order) CHECK(reports::toJson(analyzeInBlocks(records, std::move(options))) == reports::toJson(report));
-  return report;
-}
-
-inline Report analyze(const TraceBuilder& builder, AnalysisOptions options = {}) {
-  return analyze(builder.records(), std::move(options));
-}
 
 }  // namespace memfloor::analysis::test

@@ -17,7 +17,7 @@ TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
              ("memfloor_analyze_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   cli::AnalyzeRequest request;
-  request.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/demo/retention.mftrace"};
+  request.traces.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/demo/retention.mftrace"};
   request.report_path = (dir / "report.json").string();
   request.print_table = false;
   REQUIRE(cli::analyzeTraceFile(request) == cli::kExitOk);

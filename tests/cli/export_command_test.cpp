@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/analyze_command.h"
 #include "reports/perfetto_export.h"
+#include "tests/analysis/checked_analysis.h"
 
 using namespace memfloor;
 using nlohmann::json;
@@ -16,8 +16,8 @@ TEST_CASE("the Perfetto export of a model trace agrees with its report", "[expor
   analysis::AnalysisOptions options;
   options.keep_ranges = true;
   options.timeline_points = 100000;
-  const analysis::Report report =
-      cli::analyzeTrace(std::string(MEMFLOOR_TESTDATA_DIR) + "/model/hc-bug.mftrace", options);
+  const analysis::Report report = analysis::test::analyzeFile(
+      std::string(MEMFLOOR_TESTDATA_DIR) + "/model/hc-bug.mftrace", options);
   REQUIRE(!report.iterations.empty());
   REQUIRE(!report.ranges.empty());
   REQUIRE(report.timeline.size() == report.memory.size());

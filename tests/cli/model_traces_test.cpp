@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/analyze_command.h"
 #include "reports/report_json.h"
+#include "tests/analysis/checked_analysis.h"
 
 using namespace memfloor;
 using nlohmann::json;
@@ -21,7 +21,7 @@ namespace {
 const std::string kModelDir = std::string(MEMFLOOR_TESTDATA_DIR) + "/model/";
 
 json analyze(const std::string& name) {
-  return reports::toJson(cli::analyzeTrace(kModelDir + name + ".mftrace", {}));
+  return reports::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace"));
 }
 
 // "iteration N key value key value ..." lines of the model's output: iteration -> key -> value.
@@ -93,19 +93,20 @@ namespace {
 // The shipped traces (symbolized when they were recorded: no llvm-symbolizer needed here) merged
 // with the checker's findings on reference_model/, as `memfloor demo` merges them.
 json mergedReport(const std::vector<std::string>& names) {
-  cli::AnalyzeRequest request;
+  analysis::TraceSet request;
   for (const std::string& name : names)
     request.trace_paths.push_back(kModelDir + name + ".mftrace");
   request.findings_path = kModelDir + "findings.json";
   request.source_root = std::string(MEMFLOOR_TESTDATA_DIR) + "/..";
   request.symbolize = false;
-  json j = reports::toJson(cli::analyzeTraces(request));
+  json j = reports::toJson(analysis::test::analyzeSet(request));
   // What differs between checkouts and releases: absolute paths and the version.
-  j["tool"]["version"] = "VERSION";
-  j["findings"]["source"] = "testdata/model/findings.json";
-  for (json& run : j["runs"]) {
-    std::string path = run["trace"]["path"];
-    run["trace"]["path"] = "testdata/model/" + path.substr(path.rfind('/') + 1);
+  j.at("tool").at("version") = "VERSION";
+  j.at("findings").at("source") = "testdata/model/findings.json";
+  for (json& run : j.at("runs")) {
+    json& path = run.at("trace").at("path");
+    const std::string name = path.get<std::string>();
+    path = "testdata/model/" + name.substr(name.rfind('/') + 1);
   }
   return j;
 }
@@ -174,7 +175,8 @@ TEST_CASE("the model allocator's bytes in every idle window equal the model's ow
   analysis::AnalysisOptions options;
   options.top_sites = 100000;  // every retaining site
   for (const std::string name : {"fixed", "hc-bug", "combined-loss-bug"}) {
-    json report = reports::toJson(cli::analyzeTrace(kModelDir + name + ".mftrace", options));
+    json report =
+        reports::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace", options));
     auto counters = modelCounters(name);
     std::map<uint64_t, bool> from_model_allocator;
     for (const json& stack : report.at("stacks")) {
@@ -209,7 +211,8 @@ TEST_CASE("with the markers ignored, detected iterations keep the marked idle fl
     const json marked = analyze(name);
     analysis::AnalysisOptions blind;
     blind.iteration_pattern = "no marker is named this";
-    const json detected = reports::toJson(cli::analyzeTrace(kModelDir + name + ".mftrace", blind));
+    const json detected =
+        reports::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace", blind));
     REQUIRE(detected.at("iteration_source") == "detected");
     CHECK(detected.at("detection").at("period_ns") > 0);
     // The model's first iteration is set-up to the detector, its last one ends with the trace:

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/analysis/invariants.h"
+#include "tests/analysis/checked_analysis.h"
 #include "tests/analysis/scenarios.h"
 
 namespace memfloor::reports::test {
@@ -12,7 +12,8 @@ namespace {
 using nlohmann::json;
 
 analysis::Report sampleReport() {
-  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 5, .leak = 1 * analysis::test::kMiB});
+  analysis::test::Loop loop =
+      analysis::test::trainingLoop({.iterations = 5, .leak = 1 * analysis::test::kMiB});
   trace::ProcessInfo p;
   p.pid = 77;
   p.host = loop.trace.name("node-1");
@@ -22,9 +23,7 @@ analysis::Report sampleReport() {
   loop.trace.record(trace::Property{loop.trace.name("env.PYTORCH_CUDA_ALLOC_CONF"),
                                     loop.trace.name("expandable_segments:True")});
   loop.trace.free(5000, 0xdead0000, {}, 12);
-  analysis::Report r = analysis::test::analyze(loop.trace, {.warmup_iterations = 1});
-  analysis::test::checkInvariants(r);
-  return r;
+  return analysis::test::analyze(loop.trace, {.warmup_iterations = 1});
 }
 
 void requireUnsigned(const json& j, const char* key) {
@@ -47,7 +46,7 @@ void requireRetained(const json& j) {
 }
 
 TEST_CASE("report.json carries the schema, the tool and one run per trace", "[report_json]") {
-  json doc = toJson(analysis::mergeRuns({sampleReport()}, std::nullopt));
+  json doc = toJson(analysis::test::merge({sampleReport()}));
   CHECK(doc.at("schema") == "memfloor.report/2");
   CHECK(doc.at("tool").at("name") == "memfloor");
   CHECK(doc.at("tool").at("version") == std::string(analysis::toolVersion()));
@@ -115,9 +114,11 @@ TEST_CASE("report.json has per-iteration rows with floors and retention", "[repo
   requireTally(m, "freed");
   const json& idle = m.at("idle");
   for (const char* k : {"floor", "peak", "live_at_end"}) requireUnsigned(idle, k);
-  CHECK(idle.at("floor") == 64 * analysis::test::kMiB + 8 * analysis::test::kMiB + 2 * analysis::test::kMiB);
+  CHECK(idle.at("floor") ==
+        64 * analysis::test::kMiB + 8 * analysis::test::kMiB + 2 * analysis::test::kMiB);
   requireRetained(idle.at("retained"));
-  CHECK(idle.at("retained").at("leak").at("bytes") == analysis::test::kMiB);  // iteration 1's leak is warm-up
+  CHECK(idle.at("retained").at("leak").at("bytes") ==
+        analysis::test::kMiB);  // iteration 1's leak is warm-up
   const json& site = row.at("top_sites").at(0);
   requireRetained(site);
   CHECK(site.at("device") == 0);

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/analysis/checked_analysis.h"
 #include "tests/analysis/scenarios.h"
 
 namespace memfloor::reports::test {
@@ -29,7 +30,7 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
   std::string table = formatTable(analysis::test::analyze(loop.trace));
   INFO(table);
   CHECK_THAT(table,
-             Catch::Contains("trace: built.mftrace (format 1.0, complete (trailer present))"));
+             Catch::Contains("trace: built.mftrace (format 1.1, complete (trailer present))"));
   CHECK_THAT(table, Catch::Contains("iterations: 4 from markers"));
   CHECK_THAT(table, Catch::Contains("idle floor"));
   // iteration 2: peak 104 MiB, idle floor 72 MiB = 64 persistent + 8 inter-iteration

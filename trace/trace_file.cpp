@@ -1,5 +1,5 @@
-// Opens a trace given on the command line, binary or text.
-#include "cli/trace_input.h"
+// TraceFile: a trace file opened for the readers, binary or text form.
+#include "trace/trace_file.h"
 
 #include <fmt/core.h>
 
@@ -9,18 +9,18 @@
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/text.h"
-#include "trace/writer.h"
 
-namespace memfloor::cli {
+namespace memfloor::trace {
 
-std::vector<uint8_t> encodeTextTrace(std::istream& in, const std::string& name) {
-  trace::TextReader text(in, name);
-  trace::MemorySink sink;
-  trace::Writer writer(sink);
-  trace::Record record;
+std::vector<uint8_t> encodeTextTrace(std::istream& in, const std::string& name,
+                                     uint32_t chunk_bytes) {
+  TextReader text(in, name);
+  MemorySink sink;
+  Writer writer(sink, chunk_bytes);
+  Record record;
   bool ok = writer.begin();
   while (ok && text.next(record)) {
-    if (std::holds_alternative<trace::Trailer>(record)) {
+    if (std::holds_alternative<Trailer>(record)) {
       ok = writer.flush() && writer.write(record) && writer.flush();  // alone in the last chunk
     } else {
       ok = writer.write(record);
@@ -30,17 +30,17 @@ std::vector<uint8_t> encodeTextTrace(std::istream& in, const std::string& name) 
   return sink.bytes();
 }
 
-TraceInputFile::TraceInputFile(const std::string& path) {
-  auto file = std::make_unique<trace::FileSource>(path);
+TraceFile::TraceFile(const std::string& path) {
+  auto file = std::make_unique<FileSource>(path);
   if (file->size() == 0) throw Error(fmt::format("{}: empty file", path));
-  if (trace::looksLikeBinaryTrace(*file) || !path.ends_with(".txt")) {
+  if (looksLikeBinaryTrace(*file) || !path.ends_with(".txt")) {
     source_ = std::move(file);  // the reader explains what is wrong with a non-trace
     return;
   }
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open", path));
   encoded_ = encodeTextTrace(in, path);
-  source_ = std::make_unique<trace::MemorySource>(encoded_, path);
+  source_ = std::make_unique<MemorySource>(encoded_, path);
 }
 
-}  // namespace memfloor::cli
+}  // namespace memfloor::trace

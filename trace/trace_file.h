@@ -1,0 +1,34 @@
+// TraceFile: a trace file, binary or text form, opened as the source the readers take.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trace/source.h"
+#include "trace/writer.h"
+
+namespace memfloor::trace {
+
+// Encodes text-form records into a binary trace in memory, record for record, in chunks of at most
+// chunk_bytes: a trailer line becomes the trailer chunk, and a text without one gives a trace
+// without one. Throws memfloor::Error as "<name>:<line>: ..." on a malformed line.
+std::vector<uint8_t> encodeTextTrace(std::istream& in, const std::string& name,
+                                     uint32_t chunk_bytes = Writer::kDefaultChunkBytes);
+
+// A binary trace is read from the file; a text trace (.txt) is encoded into memory first so that
+// both go through the same readers. Throws memfloor::Error naming the path on unusable input.
+class TraceFile {
+ public:
+  explicit TraceFile(const std::string& path);
+  const Source& source() const { return *source_; }
+  bool wasText() const { return !encoded_.empty(); }
+
+ private:
+  std::vector<uint8_t> encoded_;
+  std::unique_ptr<Source> source_;
+};
+
+}  // namespace memfloor::trace
