@@ -11,7 +11,8 @@ namespace memfloor::analysis {
 
 // Multiplicative (Fibonacci) hashing: the high bits of key * 2^64/phi are well mixed even when the
 // low bits of the key are all zero, as they are for device addresses (256-byte or larger aligned).
-inline uint64_t mixHash(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
+inline constexpr uint64_t kFibonacciMultiplier = 0x9E3779B97F4A7C15ull;  // 2^64 / phi, odd
+inline uint64_t mixHash(uint64_t key) { return key * kFibonacciMultiplier; }
 
 // Linear probing with backward-shift erase: no tombstones, so a table that sees billions of
 // alloc/free pairs over a steady live set never degrades. One flat array, grown by doubling at

@@ -72,9 +72,11 @@ class PeriodDetector {
       used = true;
     }
     bool empty() const { return !used; }
+    // The fields spread over the word before mixing: stack ids below 2^20, devices below 2^18.
+    static constexpr unsigned kStackShift = 20, kDeviceShift = 40, kKindShift = 58;
     static uint64_t hash(const Key& key) {
-      return mixHash(key.size ^ (uint64_t{key.stack} << 20) ^ (uint64_t{key.device} << 40) ^
-                     (uint64_t{key.kind} << 58));
+      return mixHash(key.size ^ (uint64_t{key.stack} << kStackShift) ^
+                     (uint64_t{key.device} << kDeviceShift) ^ (uint64_t{key.kind} << kKindShift));
     }
   };
 

@@ -8,6 +8,8 @@
 
 namespace memfloor::checker {
 
+inline constexpr double kDefaultMinBeliefRatio = 0.3;  // MF001's default: 30% of the sites agree
+
 struct Config {
   // A record is heavy when its unqualified name matches one of these (POSIX extended regex,
   // search), when its qualified name is listed in heavy_types, when it carries the annotation, or
@@ -34,7 +36,7 @@ struct Config {
   // MF001 learns "release after m()" for a (field or type, method) when at least this many sites
   // release after the call and they are at least this share of all its sites.
   int mf001_min_belief_sites = 1;
-  double mf001_min_belief_ratio = 0.3;
+  double mf001_min_belief_ratio = kDefaultMinBeliefRatio;
   int mf003_min_released = 2;
 };
 

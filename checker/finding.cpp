@@ -15,13 +15,16 @@ std::string relativePath(const std::string& file, const std::string& root) {
   return rel.generic_string();
 }
 
+constexpr std::uint64_t kFnvOffsetBasis = 14695981039346656037ull;  // FNV-1a, 64-bit
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+
 std::string fingerprint(const Finding& finding, const std::string& root) {
   const std::string text = finding.rule + '\n' + relativePath(finding.loc.file, root) + '\n' +
                            finding.function + '\n' + finding.field + '\n' + finding.message;
-  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  std::uint64_t hash = kFnvOffsetBasis;
   for (const char c : text) {
     hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
+    hash *= kFnvPrime;
   }
   static const char kHex[] = "0123456789abcdef";
   std::string out(16, '0');

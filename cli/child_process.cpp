@@ -15,6 +15,9 @@ namespace memfloor::cli {
 
 namespace {
 
+// The exit status of a child that could not run its program (the shell's "command not found").
+constexpr int kCannotRun = 127;
+
 constexpr std::array<int, 6> kForwarded = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 std::atomic<pid_t> g_child{0};
@@ -58,7 +61,7 @@ class SignalForwarding {
     int err = errno;
     ssize_t ignored = ::write(error_fd, &err, sizeof err);
     (void)ignored;
-    ::_exit(127);
+    ::_exit(kCannotRun);
   }
   // Default dispositions and the caller's mask for the child, whatever memfloor had.
   for (int sig : kForwarded) ::signal(sig, SIG_DFL);
@@ -67,7 +70,7 @@ class SignalForwarding {
   int err = errno;
   ssize_t ignored = ::write(error_fd, &err, sizeof err);
   (void)ignored;
-  ::_exit(127);
+  ::_exit(kCannotRun);
 }
 
 }  // namespace

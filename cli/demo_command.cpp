@@ -1,5 +1,6 @@
 // memfloor demo: the whole tool on the reference model, with shipped data where there is no GPU.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -22,6 +23,8 @@ extern char** environ;
 
 namespace memfloor::cli {
 namespace {
+
+constexpr mode_t kFileMode = 0644;
 
 namespace fs = std::filesystem;
 
@@ -75,7 +78,7 @@ std::string record(const Variant& v, const fs::path& model, const fs::path& out)
   argv.insert(argv.end(), kModelConfig.begin(), kModelConfig.end());
   argv.insert(argv.end(), v.model_flags.begin(), v.model_flags.end());
   int log = ::open((out / (v.name + ".model.txt")).c_str(),
-                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kFileMode);
   ChildResult r = runChild(argv, environment(), log);
   if (log >= 0) ::close(log);
   if (!r.started || r.exit_code != 0) {
@@ -105,7 +108,7 @@ std::string check(const DemoRequest& request, const fs::path& out) {
   }
   std::sort(argv.begin() + 9, argv.end());
   fs::path findings = out / "findings.json";
-  int fd = ::open(findings.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(findings.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kFileMode);
   if (fd < 0) throw Error(fmt::format("{}: cannot create", findings.string()));
   fmt::print("  checker: {} on {} files of reference_model/ ...\n", checker, argv.size() - 9);
   std::fflush(stdout);

@@ -16,6 +16,9 @@
 namespace memfloor::cli {
 namespace {
 
+constexpr uint32_t kDefaultPoints = 100'000;  // live-bytes points: fine enough to zoom into
+constexpr uint32_t kMaxPoints = 100'000'000;
+
 struct ExportRequest {
   std::vector<std::string> trace_paths;
   std::string output_path;  // "-": stdout
@@ -49,7 +52,7 @@ int exportTraces(const ExportRequest& request) {
 void addExportCommand(CLI::App& app, int& exit_code) {
   auto request = std::make_shared<ExportRequest>();
   request->options.keep_ranges = true;
-  request->options.timeline_points = 100000;
+  request->options.timeline_points = kDefaultPoints;
   CLI::App* cmd = app.add_subcommand(
       "export",
       "Write traces for other tools: --perfetto, Chrome trace-event JSON (Perfetto UI, "
@@ -65,7 +68,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--points", request->options.timeline_points,
                   "most live-bytes points per device and memory kind (finer: larger file)")
       ->capture_default_str()
-      ->check(CLI::Range(2u, 100'000'000u));
+      ->check(CLI::Range(2u, kMaxPoints));
   cmd->add_option("--iteration-pattern", request->options.iteration_pattern,
                   "regex (full match, case-insensitive) naming iteration markers")
       ->capture_default_str();

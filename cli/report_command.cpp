@@ -11,6 +11,7 @@
 #include "reports/html_report.h"
 #include "reports/report_file.h"
 #include "common/error.h"
+#include "common/units.h"
 
 namespace memfloor::cli {
 
@@ -24,7 +25,7 @@ int writeHtmlReport(const ReportRequest& request) {
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
   out.close();
   if (!out) throw Error(fmt::format("{}: cannot write the HTML report", request.output_path));
-  fmt::print("memfloor: wrote {} ({} KiB)\n", request.output_path, (page.size() + 1023) / 1024);
+  fmt::print("memfloor: wrote {} ({} KiB)\n", request.output_path, (page.size() + units::kKiB - 1) / units::kKiB);
   return kExitOk;
 }
 

@@ -20,6 +20,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
+constexpr long double kPercent = 100.0L;
 constexpr int64_t kMinI64 = std::numeric_limits<int64_t>::min();
 
 // Field access with errors that name the file and the field ("runs[0].memory[1].peak").
@@ -302,9 +303,9 @@ size_t GateResult::regressions() const {
 
 int64_t allowedDelta(const Threshold& threshold, int64_t baseline) {
   long double magnitude = std::fabs(static_cast<long double>(baseline));
-  long double relative = magnitude * static_cast<long double>(threshold.percent) / 100.0L;
+  long double relative = magnitude * static_cast<long double>(threshold.percent) / kPercent;
   long double allowed = std::fmax(static_cast<long double>(threshold.bytes), relative);
-  if (!(allowed < 9223372036854775807.0L)) return kMaxI64;  // also NaN
+  if (!(allowed < static_cast<long double>(kMaxI64))) return kMaxI64;  // also NaN
   return static_cast<int64_t>(std::floor(allowed));
 }
 

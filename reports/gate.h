@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/units.h"
+
 namespace memfloor::reports {
 
 inline constexpr std::string_view kGateSchema = "memfloor.gate/1";
@@ -22,10 +24,10 @@ struct Threshold {
 
 // Defaults and their reasons: docs/gate.md.
 struct GateThresholds {
-  Threshold idle_floor{uint64_t{1} << 20, 1.0};  // 1 MiB, 1 %: the trend's "growing" rule
-  Threshold peak{uint64_t{4} << 20, 2.0};        // 4 MiB, 2 %: peaks carry workspaces
-  Threshold growth{uint64_t{512} << 10, 10.0};   // 512 KiB per iteration, 10 % of the baseline's
-  Threshold site{uint64_t{1} << 20, 10.0};       // 1 MiB, 10 %
+  Threshold idle_floor{units::kMiB, 1.0};  // 1 MiB, 1 %: the trend's "growing" rule
+  Threshold peak{4 * units::kMiB, 2.0};  // 4 MiB, 2 %: peaks carry workspaces
+  Threshold growth{512 * units::kKiB, 10.0};  // 512 KiB per iteration, 10 % of the baseline's
+  Threshold site{units::kMiB, 10.0};  // 1 MiB, 10 %
   bool fail_on_new_findings = true;
 };
 

@@ -12,6 +12,8 @@
 namespace memfloor::reports {
 namespace {
 
+constexpr size_t kMaxSiteWidth = 48;  // columns of the site column before it is cut
+
 using Out = std::back_insert_iterator<std::string>;
 
 std::string_view metricLabel(Metric metric) {
@@ -159,7 +161,7 @@ std::string formatGateTable(const GateResult& r) {
       mem_w = std::max(mem_w, memoryLabel(*c).size());
       site_w = std::max(site_w, c->site.size());
     }
-    site_w = std::min<size_t>(site_w, 48);
+    site_w = std::min<size_t>(site_w, kMaxSiteWidth);
     fmt::format_to(out, "\n{:<13} {:<{}} {:<{}} {:<{}} {:>14} {:>14} {:>15} {:>7} {:>14}  {}\n",
                    "metric", "run", run_w, "memory", mem_w, "site", site_w, "baseline", "current",
                    "delta", "", "allowed", "result");

@@ -1,5 +1,6 @@
 // The human table: header lines, one row per iteration and memory, trends, top sites.
 #include "reports/report_table.h"
+#include "common/units.h"
 
 #include <fmt/format.h>
 
@@ -8,6 +9,9 @@
 
 namespace memfloor::reports {
 namespace {
+
+constexpr double kNsPerMillisecond = 1e6;
+constexpr double kNsPerSecond = 1e9;
 
 using Out = std::back_insert_iterator<std::string>;
 
@@ -45,7 +49,7 @@ void header(Out out, const analysis::Report& r) {
         out,
         "the trace was cut: memory records from {:.3f} s on may be missing (one flush "
         "period); {} unmatched frees and {} double allocations fall there\n",
-        static_cast<double>(std::max(a.cut_tail.from_ns, r.first_ns) - r.first_ns) * 1e-9,
+        static_cast<double>(std::max(a.cut_tail.from_ns, r.first_ns) - r.first_ns) / kNsPerSecond,
         a.cut_tail.unmatched_frees.count, a.cut_tail.double_allocations.count);
   }
   if (a.out_of_order_records > 0) {
@@ -127,9 +131,9 @@ void topSites(Out out, const analysis::Report& r) {
 std::string formatDuration(uint64_t ns) {
   if (ns < 1000) return fmt::format("{} ns", ns);
   const auto value = static_cast<double>(ns);
-  if (ns < 1'000'000) return fmt::format("{:.1f} us", value / 1e3);
-  if (ns < 1'000'000'000) return fmt::format("{:.1f} ms", value / 1e6);
-  return fmt::format("{:.2f} s", value / 1e9);
+  if (ns < units::kNsPerMs) return fmt::format("{:.1f} us", value / 1e3);
+  if (ns < units::kNsPerS) return fmt::format("{:.1f} ms", value / kNsPerMillisecond);
+  return fmt::format("{:.2f} s", value / kNsPerSecond);
 }
 
 std::string formatBytes(uint64_t bytes) {

@@ -1,11 +1,16 @@
 // Reads the hook's settings from the environment.
 #include "runtime_hook/config.h"
+#include "common/units.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
 namespace memfloor::hook {
+
+constexpr unsigned kMegaShift = 20;  // m, M: 2^20
+constexpr unsigned kGigaShift = 30;  // g, G: 2^30
+constexpr uint64_t kMaxFlushMs = 3'600'000;  // an hour
 
 bool parseByteSize(const char* text, uint64_t& out) {
   if (text == nullptr || *text == '\0' || *text == '-') return false;
@@ -15,8 +20,8 @@ bool parseByteSize(const char* text, uint64_t& out) {
   if (errno != 0 || end == text) return false;
   unsigned shift = 0;
   if (*end == 'k' || *end == 'K') shift = 10;
-  if (*end == 'm' || *end == 'M') shift = 20;
-  if (*end == 'g' || *end == 'G') shift = 30;
+  if (*end == 'm' || *end == 'M') shift = kMegaShift;
+  if (*end == 'g' || *end == 'G') shift = kGigaShift;
   if (shift != 0) ++end;
   if (*end != '\0' || value == 0) return false;
   if (shift != 0 && value > (~0ull >> shift)) return false;
@@ -70,7 +75,7 @@ Config readConfig(GetEnv get, void* context, std::string& warnings) {
   if (const char* v = get("MEMFLOOR_BUFFER_SIZE", context); v != nullptr && *v != '\0') {
     uint64_t bytes = 0;
     // CUPTI wants at least a few KiB; above 256 MiB one buffer is wasteful.
-    if (parseByteSize(v, bytes) && bytes >= (64u << 10) && bytes <= (256u << 20)) {
+    if (parseByteSize(v, bytes) && bytes >= 64 * units::kKiB && bytes <= 256 * units::kMiB) {
       config.buffer_bytes = static_cast<uint32_t>(bytes);
     } else {
       warn(warnings, "MEMFLOOR_BUFFER_SIZE", v, "expected a size between 64k and 256m");
@@ -87,7 +92,7 @@ Config readConfig(GetEnv get, void* context, std::string& warnings) {
   if (const char* v = get("MEMFLOOR_FLUSH_MS", context); v != nullptr && *v != '\0') {
     uint64_t ms = 0;
     // Milliseconds, not a size: "2k" is refused rather than read as 2048 ms.
-    if (parseCount(v, ms) && ms >= 1 && ms <= 3600000) {
+    if (parseCount(v, ms) && ms >= 1 && ms <= kMaxFlushMs) {
       config.flush_period_ms = static_cast<uint32_t>(ms);
     } else {
       warn(warnings, "MEMFLOOR_FLUSH_MS", v, "expected 1..3600000");

@@ -11,7 +11,7 @@ enum class StackMode : uint8_t { kNone, kNative };
 struct Config {
   std::string output_dir = ".";         // MEMFLOOR_OUTPUT_DIR
   StackMode stacks = StackMode::kNone;  // MEMFLOOR_STACKS=none|native
-  uint32_t buffer_bytes = 8u << 20;     // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
+  uint32_t buffer_bytes = 8 * 1024 * 1024;   // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
   uint32_t max_stack_depth = 64;        // MEMFLOOR_STACK_DEPTH
   uint32_t flush_period_ms = 1000;      // MEMFLOOR_FLUSH_MS, ms: CUPTI delivers at least this often
   std::string iteration_pattern;        // MEMFLOOR_ITERATION_PATTERN, recorded as a property

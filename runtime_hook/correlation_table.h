@@ -36,7 +36,8 @@ inline bool belongsTo(const CallInfo& call, bool is_alloc, uint64_t address, uin
 // far more than CUPTI keeps in flight with buffers of a few MiB (about 60 k records per 8 MiB).
 class CorrelationTable {
  public:
-  explicit CorrelationTable(unsigned bits = 18)
+  static constexpr unsigned kDefaultBits = 18;  // 256 Ki slots
+  explicit CorrelationTable(unsigned bits = kDefaultBits)
       : mask_((1u << bits) - 1), slots_(std::make_unique<Slot[]>(size_t{1} << bits)) {}
 
   void put(uint32_t correlation, const CallInfo& info) {

@@ -23,7 +23,7 @@ constexpr int kMaxSignal = 65;
 struct FlushState {
   FlushAction action = nullptr;
   void* context = nullptr;
-  int timeout_ms = 3000;
+  int timeout_ms = kDefaultFlushTimeoutMs;
   pid_t owner = 0;
   int request[2] = {-1, -1};  // handler -> flusher: one byte, 1 = final
   int done[2] = {-1, -1};     // flusher -> handler

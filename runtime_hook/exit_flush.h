@@ -8,6 +8,8 @@
 
 namespace memfloor::hook {
 
+inline constexpr int kDefaultFlushTimeoutMs = 3000;
+
 // final: the process is about to end (exit, or a signal whose previous disposition was the
 // default action): write the trailer. Otherwise (the program handles the signal itself and may
 // run on): make what was recorded durable and keep tracing.
@@ -16,7 +18,7 @@ using FlushAction = void (*)(bool final, void* context);
 struct ExitFlushOptions {
   const int* signals = nullptr;  // default: SIGTERM, SIGINT, SIGHUP, SIGQUIT
   size_t signal_count = 0;
-  int timeout_ms = 3000;  // how long a signal handler waits for the flush
+  int timeout_ms = kDefaultFlushTimeoutMs;  // how long a signal handler waits for the flush
   bool at_exit = true;    // also register an atexit handler
 };
 

@@ -19,6 +19,7 @@ extern "C" {
 
 // Called by the CUDA driver at cuInit. Returns 1 in every case: a tracer that cannot trace must
 // not make the host fail (the driver ignores the value, but be explicit).
+// NOLINTNEXTLINE(readability-identifier-naming): the name the CUDA driver looks up
 __attribute__((visibility("default"))) int InitializeInjection(void) {
   try {
     memfloor::hook::Session::start();
@@ -32,6 +33,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 // NVTX loads the library named by NVTX_INJECTION64_PATH at the program's first NVTX call and
 // calls this. `memfloor run` points it at the hook, which hands NVTX over to CUPTI (the hook's own
 // dependency, so no second path to find): CUPTI then reports ranges to the hook's NVTX callbacks.
+// NOLINTNEXTLINE(readability-identifier-naming): the name NVTX looks up
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table) {
   void* cupti = dlopen("libcupti.so." MEMFLOOR_CUPTI_MAJOR, RTLD_LAZY | RTLD_NOLOAD);
   if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_LAZY | RTLD_NOLOAD);

@@ -6,17 +6,21 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 
 #include "trace/sink.h"
 
 namespace memfloor::hook {
+
+constexpr long kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr size_t kMaxCommandLine = 1024 * 1024;  // enough for any sane command line
 
 bool parseInt32(const char* text, int32_t& out) {
   if (text == nullptr || *text == '\0') return false;
   errno = 0;
   char* end = nullptr;
   long value = std::strtol(text, &end, 10);
-  if (errno != 0 || *end != '\0' || value < -2147483647L || value > 2147483647L) return false;
+  if (errno != 0 || *end != '\0' || value < -kInt32Max || value > kInt32Max) return false;
   out = static_cast<int32_t>(value);
   return true;
 }
@@ -41,7 +45,7 @@ std::string readCommandLine() {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     result.append(buffer, static_cast<size_t>(n));
-    if (result.size() > (1u << 20)) break;  // enough for any sane command line
+    if (result.size() > kMaxCommandLine) break;  // enough for any sane command line
   }
   ::close(fd);
   while (!result.empty() && result.back() == '\0') result.pop_back();

@@ -17,10 +17,13 @@
 #include "runtime_hook/exit_flush.h"
 #include "runtime_hook/marker_call.h"
 #include "runtime_hook/vmm_mappings.h"
+#include "common/units.h"
 
 namespace memfloor::hook {
 
 namespace {
+
+constexpr mode_t kDirMode = 0755;
 
 constexpr const char* kHookVersion = "1";
 
@@ -126,7 +129,7 @@ Session* Session::start() {
 }
 
 bool Session::openTrace() {
-  if (::mkdir(config_.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+  if (::mkdir(config_.output_dir.c_str(), kDirMode) != 0 && errno != EEXIST) {
     std::fprintf(stderr, "memfloor: cannot create output directory %s: %s; %s\n",
                  config_.output_dir.c_str(), std::strerror(errno), kUntraced);
     return false;
@@ -155,7 +158,7 @@ void Session::writeMetadata() {
   trace::ProcessInfo info;
   info.pid = facts_.pid;
   info.start_unix_ns =
-      static_cast<uint64_t>(wall.tv_sec) * 1000000000ull + static_cast<uint64_t>(wall.tv_nsec);
+      static_cast<uint64_t>(wall.tv_sec) * units::kNsPerS + static_cast<uint64_t>(wall.tv_nsec);
   info.host = batch.intern(facts_.host);
   info.command_line = batch.intern(facts_.command_line);
   info.rank = facts_.rank;

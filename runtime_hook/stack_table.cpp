@@ -13,6 +13,9 @@ namespace memfloor::hook {
 
 namespace {
 
+constexpr uint64_t kGoldenRatio64 = 0x9e3779b97f4a7c15ull;       // 2^64 / phi
+constexpr uint64_t kSplitMixMultiplier = 0xbf58476d1ce4e5b9ull;  // splitmix64's first
+
 struct UnwindState {
   uint64_t* frames;
   size_t max;
@@ -102,10 +105,10 @@ int findCallback(dl_phdr_info* info, size_t, void* arg) {
 }
 
 uint64_t hashFrames(const uint64_t* frames, size_t count) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ count;
+  uint64_t h = kGoldenRatio64 ^ count;
   for (size_t i = 0; i < count; ++i) {
-    h ^= frames[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= frames[i] + kGoldenRatio64 + (h << 6) + (h >> 2);
+    h *= kSplitMixMultiplier;
     h ^= h >> 31;
   }
   return h;

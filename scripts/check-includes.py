@@ -24,7 +24,7 @@ CLANG = re.compile(r"^(clang|llvm)/")
 RULES = {
     "common": ([], False, False),
     "trace": (["common"], False, False),
-    "runtime_hook": (["trace", "include"], True, False),
+    "runtime_hook": (["common", "trace", "include"], True, False),
     "symbols": (["common", "trace"], False, False),
     "analysis": (["common", "trace", "symbols"], False, False),
     "reports": (["common", "trace", "symbols", "analysis"], False, False),
@@ -80,7 +80,7 @@ def self_test() -> int:
         "analysis/a.cpp": "#include <cuda_runtime.h>",
         "reports/b.h": "#include <clang/AST/Decl.h>",
         "symbols/c.cpp": '#include "analysis/report.h"',
-        "runtime_hook/d.cpp": '#include "common/error.h"',
+        "runtime_hook/d.cpp": '#include "symbols/symbols.h"',
         "checker/e.cpp": '#include "reports/gate.h"',
         "reference_model/f.cpp": "#include <memfloor/markers.h>",
         "reference_model/g.cpp": '#include "trace/records.h"',

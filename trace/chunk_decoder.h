@@ -51,7 +51,7 @@ class ChunkDecoder {
 template <typename T>
 struct DefaultInitAllocator : std::allocator<T> {
   template <typename U>
-  struct rebind {
+  struct rebind {  // NOLINT(readability-identifier-naming): the allocator protocol's name
     using other = DefaultInitAllocator<U>;
   };
   using std::allocator<T>::allocator;

@@ -2,18 +2,21 @@
 #include "trace/sink.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 namespace memfloor::trace {
 
+constexpr mode_t kFileMode = 0644;
+
 FileSink::~FileSink() {
   if (fd_ >= 0) ::close(fd_);
 }
 
 int FileSink::createExclusive(const char* path) {
-  return ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  return ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
 }
 
 bool FileSink::write(const void* data, size_t n) {

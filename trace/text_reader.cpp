@@ -67,6 +67,8 @@ Enum TextReader::Impl::positionalEnum(std::span<const TextToken> args, std::stri
   return value;
 }
 
+// One case per record keyword, each a few lines: a table, not a function to split.
+// NOLINTNEXTLINE(readability-function-size)
 void TextReader::Impl::parseRecord(std::string_view word, std::span<const TextToken> args) {
   auto fields = [&](size_t positional) {
     return TextFields(*this, word, args.subspan(positional));

@@ -13,13 +13,15 @@
 
 namespace memfloor::trace {
 
+constexpr size_t kMaxRecordBytes = 96;  // the largest record's fields
+
 using codec::putVarint;
 using codec::varintSize;
 
 // The fixed-size fields of one record, encoded before the chunk is chosen (the timestamp delta of
-// a timed record depends on it, so it is encoded separately). 96 bytes hold the largest record.
+// a timed record depends on it, so it is encoded separately). kMaxRecordBytes hold the largest record.
 struct Writer::Fields {
-  uint8_t bytes[96];
+  uint8_t bytes[kMaxRecordBytes];
   size_t size = 0;
   Fields& put(uint64_t v) {
     size = static_cast<size_t>(putVarint(bytes + size, v) - bytes);

@@ -43,7 +43,11 @@ static inline memfloor_marker_fn memfloor_marker_lookup_(void) {
     if (handle != 0) symbol = dlsym(handle, "memfloor_marker_v1");
   }
   /* The data-to-function pointer conversion is what dlsym is for (POSIX guarantees it). */
+#ifdef __cplusplus
+  cached = reinterpret_cast<memfloor_marker_fn>(reinterpret_cast<uintptr_t>(symbol));
+#else
   cached = (memfloor_marker_fn)(uintptr_t)symbol;
+#endif
   return cached;
 }
 
