@@ -12,7 +12,8 @@ namespace {
 using nlohmann::json;
 
 analysis::Report sampleReport() {
-  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 5, .leak = 1 * analysis::test::kMiB});
+  analysis::test::Loop loop =
+      analysis::test::trainingLoop({.iterations = 5, .leak = 1 * analysis::test::kMiB});
   trace::ProcessInfo p;
   p.pid = 77;
   p.host = loop.trace.name("node-1");
@@ -49,6 +50,7 @@ void requireRetained(const json& j) {
 TEST_CASE("report.json carries the schema, the tool and one run per trace", "[report_json]") {
   json doc = toJson(analysis::mergeRuns({sampleReport()}, std::nullopt));
   CHECK(doc.at("schema") == "memfloor.report/2");
+  CHECK(kReportSchema == "memfloor.report/2");
   CHECK(doc.at("tool").at("name") == "memfloor");
   CHECK(doc.at("tool").at("version") == std::string(analysis::toolVersion()));
   REQUIRE(doc.at("runs").size() == 1);
@@ -115,9 +117,11 @@ TEST_CASE("report.json has per-iteration rows with floors and retention", "[repo
   requireTally(m, "freed");
   const json& idle = m.at("idle");
   for (const char* k : {"floor", "peak", "live_at_end"}) requireUnsigned(idle, k);
-  CHECK(idle.at("floor") == 64 * analysis::test::kMiB + 8 * analysis::test::kMiB + 2 * analysis::test::kMiB);
+  CHECK(idle.at("floor") ==
+        64 * analysis::test::kMiB + 8 * analysis::test::kMiB + 2 * analysis::test::kMiB);
   requireRetained(idle.at("retained"));
-  CHECK(idle.at("retained").at("leak").at("bytes") == analysis::test::kMiB);  // iteration 1's leak is warm-up
+  CHECK(idle.at("retained").at("leak").at("bytes") ==
+        analysis::test::kMiB);  // iteration 1's leak is warm-up
   const json& site = row.at("top_sites").at(0);
   requireRetained(site);
   CHECK(site.at("device") == 0);
