@@ -5,9 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "common/error.h"
+#include "common/findings_schema.h"
+#include "common/json_input.h"
 
 namespace memfloor::analysis {
 namespace {
@@ -30,29 +31,16 @@ uint32_t lineField(const json& j, const char* key, const std::string& where) {
   return it->get<uint32_t>();
 }
 
-}  // namespace
-
-FindingsFile parseFindings(std::string_view text, const std::string& name) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) throw Error(fmt::format("{}: not a JSON document", name));
-  if (!doc.is_object())
-    throw Error(fmt::format("{}: not a findings document (not an object)", name));
-  std::string schema = doc.contains("schema") && doc["schema"].is_string() ? doc["schema"] : "";
-  if (schema.rfind(kFindingsSchemaPrefix, 0) != 0) {
-    throw Error(fmt::format("{}: not a findings document (schema '{}', expected {}{})", name,
-                            schema, kFindingsSchemaPrefix, kFindingsSchemaMajor));
-  }
-  if (schema != fmt::format("{}{}", kFindingsSchemaPrefix, kFindingsSchemaMajor)) {
-    throw Error(fmt::format("{}: findings schema '{}' is not supported (this memfloor reads {}{})",
-                            name, schema, kFindingsSchemaPrefix, kFindingsSchemaMajor));
-  }
+// The findings of a document whose schema common::checkSchema accepted.
+FindingsFile readFindings(const json& doc, const std::string& name) {
   FindingsFile out;
   out.path = name;
-  if (!doc.contains("findings") || !doc["findings"].is_array()) {
+  auto list = doc.find("findings");
+  if (list == doc.end() || !list->is_array()) {
     throw Error(fmt::format("{}: 'findings' is missing or not an array", name));
   }
   size_t index = 0;
-  for (const json& item : doc["findings"]) {
+  for (const json& item : *list) {
     std::string where = fmt::format("{}: finding {}", name, ++index);
     if (!item.is_object()) throw Error(where + ": not an object");
     Finding f;
@@ -78,12 +66,15 @@ FindingsFile parseFindings(std::string_view text, const std::string& name) {
   return out;
 }
 
+}  // namespace
+
+FindingsFile parseFindings(std::string_view text, const std::string& name) {
+  return readFindings(common::parseJsonDocument(text, common::kFindingsDocument, name), name);
+}
+
 FindingsFile loadFindings(const std::string& path, const std::string& source_root) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open the findings file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  FindingsFile file = parseFindings(text.str(), path);
+  FindingsFile file = readFindings(
+      common::loadJsonDocument(path, common::kFindingsDocument, "findings file"), path);
   for (Finding& f : file.items) {
     std::filesystem::path source(f.file);
     if (source.is_relative() && !source_root.empty()) source = source_root / source;

@@ -12,9 +12,6 @@
 
 namespace memfloor::analysis {
 
-inline constexpr std::string_view kFindingsSchemaPrefix = "memfloor.findings/";
-inline constexpr int kFindingsSchemaMajor = 1;
-
 struct SourceSnippet {
   uint32_t first_line = 0;
   std::vector<std::string> lines;
@@ -34,12 +31,14 @@ struct FindingsFile {
   std::vector<std::string> errors;
 };
 
-// Parses a findings document; `name` names it in errors. Throws memfloor::Error on anything that
-// is not a memfloor.findings/1 document with well-formed findings.
+// Parses a findings document (common/json_input.h checks it is one of common::kFindingsSchema's
+// major); `name` names it in errors. Throws memfloor::Error on anything that is not a
+// memfloor.findings/1 document with well-formed findings.
 FindingsFile parseFindings(std::string_view text, const std::string& name);
 
-// Reads and parses `path`, then reads each finding's snippet from its file (relative names are
-// taken from source_root). Throws memfloor::Error naming the file when it cannot be read.
+// Reads `path` through the common loader (common/json_input.h) and parses it, then reads each
+// finding's snippet from its file (relative names are taken from source_root). Throws
+// memfloor::Error naming the file when it cannot be read.
 FindingsFile loadFindings(const std::string& path, const std::string& source_root);
 
 // The functions that link allocating stacks to a finding: the function it was found in, and any

@@ -13,8 +13,6 @@
 
 namespace memfloor::analysis {
 
-inline constexpr std::string_view kReportSchema = "memfloor.report/2";
-
 // The tool version written into reports ("0.1.0").
 std::string_view toolVersion();
 
@@ -259,7 +257,7 @@ struct Report {
   std::vector<IterationRow> iterations;
   std::vector<Trend> trends;                      // one per entry of `memory`, same order
   TrendVerdict verdict = TrendVerdict::kUnknown;  // growing if any trend grows
-  std::vector<symbols::Stack> stacks;             // the stacks that top_sites refer to, ordered by id
+  std::vector<symbols::Stack> stacks;    // the stacks that top_sites refer to, ordered by id
   std::vector<TimelineSeries> timeline;  // one per entry of `memory`, same order
   std::vector<MarkerRange> ranges;       // every closed range, by start; empty unless kept
   std::vector<SteadyFloor> steady;       // one per entry of `memory`, same order

@@ -45,15 +45,7 @@ CheckOutcome evaluate(const Facts& facts, const Config& config, const CheckOptio
 
 int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
                 const std::vector<std::string>& unit_errors, std::ostream& out, std::ostream& err) {
-  for (const std::string& path : options.load_facts) {
-    std::ifstream in(path);
-    if (!in) throw Error(path + ": cannot read the facts file");
-    try {
-      facts.merge(factsFromJson(nlohmann::json::parse(in)));
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(path + ": not JSON: " + e.what());
-    }
-  }
+  for (const std::string& path : options.load_facts) facts.merge(loadFacts(path));
   if (!options.emit_facts.empty()) {
     std::ofstream facts_out(options.emit_facts);
     if (!(facts_out << toJson(facts).dump(1) << "\n")) {

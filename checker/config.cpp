@@ -1,11 +1,11 @@
 // The checker's configuration: defaults, the JSON file and the upward search for it.
 #include "checker/config.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/error.h"
+#include "common/json_input.h"
 
 namespace memfloor::checker {
 
@@ -25,14 +25,9 @@ bool sameKind(const nlohmann::json& a, const nlohmann::json& b) {
 }  // namespace
 
 Config loadConfig(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path.string() + ": cannot read the configuration file");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(in, nullptr, true, /*ignore_comments=*/true);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not JSON: " + e.what());
-  }
+  // The common loader's file and parse checks; a configuration file has no schema.
+  const nlohmann::json json = common::parseJson(
+      common::readJsonFile(path.string(), "configuration file"), path.string(), /*comments=*/true);
   if (!json.is_object()) throw Error(path.string() + ": expected a JSON object");
   const nlohmann::json defaults = Config{};  // every key, with a value of the right kind
   for (const auto& [key, value] : json.items()) {

@@ -6,8 +6,16 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/json_input.h"
 
 namespace memfloor::checker {
+namespace {
+
+// How facts files are checked (common/json_input.h).
+constexpr common::JsonSchema kFactsDocument{
+    kFactsSchema, "facts document", "write them again with --emit-facts of this memfloor-check"};
+
+}  // namespace
 
 bool isNullable(HandleKind kind) {
   return kind == HandleKind::kRawPointer || kind == HandleKind::kSmartPointer ||
@@ -86,12 +94,9 @@ nlohmann::json toJson(const Facts& facts) {
       {"calls", facts.calls},   {"derefs", facts.derefs},       {"call_edges", facts.call_edges}};
 }
 
-Facts factsFromJson(const nlohmann::json& json) {
+Facts factsFromJson(const nlohmann::json& json, std::string_view name) {
+  common::checkSchema(json, kFactsDocument, name);
   try {
-    const std::string schema = json.at("schema").get<std::string>();
-    if (schema != kFactsSchema) {
-      throw Error("facts: schema '" + schema + "' is not " + kFactsSchema);
-    }
     Facts facts;
     json.at("units").get_to(facts.units);
     json.at("records").get_to(facts.records);
@@ -105,8 +110,12 @@ Facts factsFromJson(const nlohmann::json& json) {
     if (json.contains("call_edges")) json.at("call_edges").get_to(facts.call_edges);
     return facts;
   } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("facts: malformed document: ") + e.what());
+    throw Error(std::string(name) + ": malformed facts document: " + e.what());
   }
+}
+
+Facts loadFacts(const std::string& path) {
+  return factsFromJson(common::loadJsonDocument(path, kFactsDocument, "facts file"), path);
 }
 
 }  // namespace memfloor::checker

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -134,9 +135,15 @@ struct Facts {
   void merge(Facts other);
 };
 
-nlohmann::json toJson(const Facts& facts);
-Facts factsFromJson(const nlohmann::json& json);  // throws memfloor::Error on a malformed document
-
 inline constexpr const char* kFactsSchema = "memfloor.facts/1";
+
+nlohmann::json toJson(const Facts& facts);
+
+// The facts of a document; throws memfloor::Error, naming `name`, when it is not one of
+// kFactsSchema's major (common::checkSchema) or is malformed.
+Facts factsFromJson(const nlohmann::json& json, std::string_view name = "facts");
+
+// A facts file written by --emit-facts, read through the common loader (common/json_input.h).
+Facts loadFacts(const std::string& path);
 
 }  // namespace memfloor::checker

@@ -1,10 +1,10 @@
 // The findings document (memfloor.findings/1) and baselines read from it.
 #include "checker/findings_json.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_input.h"
 
 namespace memfloor::checker {
 namespace {
@@ -45,20 +45,15 @@ nlohmann::json findingsToJson(const std::vector<Finding>& findings,
 }
 
 std::set<std::string> readBaseline(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw Error(file.string() + ": cannot read the baseline");
+  const std::string path = file.string();
+  const nlohmann::json json = common::loadJsonDocument(path, common::kFindingsDocument, "baseline");
   try {
-    const nlohmann::json json = nlohmann::json::parse(in);
-    if (json.value("schema", "") != kFindingsSchema) {
-      throw Error(file.string() + ": not a findings document (expected schema " + kFindingsSchema +
-                  ")");
-    }
     std::set<std::string> fingerprints;
     for (const auto& f : json.at("findings"))
       fingerprints.insert(f.at("fingerprint").get<std::string>());
     return fingerprints;
   } catch (const nlohmann::json::exception& e) {
-    throw Error(file.string() + ": malformed baseline: " + e.what());
+    throw Error(path + ": malformed baseline: " + e.what());
   }
 }
 

@@ -8,18 +8,20 @@
 #include <vector>
 
 #include "checker/finding.h"
+#include "common/findings_schema.h"
 
 namespace memfloor::checker {
 
-inline constexpr const char* kFindingsSchema = "memfloor.findings/1";
+using common::kFindingsSchema;  // declared in common/: memfloor analyze reads the document too
 
 // File names are written relative to `root` when they are below it. `errors` are the units that
 // could not be checked.
 nlohmann::json findingsToJson(const std::vector<Finding>& findings,
                               const std::vector<std::string>& errors, const std::string& root);
 
-// The fingerprints of a findings document used as a baseline; throws memfloor::Error when the
-// file is unreadable or not a findings document.
+// The fingerprints of a findings document used as a baseline, read through the common loader
+// (common/json_input.h); throws memfloor::Error naming the file when it is unreadable, not a
+// findings document or malformed.
 std::set<std::string> readBaseline(const std::filesystem::path& file);
 
 }  // namespace memfloor::checker

@@ -11,8 +11,9 @@ struct ReportRequest {
   std::string output_path;
 };
 
-// Reads the report (memfloor.report/2) and the gate result (memfloor.gate/1), writes the page.
-// Throws memfloor::Error naming the file on unusable input or when the page cannot be written.
+// Reads the report (memfloor.report/2, through the typed reader: reports/report_reader.h) and the
+// gate result (memfloor.gate/1), writes the page. Throws memfloor::Error naming the file (and the
+// field) on unusable input or when the page cannot be written.
 // Returns kExitOk.
 int writeHtmlReport(const ReportRequest& request);
 

@@ -12,175 +12,58 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "common/error.h"
+#include "reports/report_reader.h"
+#include "trace/records.h"
 
 namespace memfloor::reports {
 namespace {
-
-using nlohmann::json;
 
 constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 constexpr long double kPercent = 100.0L;
 constexpr int64_t kMinI64 = std::numeric_limits<int64_t>::min();
 
-// Field access with errors that name the file and the field ("runs[0].memory[1].peak").
-class Reader {
- public:
-  explicit Reader(std::string_view path) : path_(path) {}
-
-  [[noreturn]] void fail(std::string_view field, std::string_view what) const {
-    throw Error(fmt::format("{}: {}: {}", path_, field, what));
-  }
-
-  const json& member(const json& object, std::string_view context, const char* key) const {
-    if (!object.is_object()) fail(context, "expected an object");
-    auto it = object.find(key);
-    if (it == object.end()) fail(field(context, key), "missing");
-    return *it;
-  }
-
-  const json& array(const json& object, std::string_view context, const char* key) const {
-    const json& j = member(object, context, key);
-    if (!j.is_array()) fail(field(context, key), "expected an array");
-    return j;
-  }
-
-  const std::string& string(const json& object, std::string_view context, const char* key) const {
-    const json& j = member(object, context, key);
-    if (!j.is_string()) fail(field(context, key), "expected a string");
-    return j.get_ref<const std::string&>();
-  }
-
-  // Unsigned, at most 2^63 − 1 (bytes beyond that are not a plausible report).
-  uint64_t unsignedInt(const json& object, std::string_view context, const char* key) const {
-    const json& j = member(object, context, key);
-    // A parsed non-negative integer is unsigned; one built in code may be signed.
-    if (!j.is_number_integer() || (!j.is_number_unsigned() && j.get<int64_t>() < 0)) {
-      fail(field(context, key), "expected an unsigned integer");
-    }
-    uint64_t v = j.get<uint64_t>();
-    if (v > static_cast<uint64_t>(kMaxI64)) fail(field(context, key), "value out of range");
-    return v;
-  }
-
-  int64_t signedInt(const json& object, std::string_view context, const char* key) const {
-    const json& j = member(object, context, key);
-    if (j.is_number_unsigned()) {
-      if (j.get<uint64_t>() > static_cast<uint64_t>(kMaxI64)) {
-        fail(field(context, key), "value out of range");
-      }
-      return static_cast<int64_t>(j.get<uint64_t>());
-    }
-    if (!j.is_number_integer()) fail(field(context, key), "expected an integer");
-    return j.get<int64_t>();
-  }
-
-  uint32_t u32(const json& object, std::string_view context, const char* key) const {
-    uint64_t v = unsignedInt(object, context, key);
-    if (v > std::numeric_limits<uint32_t>::max()) fail(field(context, key), "value out of range");
-    return static_cast<uint32_t>(v);
-  }
-
-  static std::string field(std::string_view context, const char* key) {
-    return context.empty() ? std::string(key) : fmt::format("{}.{}", context, key);
-  }
-  static std::string index(std::string_view context, const char* key, size_t i) {
-    return fmt::format("{}[{}]", field(context, key), i);
-  }
-
- private:
-  std::string_view path_;
-};
-
 using SlotKey = std::pair<uint32_t, std::string>;
 
-SlotMetrics& slotFor(std::map<SlotKey, SlotMetrics>& slots, uint32_t device,
-                     const std::string& kind) {
-  SlotMetrics& slot = slots[{device, kind}];
-  slot.device = device;
-  slot.kind = kind;
+SlotMetrics& slotFor(std::map<SlotKey, SlotMetrics>& slots, const analysis::MemoryKey& key) {
+  std::string kind(trace::toString(key.kind));
+  SlotMetrics& slot = slots[{key.device, kind}];
+  slot.device = key.device;
+  slot.kind = std::move(kind);
   return slot;
 }
 
-RunMetrics readRun(const Reader& r, const json& run, const std::string& ctx) {
+// What the gate compares of one run (docs/gate.md, "What is compared"), read by the typed reader.
+RunMetrics readRun(const RunReader& run) {
   RunMetrics out;
-  out.label = r.string(run, ctx, "label");
+  out.label = run.label();
   std::map<SlotKey, SlotMetrics> slots;
-
-  const json& memory = r.array(run, ctx, "memory");
-  for (size_t i = 0; i < memory.size(); ++i) {
-    std::string c = Reader::index(ctx, "memory", i);
-    SlotMetrics& slot =
-        slotFor(slots, r.u32(memory[i], c, "device"), r.string(memory[i], c, "kind"));
-    slot.peak = r.unsignedInt(memory[i], c, "peak");
-  }
+  for (const analysis::MemorySummary& m : run.memory()) slotFor(slots, m.key).peak = m.peak;
 
   // The steady window of each memory: its idle floor, and the sites its iteration lists.
-  std::unordered_map<uint32_t, const json*> iterations;
-  const json& rows = r.array(run, ctx, "iterations");
-  for (size_t i = 0; i < rows.size(); ++i) {
-    std::string c = Reader::index(ctx, "iterations", i);
-    iterations[r.u32(rows[i], c, "index")] = &rows[i];
-  }
-  const json& steady = r.array(run, ctx, "steady_idle_floor");
-  for (size_t i = 0; i < steady.size(); ++i) {
-    std::string c = Reader::index(ctx, "steady_idle_floor", i);
-    const json& entry = steady[i];
-    SlotMetrics& slot = slotFor(slots, r.u32(entry, c, "device"), r.string(entry, c, "kind"));
-    slot.idle_floor = r.unsignedInt(entry, c, "idle_floor");
-    uint32_t iteration = r.u32(entry, c, "iteration");
-    if (iteration == 0) continue;  // no idle window
-    auto row = iterations.find(iteration);
-    if (row == iterations.end()) {
-      r.fail(Reader::field(c, "iteration"),
-             fmt::format("iteration {} is not in the run's iterations", iteration));
-    }
-    std::string row_ctx = fmt::format("{}.iterations[index {}]", ctx, iteration);
-    const json& sites = r.array(*row->second, row_ctx, "top_sites");
-    for (size_t s = 0; s < sites.size(); ++s) {
-      std::string sc = Reader::index(row_ctx, "top_sites", s);
-      if (r.u32(sites[s], sc, "device") != slot.device) continue;
-      if (r.string(sites[s], sc, "kind") != slot.kind) continue;
+  for (const SteadyWindow& window : run.steadyWindows()) {
+    SlotMetrics& slot = slotFor(slots, window.floor.key);
+    slot.idle_floor = window.floor.idle_floor;
+    for (const analysis::RetainedSite& site : window.top_sites) {
+      if (!(site.key == window.floor.key)) continue;
       // What the site keeps from the counted iterations; its persistent bytes (weights, state)
       // are in the idle floor, and the ranking puts sites with counted bytes first, so a site
-      // with them is listed whenever it matters.
-      auto tally = [&](const char* key) {
-        return r.unsignedInt(r.member(sites[s], sc, key), Reader::field(sc, key), "bytes");
-      };
-      uint64_t counted = tally("inter_iteration") + tally("leak");  // each < 2^63: no overflow
+      // with them is listed whenever it matters. The reader keeps bytes below 2^63, so neither
+      // sum overflows.
+      const uint64_t counted = site.retained.inter_iteration.bytes + site.retained.leak.bytes;
       if (counted == 0) continue;
-      uint64_t& bytes = slot.sites[r.string(sites[s], sc, "where")];
-      bytes = std::min<uint64_t>(bytes + counted, kMaxI64);
+      uint64_t& bytes = slot.sites[site.where];  // <= 2^63 − 1
+      bytes = std::min<uint64_t>(bytes + std::min<uint64_t>(counted, kMaxI64), kMaxI64);
     }
   }
 
-  std::string trend_ctx = Reader::field(ctx, "trend");
-  const json& trends = r.array(r.member(run, ctx, "trend"), trend_ctx, "per_memory");
-  for (size_t i = 0; i < trends.size(); ++i) {
-    std::string c = Reader::index(trend_ctx, "per_memory", i);
-    const json& t = trends[i];
-    SlotMetrics& slot = slotFor(slots, r.u32(t, c, "device"), r.string(t, c, "kind"));
-    int64_t slope = r.signedInt(t, c, "slope_bytes_per_iteration");
+  for (const analysis::Trend& t : run.trends()) {
+    SlotMetrics& slot = slotFor(slots, t.key);
     // "unknown": fewer than 3 windows fitted, too few for a slope to mean anything.
-    if (r.string(t, c, "verdict") != "unknown") slot.slope = slope;
+    if (t.verdict != analysis::TrendVerdict::kUnknown) slot.slope = t.slope_bytes_per_iteration;
   }
 
   for (auto& [key, slot] : slots) out.slots.push_back(std::move(slot));
   return out;
-}
-
-FindingRef readFinding(const Reader& r, const json& item, const std::string& ctx) {
-  FindingRef f;
-  f.id = r.string(item, ctx, "id");
-  f.rule = r.string(item, ctx, "rule");
-  f.message = r.string(item, ctx, "message");
-  if (auto loc = item.find("location"); loc != item.end() && loc->is_object()) {
-    std::string c = Reader::field(ctx, "location");
-    f.file = r.string(*loc, c, "file");
-    f.line = r.u32(*loc, c, "line");
-    if (loc->contains("column")) f.column = r.u32(*loc, c, "column");
-  }
-  return f;
 }
 
 int64_t saturatingSub(int64_t a, int64_t b) {
@@ -210,7 +93,7 @@ GateCheck makeCheck(Metric metric, const std::string& run, const SlotMetrics& sl
 void compareSlot(const std::string& run, const SlotMetrics& base, const SlotMetrics& cur,
                  const GateThresholds& t, std::vector<GateCheck>& checks) {
   const SlotMetrics& key = cur;
-  auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };  // <= 2^63 − 1 (Reader)
+  auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };  // <= 2^63 − 1 (ReportReader)
   checks.push_back(makeCheck(Metric::kIdleFloor, run, key, i64(base.idle_floor),
                              i64(cur.idle_floor), t.idle_floor));
   checks.push_back(makeCheck(Metric::kPeak, run, key, i64(base.peak), i64(cur.peak), t.peak));
@@ -310,23 +193,21 @@ int64_t allowedDelta(const Threshold& threshold, int64_t baseline) {
 }
 
 ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path) {
-  Reader r(path);
+  const ReportReader reader(report, path);
   ReportMetrics out;
   out.path = std::string(path);
-  const json& runs = r.array(report, "", "runs");
   std::unordered_map<std::string, int> seen;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    RunMetrics run = readRun(r, runs[i], Reader::index("", "runs", i));
+  const size_t runs = reader.runCount();
+  for (size_t i = 0; i < runs; ++i) {
+    RunMetrics run = readRun(reader.run(i));
     // Labels name runs across reports; a repeated label (two traces of the same file name and no
     // rank) is told apart by its position among the runs of that label.
     int n = ++seen[run.label];
     if (n > 1) run.label = fmt::format("{} #{}", run.label, n);
     out.runs.push_back(std::move(run));
   }
-  const json& findings = r.member(report, "", "findings");
-  const json& items = r.array(findings, "findings", "items");
-  for (size_t i = 0; i < items.size(); ++i) {
-    out.findings.push_back(readFinding(r, items[i], Reader::index("findings", "items", i)));
+  for (const analysis::Finding& f : reader.findings()) {
+    out.findings.push_back({f.fingerprint, f.rule, f.message, f.file, f.line, f.column});
   }
   return out;
 }

@@ -64,8 +64,9 @@ struct ReportMetrics {
 };
 
 // Reads the fields the gate compares from a report of schema memfloor.report/2 (the schema
-// string itself is checked by loadReportJson). Throws memfloor::Error naming `path` and the field
-// when one is missing or of the wrong type.
+// string itself is checked by loadReportJson) through the typed reader (report_reader.h): the
+// runs' label, memory, steady windows and trend, and the findings. Throws memfloor::Error naming
+// `path` and the field when one of those is missing or of the wrong type.
 ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path);
 
 enum class Metric : uint8_t { kIdleFloor, kPeak, kFloorGrowth, kSiteRetained };

@@ -4,27 +4,26 @@
 #include <fmt/core.h>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <initializer_list>
-#include <iterator>
 #include <stdexcept>
 #include <utility>
 
-#include "common/error.h"
+#include "common/json_input.h"
 #include "reports/gate.h"         // kGateSchema
 #include "reports/html_assets.h"  // generated from reports/html/ by cmake/MemfloorEmbed.cmake
-#include "reports/report_file.h"  // kReportSchemaMajor, reportSchemaMajor
+#include "reports/report_file.h"  // checkReportSchema
 
 namespace memfloor::reports {
 namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kHtmlReportSchema = "memfloor.report/2";
-static_assert(kReportSchemaMajor == 2,
+static_assert(kReportSchema == "memfloor.report/2",
               "the page's script (reports/html/*.js) reads memfloor.report/2");
+
+// How the gate result is checked; this file is its only reader.
+constexpr common::JsonSchema kGateDocument{kGateSchema, "memfloor gate result",
+                                           "re-run memfloor gate with this version"};
 
 // The page's script: the .js files of reports/html/, joined in this order inside the one function
 // of report.html's <script>. They declare the helpers first, then the sections in the page's order;
@@ -66,48 +65,10 @@ std::string fill(std::string_view tmpl,
   return out;
 }
 
-// Throws memfloor::Error, naming `what`, unless `doc` is an object whose "schema" is `schema`
-// (for reports: whose major is the one this build reads).
-void checkSchema(const json& doc, std::string_view schema, std::string_view what) {
-  if (!doc.is_object()) {
-    throw Error(fmt::format("{}: not a {} document (a JSON {}, not an object)", what, schema,
-                            doc.type_name()));
-  }
-  auto it = doc.find("schema");
-  if (it == doc.end() || !it->is_string()) {
-    throw Error(fmt::format("{}: not a {} document (no \"schema\" field)", what, schema));
-  }
-  const std::string& found = it->get_ref<const std::string&>();
-  if (found == schema) return;
-  if (schema == kHtmlReportSchema && reportSchemaMajor(found) >= 0) {
-    throw Error(
-        fmt::format("{}: report schema \"{}\" is not supported: memfloor report reads "
-                    "\"{}\" (re-run memfloor analyze with this version)",
-                    what, found, schema));
-  }
-  throw Error(fmt::format("{}: schema is \"{}\", expected \"{}\"", what, found, schema));
-}
-
 }  // namespace
 
 json loadGateJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(fmt::format("{}: cannot open the gate result: {}", path, std::strerror(errno)));
-  }
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw Error(fmt::format("{}: cannot read the gate result", path));
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
-    std::string_view what = e.what();
-    if (auto at = what.find("] "); at != std::string_view::npos) what.remove_prefix(at + 2);
-    throw Error(fmt::format("{}: not JSON: {}", path, what));
-  }
-  checkSchema(doc, kGateSchema, path);
-  return doc;
+  return common::loadJsonDocument(path, kGateDocument, "gate result");
 }
 
 std::string scriptSafeJson(const json& doc) {
@@ -135,8 +96,8 @@ std::string scriptSafeJson(const json& doc) {
 }
 
 std::string renderHtml(const json& report, const std::optional<json>& gate) {
-  checkSchema(report, kHtmlReportSchema, "the report");
-  if (gate) checkSchema(*gate, kGateSchema, "the gate result");
+  checkReportSchema(report, "the report");
+  if (gate) common::checkSchema(*gate, kGateDocument, "the gate result");
   const std::string report_text = scriptSafeJson(report);
   const std::string gate_text = gate ? scriptSafeJson(*gate) : std::string("null");
   const std::string script_text = script();

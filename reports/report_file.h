@@ -1,22 +1,27 @@
-// Reading a report.json from a file, with an error that names the file and what is wrong.
+// Reading report.json from a file, with an error that names the file and what is wrong.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "common/json_input.h"
+#include "reports/report_json.h"  // kReportSchema
+
 namespace memfloor::reports {
 
-// The report schema major this build reads (docs/report-schema.md, "Versioning").
-inline constexpr int kReportSchemaMajor = 2;
+// How readers of report.json check it (common/json_input.h). The major is the one this build reads
+// (docs/report-schema.md, "Versioning").
+inline constexpr common::JsonSchema kReportDocument{
+    kReportSchema, "memfloor report", "re-run memfloor analyze on the trace with this version"};
 
-// Reads and parses `path` and checks that it is a memfloor report of schema major
-// kReportSchemaMajor (`"schema": "memfloor.report/2"`). Throws memfloor::Error naming the file
-// when it cannot be read, is empty, is not JSON, is not an object, has no report schema, or has
-// another major. Fields are not checked here: each reader checks the ones it uses.
+// Reads and parses `path` through the common loader and checks that it is a memfloor report of
+// the schema this build reads. Throws memfloor::Error naming the file when it cannot be read, is
+// empty or too large, is not JSON, is not an object, has no report schema, or has another major.
+// Fields are read by the typed reader (report_reader.h).
 nlohmann::json loadReportJson(const std::string& path);
 
-// The major of a schema string "memfloor.report/<major>"; -1 when it is not of that form.
-int reportSchemaMajor(std::string_view schema);
+// The same checks on a document already parsed; `name` names it in messages.
+void checkReportSchema(const nlohmann::json& doc, std::string_view name);
 
 }  // namespace memfloor::reports

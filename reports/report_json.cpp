@@ -184,7 +184,8 @@ json toJson(const symbols::Stack& s) {
 
 json toJson(const analysis::TimelineSeries& t) {
   json points = json::array();
-  for (const analysis::TimelinePoint& p : t.points) points.push_back({p.start_ns, p.min, p.max, p.last});
+  for (const analysis::TimelinePoint& p : t.points)
+    points.push_back({p.start_ns, p.min, p.max, p.last});
   json j;
   putKey(j, t.key);
   j["bucket_ns"] = t.bucket_ns;
@@ -291,7 +292,7 @@ json document(const analysis::MergedReport& m, const FindingIds& ids, bool place
     worst["idle_floor"] = m.worst->idle_floor;
   }
   return {
-      {"schema", analysis::kReportSchema},
+      {"schema", kReportSchema},
       {"tool", {{"name", "memfloor"}, {"version", m.tool_version}}},
       {"runs", std::move(runs)},
       {"summary", {{"runs", m.runs.size()}, {"verdict", toString(m.verdict)}, {"worst", worst}}},

@@ -4,11 +4,16 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "analysis/merged_report.h"
 #include "analysis/report.h"
 
 namespace memfloor::reports {
+
+// The report's schema, written here and read by report_file.h and report_reader.h (and by the
+// page, reports/html/report.js). Declared only here.
+inline constexpr std::string_view kReportSchema = "memfloor.report/2";
 
 // Sizes in bytes and times in ns are JSON integers; keys are snake_case.
 nlohmann::json toJson(const analysis::MergedReport& report);

@@ -59,6 +59,9 @@ seed() { printf "\\x$1" | cat - "$2" >"$work/report-seeds/$1-$(basename "$2")"; 
 seed 00 testdata/model/findings.json
 seed 01 "$build/fuzz/memfloor_make_seeds"
 seed 02 fuzz/symbolizer-output.jsonl
-for report in testdata/reports/*.json testdata/gate/*.json; do [ -f "$report" ] && seed 03 "$report"; done
+for report in testdata/reports/*.json testdata/gate/*.json; do
+  [ -f "$report" ] && seed 03 "$report" && seed 04 "$report"
+done
+seed 05 testdata/reports/two_runs.gate.json
 run report_inputs -max_len=65536 "$work/report" "$work/report-seeds"
 exit $status

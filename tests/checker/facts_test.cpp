@@ -1,7 +1,11 @@
 // Tests of the facts: merging keeps a site seen in two units once; the JSON form round-trips.
 #include "checker/facts.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -68,6 +72,35 @@ TEST_CASE("Malformed facts documents are refused", "[facts]") {
   nlohmann::json json = toJson(unit("a.cpp"));
   json["calls"] = 3;
   CHECK_THROWS_WITH(factsFromJson(json), Catch::Contains("malformed"));
+}
+
+TEST_CASE("Facts files are read through the common loader, errors naming the file", "[facts]") {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("memfloor_facts_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  };
+  const std::string good = write("a.facts.json", toJson(unit("a.cpp")).dump(1));
+  CHECK(loadFacts(good).units == std::vector<std::string>{"a.cpp"});
+
+  const std::string missing = (dir / "missing.json").string();
+  CHECK_THROWS_WITH(loadFacts(missing), Catch::Contains(missing + ": cannot open the facts file"));
+  const std::string findings = write("findings.json", R"({"schema": "memfloor.findings/1"})");
+  CHECK_THROWS_WITH(
+      loadFacts(findings),
+      Catch::Contains(findings + ": not a facts document (schema "
+                                 "\"memfloor.findings/1\", expected \"memfloor.facts/1\")"));
+  nlohmann::json bad = toJson(unit("a.cpp"));
+  bad["calls"] = 3;
+  const std::string malformed = write("bad.facts.json", bad.dump());
+  CHECK_THROWS_WITH(loadFacts(malformed),
+                    Catch::Contains(malformed + ": malformed facts document"));
+  const std::string cut = write("cut.facts.json", R"({"schema": "memfloor.facts/1", "units": [)");
+  CHECK_THROWS_WITH(loadFacts(cut), Catch::Contains(cut + ": not JSON"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

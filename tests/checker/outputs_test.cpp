@@ -1,6 +1,11 @@
 // Tests of the outputs: clang-style text, the findings document and SARIF 2.1.0.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "checker/checker.h"
 #include "checker/findings_json.h"
@@ -44,6 +49,30 @@ TEST_CASE("The findings document follows memfloor.findings/1", "[outputs]") {
   CHECK(f.at("fixits").at(0).at("location").at("offset") == 333);
   CHECK(f.at("fingerprint").get<std::string>().size() == 16);
   CHECK(json.at("errors").at(0) == "bad.cpp: does not parse");
+}
+
+TEST_CASE("A baseline is a findings document read through the common loader", "[outputs]") {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("memfloor_outputs_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const nlohmann::json json = findingsToJson({sample()}, {}, "/repo");
+  std::ofstream(dir / "baseline.json") << json.dump(2);
+  CHECK(readBaseline(dir / "baseline.json") ==
+        std::set<std::string>{json.at("findings").at(0).at("fingerprint").get<std::string>()});
+
+  std::ofstream(dir / "report.json") << R"({"schema": "memfloor.report/2"})";
+  CHECK_THROWS_WITH(readBaseline(dir / "report.json"),
+                    Catch::Contains((dir / "report.json").string() +
+                                    ": not a findings document (schema \"memfloor.report/2\""));
+  std::ofstream(dir / "newer.json") << R"({"schema": "memfloor.findings/2", "findings": []})";
+  CHECK_THROWS_WITH(readBaseline(dir / "newer.json"),
+                    Catch::Contains("written by a newer memfloor"));
+  std::ofstream(dir / "fields.json") << R"({"schema": "memfloor.findings/1", "findings": [{}]})";
+  CHECK_THROWS_WITH(readBaseline(dir / "fields.json"), Catch::Contains("malformed baseline"));
+  CHECK_THROWS_WITH(readBaseline(dir / "missing.json"),
+                    Catch::Contains("cannot open the baseline"));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("SARIF has rule metadata, relative URIs, related locations and fingerprints",

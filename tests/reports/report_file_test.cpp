@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/reports/report_doc_builder.h"
 #include "common/error.h"
+#include "tests/reports/report_doc_builder.h"
 
 using namespace memfloor;
 
@@ -53,13 +53,4 @@ TEST_CASE("report_file: what is not a usable report is an error naming the file"
   fails("v1.json", R"({"schema": "memfloor.report/1"})",
         "\"memfloor.report/1\" is not supported: this memfloor reads memfloor.report/2 (re-run");
   fails("v3.json", R"({"schema": "memfloor.report/3"})", "written by a newer memfloor");
-}
-
-TEST_CASE("report_file: schema majors") {
-  CHECK(reports::reportSchemaMajor("memfloor.report/2") == 2);
-  CHECK(reports::reportSchemaMajor("memfloor.report/12") == 12);
-  CHECK(reports::reportSchemaMajor("memfloor.report/") == -1);
-  CHECK(reports::reportSchemaMajor("memfloor.report/2x") == -1);
-  CHECK(reports::reportSchemaMajor("memfloor.report/-1") == -1);
-  CHECK(reports::reportSchemaMajor("memfloor.gate/1") == -1);
 }

@@ -1,0 +1,477 @@
+// report.json back into the Report structures: one function per part, mirroring report_json.cpp
+// (and docs/report-schema.md) key for key.
+#include "reports/report_reader.h"
+
+#include <fmt/core.h>
+
+#include <array>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "reports/json_fields.h"
+#include "trace/records.h"
+
+namespace memfloor::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<trace::MemoryKind, trace::kMemoryKindCount> kMemoryKinds = {
+    trace::MemoryKind::kDevice,       trace::MemoryKind::kPinned, trace::MemoryKind::kManaged,
+    trace::MemoryKind::kDeviceStatic, trace::MemoryKind::kPool,   trace::MemoryKind::kUnknown};
+constexpr std::array<trace::FrameKind, trace::kFrameKindCount> kFrameKinds = {
+    trace::FrameKind::kNative, trace::FrameKind::kPython};
+constexpr std::array<analysis::TrendVerdict, 3> kVerdicts = {analysis::TrendVerdict::kUnknown,
+                                                             analysis::TrendVerdict::kStable,
+                                                             analysis::TrendVerdict::kGrowing};
+constexpr std::array<analysis::IterationSource, 3> kSources = {
+    analysis::IterationSource::kUnknown, analysis::IterationSource::kMarkers,
+    analysis::IterationSource::kDetected};
+
+analysis::Tally tally(const JsonFields& f, const json& object, std::string_view context,
+                      const char* key) {
+  const std::string c = JsonFields::field(context, key);
+  const json& t = f.object(object, context, key);
+  return {f.bytes(t, c, "bytes"), f.u64(t, c, "count")};
+}
+
+// The three class tallies of a retained object (a site, or idle.retained).
+analysis::RetainedTally retained(const JsonFields& f, const json& j, std::string_view c) {
+  return {tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"), tally(f, j, c, "persistent")};
+}
+
+analysis::MemoryKey key(const JsonFields& f, const json& j, std::string_view c) {
+  return {f.u32(j, c, "device"), f.name(j, c, "kind", kMemoryKinds)};
+}
+
+analysis::MemorySummary memorySummary(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::MemorySummary m;
+  m.key = key(f, j, c);
+  m.peak = f.bytes(j, c, "peak");
+  m.peak_ns = f.u64(j, c, "peak_ns");
+  m.live_at_end = f.bytes(j, c, "live_at_end");
+  m.allocated = tally(f, j, c, "allocated");
+  m.freed = tally(f, j, c, "freed");
+  return m;
+}
+
+analysis::IterationMemory iterationMemory(const JsonFields& f, const json& j,
+                                          const std::string& c) {
+  analysis::IterationMemory m;
+  m.key = key(f, j, c);
+  m.live_at_start = f.bytes(j, c, "live_at_start");
+  m.live_at_end = f.bytes(j, c, "live_at_end");
+  m.peak = f.bytes(j, c, "peak");
+  m.floor = f.bytes(j, c, "floor");
+  m.allocated = tally(f, j, c, "allocated");
+  m.freed = tally(f, j, c, "freed");
+  const std::string ic = JsonFields::field(c, "idle");
+  const json& idle = f.object(j, c, "idle");
+  m.idle.floor = f.bytes(idle, ic, "floor");
+  m.idle.peak = f.bytes(idle, ic, "peak");
+  m.idle.live_at_end = f.bytes(idle, ic, "live_at_end");
+  m.idle.allocated = tally(f, idle, ic, "allocated");
+  m.idle.freed = tally(f, idle, ic, "freed");
+  m.idle.retained = retained(f, f.object(idle, ic, "retained"), JsonFields::field(ic, "retained"));
+  m.idle.explained = tally(f, idle, ic, "explained");
+  return m;
+}
+
+analysis::RetainedSite retainedSite(const JsonFields& f, const ReportReader& report, const json& j,
+                                    const std::string& c) {
+  analysis::RetainedSite s;
+  s.key = key(f, j, c);
+  s.stack = f.u32(j, c, "stack");
+  s.where = f.string(j, c, "where");
+  s.retained = retained(f, j, c);
+  f.each(j, c, "findings", [&](const json& id, const std::string& name) {
+    s.findings.push_back(report.findingIndex(f.string(id, name), name));
+  });
+  return s;
+}
+
+analysis::IterationRow iterationRow(const JsonFields& f, const ReportReader& report, const json& j,
+                                    const std::string& c) {
+  analysis::IterationRow row;
+  row.index = f.u32(j, c, "index");
+  row.name = f.string(j, c, "name");
+  row.start_ns = f.u64(j, c, "start_ns");
+  row.end_ns = f.u64(j, c, "end_ns");
+  row.complete = f.boolean(j, c, "complete");
+  row.warmup = f.boolean(j, c, "warmup");
+  const std::string ic = JsonFields::field(c, "idle");
+  const json& idle = f.object(j, c, "idle");
+  row.idle_start_ns = f.u64(idle, ic, "start_ns");
+  row.idle_end_ns = f.u64(idle, ic, "end_ns");
+  row.idle_final = f.boolean(idle, ic, "final");
+  f.each(j, c, "memory", [&](const json& m, const std::string& mc) {
+    row.memory.push_back(iterationMemory(f, m, mc));
+  });
+  f.each(j, c, "top_sites", [&](const json& s, const std::string& sc) {
+    row.top_sites.push_back(retainedSite(f, report, s, sc));
+  });
+  return row;
+}
+
+analysis::Trend trend(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::Trend t;
+  t.key = key(f, j, c);
+  t.verdict = f.name(j, c, "verdict", kVerdicts);
+  t.points = f.u32(j, c, "points");
+  t.first_iteration = f.u32(j, c, "first_iteration");
+  t.last_iteration = f.u32(j, c, "last_iteration");
+  t.slope_bytes_per_iteration = f.i64(j, c, "slope_bytes_per_iteration");
+  t.growth_bytes = f.i64(j, c, "growth_bytes");
+  t.threshold_bytes = f.bytes(j, c, "threshold_bytes");
+  t.first_floor = f.bytes(j, c, "first_floor");
+  t.last_floor = f.bytes(j, c, "last_floor");
+  return t;
+}
+
+analysis::SteadyFloor steadyFloor(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::SteadyFloor s;
+  s.key = key(f, j, c);
+  s.iteration = f.u32(j, c, "iteration");
+  s.idle_floor = f.bytes(j, c, "idle_floor");
+  return s;
+}
+
+symbols::Stack stack(const JsonFields& f, const json& j, const std::string& c) {
+  symbols::Stack s;
+  s.id = f.u32(j, c, "id");
+  f.each(j, c, "frames", [&](const json& fr, const std::string& fc) {
+    symbols::Frame frame;
+    frame.kind = f.name(fr, fc, "kind", kFrameKinds);
+    frame.module = f.string(fr, fc, "module");
+    frame.offset = f.u64(fr, fc, "offset");
+    frame.function = f.string(fr, fc, "function");
+    frame.file = f.string(fr, fc, "file");
+    frame.line = f.u32(fr, fc, "line");
+    s.frames.push_back(std::move(frame));
+  });
+  return s;
+}
+
+analysis::TimelineSeries timelineSeries(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::TimelineSeries t;
+  t.key = key(f, j, c);
+  t.bucket_ns = f.u64(j, c, "bucket_ns");
+  f.each(j, c, "points", [&](const json& p, const std::string& pc) {
+    // [start_ns, min, max, last]
+    if (!p.is_array() || p.size() != 4) f.fail(pc, "expected [start_ns, min, max, last]");
+    auto at = [&](size_t i, uint64_t max) {
+      return f.unsignedInt(p[i], JsonFields::index(pc, i), max);
+    };
+    t.points.push_back({at(0, std::numeric_limits<uint64_t>::max()), at(1, JsonFields::kMaxBytes),
+                        at(2, JsonFields::kMaxBytes), at(3, JsonFields::kMaxBytes)});
+  });
+  return t;
+}
+
+std::optional<analysis::DetectedPeriod> detection(const JsonFields& f, const json& run,
+                                                  const std::string& rc) {
+  const json* d = f.optional(run, rc, "detection");  // added within memfloor.report/2
+  if (d == nullptr) return std::nullopt;
+  const std::string c = JsonFields::field(rc, "detection");
+  f.object(*d, c);
+  analysis::DetectedPeriod p;
+  p.key = key(f, *d, c);
+  p.stack = f.u32(*d, c, "stack");
+  p.where = f.string(*d, c, "where");
+  p.size = f.bytes(*d, c, "size");
+  p.every = f.u32(*d, c, "every");
+  p.occurrences = f.u32(*d, c, "occurrences");
+  p.period_ns = f.u64(*d, c, "period_ns");
+  p.regular_permille = f.u32(*d, c, "regular_permille");
+  return p;
+}
+
+analysis::Anomalies anomalies(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::Anomalies a;
+  a.unmatched_frees = tally(f, j, c, "unmatched_frees");
+  a.double_allocations = tally(f, j, c, "double_allocations");
+  a.size_mismatches = f.u64(j, c, "size_mismatches");
+  a.unmatched_range_ends = f.u64(j, c, "unmatched_range_ends");
+  a.unclosed_ranges = f.u64(j, c, "unclosed_ranges");
+  a.out_of_order_records = f.u64(j, c, "out_of_order_records");
+  if (const json* cut = f.optional(j, c, "cut_tail")) {  // added within memfloor.report/2
+    const std::string cc = JsonFields::field(c, "cut_tail");
+    f.object(*cut, cc);
+    a.cut_tail.known = true;
+    a.cut_tail.from_ns = f.u64(*cut, cc, "from_ns");
+    a.cut_tail.unmatched_frees = tally(f, *cut, cc, "unmatched_frees");
+    a.cut_tail.double_allocations = tally(f, *cut, cc, "double_allocations");
+  }
+  return a;
+}
+
+analysis::ProcessMeta process(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::ProcessMeta p;
+  p.present = f.boolean(j, c, "present");
+  p.pid = f.u64(j, c, "pid");
+  p.start_unix_ns = f.u64(j, c, "start_unix_ns");
+  p.host = f.string(j, c, "host");
+  p.command_line = f.string(j, c, "command_line");
+  p.rank = f.i32(j, c, "rank");
+  p.local_rank = f.i32(j, c, "local_rank");
+  p.world_size = f.i32(j, c, "world_size");
+  f.each(j, c, "devices", [&](const json& d, const std::string& dc) {
+    p.devices.push_back(
+        {f.u32(d, dc, "device"), f.string(d, dc, "name"), f.bytes(d, dc, "total_memory")});
+  });
+  p.properties = f.stringMap(j, c, "properties");
+  return p;
+}
+
+// runs[].trace: the input, its time span and its record counts.
+void traceInput(const JsonFields& f, const json& j, const std::string& c, analysis::Report& r) {
+  r.input.path = f.string(j, c, "path");
+  const std::string vc = JsonFields::field(c, "version");
+  const json& version = f.object(j, c, "version");
+  r.input.major = f.u16(version, vc, "major");
+  r.input.minor = f.u16(version, vc, "minor");
+  r.input.ending = f.string(j, c, "ending");
+  r.input.complete = f.boolean(j, c, "complete");
+  r.first_ns = f.u64(j, c, "first_ns");
+  r.end_ns = f.u64(j, c, "end_ns");
+  const std::string rc = JsonFields::field(c, "records");
+  const json& records = f.object(j, c, "records");
+  r.records.total = f.u64(records, rc, "total");
+  r.records.allocs = f.u64(records, rc, "allocs");
+  r.records.frees = f.u64(records, rc, "frees");
+  r.records.markers = f.u64(records, rc, "markers");
+  r.records.pool_events = f.u64(records, rc, "pool_events");
+}
+
+template <typename T, typename Read>
+std::vector<T> arrayOf(const JsonFields& f, const json& j, std::string_view c, const char* key,
+                       Read read) {
+  std::vector<T> out;
+  f.each(j, c, key,
+         [&](const json& item, const std::string& ic) { out.push_back(read(f, item, ic)); });
+  return out;
+}
+
+// The writer's additions to a finding of the checker's document (report_json.cpp findingsJson).
+constexpr std::array<const char*, 5> kAddedToFinding = {"id", "link_functions", "snippet",
+                                                        "explains", "max_explained_bytes"};
+
+analysis::Finding finding(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::Finding out;
+  out.fingerprint = f.string(j, c, "id");
+  out.rule = f.string(j, c, "rule");
+  out.message = f.string(j, c, "message");
+  if (const json* loc = f.optional(j, c, "location")) {
+    const std::string lc = JsonFields::field(c, "location");
+    f.object(*loc, lc);
+    out.file = f.string(*loc, lc, "file");
+    out.line = f.u32(*loc, lc, "line");
+    if (f.optional(*loc, lc, "column") != nullptr) out.column = f.u32(*loc, lc, "column");
+  }
+  if (f.optional(j, c, "function") != nullptr) out.function = f.string(j, c, "function");
+  if (f.optional(j, c, "field") != nullptr) out.field = f.string(j, c, "field");
+  if (f.optional(j, c, "link_functions") != nullptr) {
+    f.each(j, c, "link_functions", [&](const json& name, const std::string& nc) {
+      out.link.functions.push_back(f.string(name, nc));
+    });
+  }
+  if (const json* snippet = f.optional(j, c, "snippet")) {
+    const std::string sc = JsonFields::field(c, "snippet");
+    f.object(*snippet, sc);
+    analysis::SourceSnippet s;
+    s.first_line = f.u32(*snippet, sc, "first_line");
+    f.each(*snippet, sc, "lines",
+           [&](const json& line, const std::string& lc) { s.lines.push_back(f.string(line, lc)); });
+    out.snippet = std::move(s);
+  }
+  out.raw = j;
+  for (const char* added : kAddedToFinding) out.raw.erase(added);
+  return out;
+}
+
+}  // namespace
+
+// ---- RunReader ----
+
+RunReader::RunReader(const ReportReader& report, const json& run, std::string context)
+    : report_(&report), run_(&run), context_(std::move(context)) {}
+
+std::string RunReader::label() const {
+  return JsonFields(report_->path()).string(*run_, context_, "label");
+}
+
+std::vector<analysis::MemorySummary> RunReader::memory() const {
+  return arrayOf<analysis::MemorySummary>(JsonFields(report_->path()), *run_, context_, "memory",
+                                          memorySummary);
+}
+
+std::vector<SteadyWindow> RunReader::steadyWindows() const {
+  const JsonFields f(report_->path());
+  std::vector<SteadyWindow> out;
+  std::optional<std::unordered_map<uint32_t, size_t>> rows;  // index -> position, on first use
+  f.each(*run_, context_, "steady_idle_floor", [&](const json& entry, const std::string& c) {
+    SteadyWindow window{steadyFloor(f, entry, c), {}};
+    const uint32_t iteration = window.floor.iteration;
+    if (iteration != 0) {  // 0: no idle window
+      const json& iterations = f.array(*run_, context_, "iterations");
+      const std::string ic = JsonFields::field(context_, "iterations");
+      if (!rows) {
+        rows.emplace();
+        for (size_t i = 0; i < iterations.size(); ++i) {
+          (*rows)[f.u32(iterations[i], JsonFields::index(ic, i), "index")] = i;  // the last wins
+        }
+      }
+      auto row = rows->find(iteration);
+      if (row == rows->end()) {
+        f.fail(JsonFields::field(c, "iteration"),
+               fmt::format("iteration {} is not in the run's iterations", iteration));
+      }
+      const std::string row_ctx = fmt::format("{}[index {}]", ic, iteration);
+      window.top_sites = arrayOf<analysis::RetainedSite>(
+          f, iterations[row->second], row_ctx, "top_sites",
+          [this](const JsonFields& ff, const json& s, const std::string& sc) {
+            return retainedSite(ff, *report_, s, sc);
+          });
+    }
+    out.push_back(std::move(window));
+  });
+  return out;
+}
+
+std::vector<analysis::Trend> RunReader::trends() const {
+  const JsonFields f(report_->path());
+  const std::string c = JsonFields::field(context_, "trend");
+  return arrayOf<analysis::Trend>(f, f.object(*run_, context_, "trend"), c, "per_memory", trend);
+}
+
+analysis::Report RunReader::report() const {
+  const JsonFields f(report_->path());
+  const json& run = *run_;
+  const std::string& c = context_;
+  analysis::Report r;
+  traceInput(f, f.object(run, c, "trace"), JsonFields::field(c, "trace"), r);
+  r.process = process(f, f.object(run, c, "process"), JsonFields::field(c, "process"));
+  const std::string dc = JsonFields::field(c, "dropped");
+  const json& dropped = f.object(run, c, "dropped");
+  r.dropped_cupti = f.u64(dropped, dc, "cupti");
+  r.dropped_writer = f.u64(dropped, dc, "writer");
+  r.anomalies = anomalies(f, f.object(run, c, "anomalies"), JsonFields::field(c, "anomalies"));
+  r.iteration_source = f.name(run, c, "iteration_source", kSources);
+  r.detection = detection(f, run, c);
+  r.iteration_pattern = f.string(run, c, "iteration_pattern");
+  r.warmup_iterations = f.u32(run, c, "warmup_iterations");
+  r.memory = memory();
+  f.each(run, c, "iterations", [&](const json& row, const std::string& ic) {
+    r.iterations.push_back(iterationRow(f, *report_, row, ic));
+  });
+  r.trends = trends();
+  r.verdict =
+      f.name(f.object(run, c, "trend"), JsonFields::field(c, "trend"), "verdict", kVerdicts);
+  r.stacks = arrayOf<symbols::Stack>(f, run, c, "stacks", stack);
+  r.timeline = arrayOf<analysis::TimelineSeries>(f, run, c, "timeline", timelineSeries);
+  r.steady = arrayOf<analysis::SteadyFloor>(f, run, c, "steady_idle_floor", steadyFloor);
+  // Absent in reports of memfloor.report/2 written before symbolization was recorded.
+  if (f.optional(run, c, "symbolized") != nullptr) r.symbolized = f.stringMap(run, c, "symbolized");
+  return r;
+}
+
+// ---- ReportReader ----
+
+ReportReader::ReportReader(const json& doc, std::string_view path) : doc_(&doc), path_(path) {}
+
+size_t ReportReader::runCount() const { return JsonFields(path_).array(*doc_, "", "runs").size(); }
+
+RunReader ReportReader::run(size_t index) const {
+  const json& runs = JsonFields(path_).array(*doc_, "", "runs");
+  return RunReader(*this, runs.at(index), JsonFields::index("runs", index));
+}
+
+std::vector<analysis::Finding> ReportReader::findings() const {
+  const JsonFields f(path_);
+  return arrayOf<analysis::Finding>(f, f.object(*doc_, "", "findings"), "findings", "items",
+                                    finding);
+}
+
+uint32_t ReportReader::findingIndex(const std::string& id, std::string_view field) const {
+  if (!ids_) {
+    const JsonFields f(path_);
+    std::unordered_map<std::string, uint32_t> ids;
+    uint32_t next = 0;
+    f.each(f.object(*doc_, "", "findings"), "findings", "items",
+           [&](const json& item, const std::string& c) {
+             ids.emplace(f.string(item, c, "id"), next++);
+           });
+    ids_ = std::move(ids);
+  }
+  auto it = ids_->find(id);
+  if (it == ids_->end()) {
+    JsonFields(path_).fail(field, fmt::format("finding \"{}\" is not in findings.items", id));
+  }
+  return it->second;
+}
+
+analysis::MergedReport ReportReader::read() const {
+  const JsonFields f(path_);
+  analysis::MergedReport m;
+  const size_t runs = runCount();
+  for (size_t i = 0; i < runs; ++i) {
+    RunReader reader = run(i);
+    m.labels.push_back(reader.label());
+    m.runs.push_back(reader.report());
+  }
+  m.tool_version = f.string(f.object(*doc_, "", "tool"), "tool", "version");
+
+  const json& summary = f.object(*doc_, "", "summary");
+  m.verdict = f.name(summary, "summary", "verdict", kVerdicts);
+  if (const json* worst = f.optional(summary, "summary", "worst")) {
+    const std::string c = "summary.worst";
+    f.object(*worst, c);
+    analysis::WorstRun w;
+    w.run = f.u32(*worst, c, "run");
+    if (w.run >= runs)
+      f.fail(JsonFields::field(c, "run"), fmt::format("run {} is not in runs", w.run));
+    w.key = key(f, *worst, c);
+    w.iteration = f.u32(*worst, c, "iteration");
+    w.idle_floor = f.bytes(*worst, c, "idle_floor");
+    m.worst = w;
+  }
+
+  const json& findings = f.object(*doc_, "", "findings");
+  std::vector<analysis::Finding> items = this->findings();
+  if (const json* source = f.optional(findings, "findings", "source")) {
+    analysis::FindingsFile file;
+    file.path = f.string(*source, "findings.source");
+    f.each(findings, "findings", "errors",
+           [&](const json& e, const std::string& c) { file.errors.push_back(f.string(e, c)); });
+    file.items = std::move(items);
+    m.findings = std::move(file);
+  } else if (!items.empty()) {
+    f.fail("findings.source", "null, but findings.items lists findings");
+  }
+  // What each finding explains is kept per run (Report::explained), by finding.
+  const json& list = f.array(findings, "findings", "items");
+  for (uint32_t finding = 0; finding < list.size(); ++finding) {
+    const json& item = list[finding];
+    const std::string ic = JsonFields::index("findings.items", finding);
+    if (f.optional(item, ic, "explains") == nullptr) continue;
+    f.each(item, ic, "explains", [&](const json& x, const std::string& xc) {
+      const uint32_t run = f.u32(x, xc, "run");
+      if (run >= runs)
+        f.fail(JsonFields::field(xc, "run"), fmt::format("run {} is not in runs", run));
+      analysis::Explained e;
+      e.finding = finding;
+      e.iteration = f.u32(x, xc, "iteration");
+      e.key = key(f, x, xc);
+      e.retained = {f.bytes(x, xc, "bytes"), f.u64(x, xc, "count")};
+      m.runs[run].explained.push_back(e);
+    });
+  }
+  return m;
+}
+
+analysis::MergedReport readReport(const json& doc, std::string_view path) {
+  return ReportReader(doc, path).read();
+}
+
+}  // namespace memfloor::reports

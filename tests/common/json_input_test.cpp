@@ -1,0 +1,160 @@
+// Tests of common/json_input: the files it refuses, the parse and the schema checks, and their
+// messages (each names the file and what is wrong).
+#include "common/json_input.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/error.h"
+
+namespace memfloor::common {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+
+constexpr JsonSchema kSample{"memfloor.sample/2", "sample document",
+                             "re-run the sampler with this version"};
+
+struct TempDir {
+  fs::path path =
+      fs::temp_directory_path() / ("memfloor_json_input_test_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+    return (path / name).string();
+  }
+};
+
+// The message of the Error that `load` throws on `path`.
+std::string failure(const std::string& path) {
+  try {
+    loadJsonDocument(path, kSample, "sample");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("no error for " << path);
+  return "";
+}
+
+TEST_CASE("json_input: a document of the expected family and major loads") {
+  TempDir dir;
+  std::string path = dir.write("ok.json", R"({"schema": "memfloor.sample/2", "n": 1})");
+  nlohmann::json doc = loadJsonDocument(path, kSample, "sample");
+  CHECK(doc.at("n") == 1);
+}
+
+TEST_CASE("json_input: a symbolic link to a document is read") {
+  TempDir dir;
+  std::string target = dir.write("target.json", R"({"schema": "memfloor.sample/2"})");
+  fs::create_symlink(target, dir.path / "link.json");
+  CHECK(loadJsonDocument((dir.path / "link.json").string(), kSample, "sample").at("schema") ==
+        "memfloor.sample/2");
+}
+
+TEST_CASE("json_input: files that cannot be a document are refused before parsing") {
+  TempDir dir;
+  SECTION("missing") {
+    std::string path = (dir.path / "missing.json").string();
+    CHECK_THAT(failure(path),
+               Contains(path + ": cannot open the sample: No such file or directory"));
+  }
+  SECTION("a directory") {
+    fs::create_directory(dir.path / "dir.json");
+    std::string path = (dir.path / "dir.json").string();
+    CHECK_THAT(failure(path), Contains(path + ": cannot read the sample: a directory, not a "
+                                              "regular file"));
+  }
+  SECTION("a symbolic link to a directory") {
+    fs::create_directory(dir.path / "real");
+    fs::create_directory_symlink(dir.path / "real", dir.path / "link.json");
+    CHECK_THAT(failure((dir.path / "link.json").string()), Contains("not a regular file"));
+  }
+  SECTION("empty") {
+    std::string path = dir.write("empty.json", "");
+    CHECK_THAT(failure(path), Contains(path + ": the sample is empty"));
+  }
+  SECTION("larger than the limit") {
+    // A sparse file: its size is past the limit, its blocks are not written.
+    std::string path = dir.write("huge.json", "{");
+    fs::resize_file(path, kMaxJsonInputBytes + 1);
+    CHECK_THAT(failure(path), Contains(path + ": the sample is too large: 4294967297 bytes"));
+  }
+  SECTION("unreadable") {
+    std::string path = dir.write("locked.json", R"({"schema": "memfloor.sample/2"})");
+    fs::permissions(path, fs::perms::none);
+    if (::geteuid() == 0) {
+      SUCCEED("root reads a file without permissions");
+    } else {
+      CHECK_THAT(failure(path), Contains(path + ": cannot open the sample: Permission denied"));
+    }
+  }
+}
+
+TEST_CASE("json_input: what is not a document of the schema is an error naming the file") {
+  TempDir dir;
+  auto fails = [&](const std::string& name, const std::string& text, const std::string& what) {
+    std::string path = dir.write(name, text);
+    CHECK_THAT(failure(path), Contains(path + ": " + what));
+  };
+  fails("text.json", "hello", "not JSON: parse error at line 1, column 1");
+  fails("cut.json", R"({"schema": "memfloor.sample/2", "n": [)", "not JSON: parse error");
+  fails("trailing.json", R"({"schema": "memfloor.sample/2"} x)", "not JSON: parse error at line 1");
+  CHECK_THAT(failure(dir.write("trailing.json", "{} x")), Contains("(not a JSON document)"));
+  fails("array.json", "[1, 2]", "not a sample document (a JSON array, not an object)");
+  fails("number.json", "7", "not a sample document (a JSON number, not an object)");
+  fails("noschema.json", R"({"n": 1})",
+        "not a sample document (no \"schema\": \"memfloor.sample/2\")");
+  fails("numberschema.json", R"({"schema": 2})", "not a sample document (no \"schema\"");
+  fails("family.json", R"({"schema": "memfloor.report/2"})",
+        "not a sample document (schema \"memfloor.report/2\", expected \"memfloor.sample/2\")");
+  fails("noversion.json", R"({"schema": "memfloor.sample"})",
+        "not a sample document (schema \"memfloor.sample\", expected \"memfloor.sample/2\")");
+  fails("newer.json", R"({"schema": "memfloor.sample/3"})",
+        "schema \"memfloor.sample/3\" is not supported: this memfloor reads memfloor.sample/2 "
+        "(written by a newer memfloor)");
+  fails("older.json", R"({"schema": "memfloor.sample/1"})",
+        "schema \"memfloor.sample/1\" is not supported: this memfloor reads memfloor.sample/2 "
+        "(re-run the sampler with this version)");
+}
+
+TEST_CASE("json_input: documents already in memory get the same checks") {
+  CHECK(parseJsonDocument(R"({"schema": "memfloor.sample/2"})", kSample, "s.json").is_object());
+  CHECK_THROWS_WITH(parseJsonDocument("{", kSample, "s.json"),
+                    Contains("s.json: not JSON: parse error at line 1, column 2"));
+  CHECK_THROWS_WITH(checkSchema(nlohmann::json::array(), kSample, "the sample"),
+                    Contains("the sample: not a sample document (a JSON array"));
+  CHECK_THROWS_AS(checkSchema(nlohmann::json{{"schema", "memfloor.sample/9"}}, kSample, "x"),
+                  Error);
+}
+
+TEST_CASE("json_input: comments only where asked for") {
+  const std::string text = "// settings\n{\"a\": 1 /* one */}";
+  CHECK(parseJson(text, "c.json", /*comments=*/true).at("a") == 1);
+  CHECK_THROWS_WITH(parseJson(text, "c.json"), Contains("c.json: not JSON"));
+}
+
+TEST_CASE("json_input: schema names") {
+  auto major = [](std::string_view name) {
+    std::optional<SchemaName> s = parseSchemaName(name);
+    return s ? s->major : -1;
+  };
+  CHECK(major("memfloor.report/2") == 2);
+  CHECK(major("memfloor.report/12") == 12);
+  CHECK(parseSchemaName("memfloor.report/12")->family == "memfloor.report");
+  CHECK(major("memfloor.report/") == -1);
+  CHECK(major("memfloor.report/2x") == -1);
+  CHECK(major("memfloor.report/-1") == -1);
+  CHECK(major("memfloor.report/99999999999999999999") == -1);
+  CHECK(major("/2") == -1);
+  CHECK(major("memfloor.report") == -1);
+  CHECK(parseSchemaName("memfloor.gate/1")->family == "memfloor.gate");
+}
+
+}  // namespace
+}  // namespace memfloor::common

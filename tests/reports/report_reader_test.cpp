@@ -1,0 +1,304 @@
+// Tests of reports/report_reader: writer -> reader -> writer gives the shipped reports back, the
+// parts a partial reader (the gate) reads, and errors that name the file and the field.
+#include "reports/report_reader.h"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "reports/report_file.h"
+#include "reports/report_json.h"
+#include "tests/analysis/checked_analysis.h"
+#include "tests/analysis/invariants.h"
+#include "tests/analysis/scenarios.h"
+#include "tests/reports/report_doc_builder.h"
+
+namespace memfloor::reports::test {
+namespace {
+
+using Catch::Matchers::Contains;
+using nlohmann::json;
+
+const std::string kDir = std::string(MEMFLOOR_TESTDATA_DIR) + "/";
+
+// Every report shipped in testdata/.
+const std::vector<std::string> kShipped = {
+    "gate/fixed.report.json", "gate/hc-bug.report.json", "reports/one_run_no_markers.report.json",
+    "reports/two_runs.report.json", "model/merged.expected.json"};
+
+// Written before idle.unexplained counted only what the iterations left (inter_iteration + leak
+// minus explained): these hold retained minus explained there, which the page's test pins. The
+// writer derives unexplained from the fields the reader reads, so only it differs.
+const std::set<std::string> kEarlierUnexplained = {
+    "gate/fixed.report.json", "gate/hc-bug.report.json", "reports/two_runs.report.json"};
+
+// The model's golden keeps only the number of each timeline's points
+// (tests/cli/model_traces_test.cpp): as many placeholder points stand in for them while the
+// report goes through the reader and the writer, and are counted again after.
+const std::string kPointsCounted = "model/merged.expected.json";
+
+void expandPoints(json& doc) {
+  for (json& run : doc.at("runs")) {
+    for (json& series : run.at("timeline")) {
+      const uint64_t n = series.at("points").get<uint64_t>();
+      json points = json::array();
+      for (uint64_t i = 0; i < n; ++i) points.push_back({i, 0, 0, 0});
+      series["points"] = std::move(points);
+    }
+  }
+}
+
+void countPoints(json& doc) {
+  for (json& run : doc.at("runs")) {
+    for (json& series : run.at("timeline")) series["points"] = series.at("points").size();
+  }
+}
+
+json shipped(const std::string& name) { return loadReportJson(kDir + name); }
+
+// `doc` as the writer writes it when it lacks fields that earlier versions of memfloor.report/2
+// did not write: the reader reads their absence as the writer's null or {}.
+json withLaterFields(json doc) {
+  for (json& run : doc.at("runs")) {
+    if (!run.contains("detection")) run["detection"] = nullptr;
+    if (!run.contains("symbolized")) run["symbolized"] = json::object();
+    if (!run.at("anomalies").contains("cut_tail")) run["anomalies"]["cut_tail"] = nullptr;
+  }
+  return doc;
+}
+
+json withoutUnexplained(json doc) {
+  for (json& run : doc.at("runs")) {
+    for (json& row : run.at("iterations")) {
+      for (json& memory : row.at("memory")) memory["idle"].erase("unexplained");
+    }
+  }
+  return doc;
+}
+
+// `doc` without what the writer derives from other fields (the reader does not read those).
+json withoutDerived(json doc) {
+  auto tallyTotal = [](json& retained) {
+    retained.erase("bytes");
+    retained.erase("count");
+  };
+  doc.at("summary").erase("runs");
+  if (doc.at("summary").at("worst").is_object()) {
+    doc["summary"]["worst"].erase("label");
+    doc["summary"]["worst"].erase("rank");
+  }
+  for (json& item : doc.at("findings").at("items")) item.erase("max_explained_bytes");
+  for (json& run : doc.at("runs")) {
+    for (json& row : run.at("iterations")) {
+      for (json& memory : row.at("memory")) tallyTotal(memory["idle"]["retained"]);
+      for (json& site : row.at("top_sites")) {
+        tallyTotal(site);
+        site.erase("class");
+      }
+    }
+    for (json& stack : run.at("stacks")) {
+      for (json& frame : stack.at("frames")) frame.erase("text");
+    }
+  }
+  return doc;
+}
+
+// The message of the Error that reading `doc` throws.
+std::string failure(const json& doc) {
+  try {
+    readReport(doc, "r.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("no error for the document");
+  return "";
+}
+
+TEST_CASE("report_reader: writer -> reader -> writer gives each shipped report back") {
+  for (const std::string& name : kShipped) {
+    DYNAMIC_SECTION(name) {
+      json doc = shipped(name);
+      if (name == kPointsCounted) expandPoints(doc);
+      const analysis::MergedReport report = readReport(doc, name);
+      json expected = withLaterFields(doc);
+      json written = toJson(report);
+      // The streamed text writer says the same, and its text reads back into the same text.
+      const std::string text = toJsonText(report);
+      CHECK(json::parse(text) == written);
+      CHECK(toJsonText(readReport(json::parse(text), name)) == text);
+      if (name == kPointsCounted) {
+        countPoints(expected);
+        countPoints(written);
+      }
+      INFO("differences: " << json::diff(expected, written).dump());
+      CHECK(withoutDerived(withoutUnexplained(written)) ==
+            withoutDerived(withoutUnexplained(expected)));
+      if (kEarlierUnexplained.contains(name)) {
+        CHECK(withoutUnexplained(written) == withoutUnexplained(expected));
+      } else {
+        CHECK(written == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("report_reader: a report made by the analysis comes back through the reader") {
+  analysis::test::Loop loop =
+      analysis::test::trainingLoop({.iterations = 6, .leak = 2 * analysis::test::kMiB});
+  trace::ProcessInfo p;
+  p.pid = 41;
+  p.host = loop.trace.name("node-3");
+  p.rank = 1;
+  loop.trace.record(p);
+  analysis::Report run = analysis::test::analyze(loop.trace, {.warmup_iterations = 1});
+  analysis::test::checkInvariants(run);
+  const analysis::MergedReport merged = analysis::mergeRuns({run, run}, std::nullopt);
+  const json doc = toJson(merged);
+
+  const analysis::MergedReport back = readReport(doc, "made.json");
+  CHECK(toJson(back) == doc);
+  REQUIRE(back.runs.size() == 2);
+  CHECK(back.labels == merged.labels);
+  CHECK(back.runs[0].iterations.size() == run.iterations.size());
+  CHECK(back.runs[0].steady.at(0).idle_floor == run.steady.at(0).idle_floor);
+  CHECK(back.runs[0].trends.at(0).slope_bytes_per_iteration ==
+        run.trends.at(0).slope_bytes_per_iteration);
+  CHECK(back.runs[0].process.rank == 1);
+  CHECK(back.verdict == merged.verdict);
+  CHECK_FALSE(back.findings);
+}
+
+TEST_CASE("report_reader: findings, what they explain and the sites linked to them") {
+  const json doc = shipped("reports/two_runs.report.json");
+  const analysis::MergedReport report = readReport(doc, "two_runs.json");
+  REQUIRE(report.findings);
+  CHECK(report.findings->path == doc.at("findings").at("source"));
+  REQUIRE(report.findings->items.size() == 2);
+  const analysis::Finding& first = report.findings->items[0];
+  const json& item = doc.at("findings").at("items").at(0);
+  CHECK(first.fingerprint == item.at("id"));
+  CHECK(first.rule == item.at("rule"));
+  CHECK(first.line == item.at("location").at("line"));
+  CHECK_FALSE(first.raw.contains("id"));  // the writer's additions are not the checker's document
+  CHECK_FALSE(first.raw.contains("explains"));
+  CHECK(first.raw.at("fingerprint") == item.at("fingerprint"));
+  size_t explained = 0;
+  for (const analysis::Report& r : report.runs) explained += r.explained.size();
+  CHECK(explained ==
+        item.at("explains").size() + doc.at("findings").at("items").at(1).at("explains").size());
+  CHECK(analysis::maxExplainedBytes(report, 0) == item.at("max_explained_bytes"));
+}
+
+TEST_CASE("report_reader: a reader of some parts reads only those (the gate's view)") {
+  testing::MemorySpec device;
+  device.idle_floor = 10 << 20;
+  device.peak = 20 << 20;
+  device.sites = {{"Layer::forward (layer.cpp:10)", 3 << 20}};
+  testing::MemorySpec pinned = device;
+  pinned.kind = "pinned";
+  pinned.sites = {};
+  const json doc = testing::makeReport(
+      {testing::makeRun("rank 0", {device, pinned})},
+      {testing::makeFinding("1111", "MF001", "layer.cpp", 53, "'mgr_' keeps its device memory")});
+  const ReportReader reader(doc, "gate.json");
+  REQUIRE(reader.runCount() == 1);
+  const RunReader run = reader.run(0);
+  CHECK(run.label() == "rank 0");
+
+  const std::vector<analysis::MemorySummary> memory = run.memory();
+  REQUIRE(memory.size() == 2);
+  CHECK(memory[1].key.kind == trace::MemoryKind::kPinned);
+  CHECK(memory[0].peak == 20 << 20);
+
+  const std::vector<SteadyWindow> windows = run.steadyWindows();
+  REQUIRE(windows.size() == 2);
+  CHECK(windows[0].floor.iteration == 3);
+  CHECK(windows[0].floor.idle_floor == 10 << 20);
+  // The sites of iteration 3 only: the decoy that iteration 1 lists is not read.
+  REQUIRE(windows[0].top_sites.size() == 1);
+  CHECK(windows[0].top_sites[0].where == "Layer::forward (layer.cpp:10)");
+  CHECK(windows[0].top_sites[0].retained.inter_iteration.bytes == 3 << 20);
+
+  CHECK(run.trends().at(0).verdict == analysis::TrendVerdict::kStable);
+
+  const std::vector<analysis::Finding> findings = reader.findings();
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].fingerprint == "1111");
+  CHECK(findings[0].file == "layer.cpp");
+  CHECK(findings[0].line == 53);
+  CHECK(findings[0].column == 5);
+
+  // The whole run needs what this one lacks.
+  CHECK_THROWS_WITH(run.report(), Contains("gate.json: runs[0].trace.version: missing"));
+}
+
+TEST_CASE("report_reader: a steady window of no iteration lists no sites") {
+  json doc = testing::oneRunReport({});
+  doc["runs"][0]["steady_idle_floor"][0]["iteration"] = 0;
+  doc["runs"][0]["iterations"] = json::array();
+  const std::vector<SteadyWindow> windows = ReportReader(doc, "r.json").run(0).steadyWindows();
+  REQUIRE(windows.size() == 1);
+  CHECK(windows[0].top_sites.empty());
+
+  doc["runs"][0]["steady_idle_floor"][0]["iteration"] = 4;
+  CHECK_THROWS_WITH(ReportReader(doc, "r.json").run(0).steadyWindows(),
+                    Contains("r.json: runs[0].steady_idle_floor[0].iteration: iteration 4 is not "
+                             "in the run's iterations"));
+}
+
+TEST_CASE("report_reader: what is malformed is an error naming the file and the field") {
+  const json good = shipped("gate/hc-bug.report.json");
+  REQUIRE_NOTHROW(readReport(good, "r.json"));
+  auto fails = [&](auto change, const std::string& what) {
+    json doc = good;
+    change(doc);
+    CHECK_THAT(failure(doc), Contains("r.json: " + what));
+  };
+  fails([](json& d) { d["runs"][0].erase("process"); }, "runs[0].process: missing");
+  fails([](json& d) { d.erase("summary"); }, "summary: missing");
+  fails([](json& d) { d["runs"][0]["memory"][0]["kind"] = "vram"; },
+        "runs[0].memory[0].kind: expected one of device, pinned, managed, device_static, pool, "
+        "unknown, not \"vram\"");
+  fails([](json& d) { d["runs"][0]["trace"]["version"]["major"] = 70000; },
+        "runs[0].trace.version.major: value out of range");
+  fails([](json& d) { d["runs"][0]["memory"][0]["peak"] = -1; },
+        "runs[0].memory[0].peak: expected an unsigned integer");
+  fails([](json& d) { d["runs"][0]["iterations"][0]["complete"] = 1; },
+        "runs[0].iterations[0].complete: expected true or false");
+  fails([](json& d) { d["runs"][0]["iterations"][0]["memory"][0]["idle"].erase("retained"); },
+        "runs[0].iterations[0].memory[0].idle.retained: missing");
+  fails(
+      [](json& d) {
+        d["runs"][0]["timeline"] = {{{"device", 0},
+                                     {"kind", "device"},
+                                     {"bucket_ns", 1000},
+                                     {"points", {{0, 1, 2, 3}, {1000, 2}}}}};
+      },
+      "runs[0].timeline[0].points[1]: expected [start_ns, min, max, last]");
+  fails([](json& d) { d["runs"][0]["trend"]["per_memory"][0]["slope_bytes_per_iteration"] = 0.5; },
+        "runs[0].trend.per_memory[0].slope_bytes_per_iteration: expected an integer");
+  fails([](json& d) { d["runs"][0]["process"]["properties"]["x"] = 3; },
+        "runs[0].process.properties.x: expected a string");
+  fails([](json& d) { d["summary"]["worst"]["run"] = 5; },
+        "summary.worst.run: run 5 is not in runs");
+  fails([](json& d) { d["runs"][0]["iterations"][0]["top_sites"][0]["findings"] = {"nope"}; },
+        "runs[0].iterations[0].top_sites[0].findings[0]: finding \"nope\" is not in "
+        "findings.items");
+  fails([](json& d) { d["findings"]["source"] = nullptr; },
+        "findings.source: null, but findings.items lists findings");
+  fails([](json& d) { d["findings"]["items"][0].erase("id"); }, "findings.items[0].id: missing");
+  fails([](json& d) { d["runs"] = json::object(); }, "runs: expected an array");
+}
+
+TEST_CASE("report_reader: explains naming a run the report does not have are refused") {
+  json doc = shipped("reports/two_runs.report.json");
+  REQUIRE_FALSE(doc["findings"]["items"][0]["explains"].empty());
+  doc["findings"]["items"][0]["explains"][0]["run"] = 9;
+  CHECK_THAT(failure(doc),
+             Contains("r.json: findings.items[0].explains[0].run: run 9 is not in runs"));
+}
+
+}  // namespace
+}  // namespace memfloor::reports::test
