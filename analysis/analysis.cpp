@@ -1,11 +1,12 @@
 // Analysis: the replay (per-record dispatch, pairing, iteration boundaries).
 #include "analysis/analysis.h"
-#include "common/units.h"
 
 #include <algorithm>
 #include <cassert>
 #include <charconv>
 #include <string_view>
+
+#include "common/units.h"
 
 namespace memfloor::analysis {
 namespace {
@@ -165,7 +166,8 @@ void Analysis::on(const trace::Property& r) {
     const std::string_view value = symbols_.string(r.value);
     uint64_t ms = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ms);
-    if (error == std::errc{} && end == value.data() + value.size() && ms < UINT64_MAX / units::kNsPerMs) {
+    if (error == std::errc{} && end == value.data() + value.size() &&
+        ms < UINT64_MAX / units::kNsPerMs) {
       recent_.setPeriod(ms * units::kNsPerMs);
     }
   }

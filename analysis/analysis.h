@@ -18,8 +18,8 @@
 #include "analysis/report.h"
 #include "analysis/retention.h"
 #include "analysis/site_links.h"
-#include "symbols/symbols.h"
 #include "analysis/timeline.h"
+#include "symbols/symbols.h"
 #include "trace/event.h"
 #include "trace/records.h"
 

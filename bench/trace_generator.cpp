@@ -77,7 +77,13 @@ class Generator {
   uint64_t emitted() const { return emitted_; }
 
  private:
-  enum Site : StackId { kSiteWeights = 1, kSiteActivation, kSiteTemporary, kSiteRetained, kSiteLeak };
+  enum Site : StackId {
+    kSiteWeights = 1,
+    kSiteActivation,
+    kSiteTemporary,
+    kSiteRetained,
+    kSiteLeak
+  };
   struct Live {
     uint64_t address, size;
   };
@@ -91,8 +97,8 @@ class Generator {
       StringId fn = 10 + s;
       FrameId frames[2] = {s + 1, 100};
       ok = writer_.writeString(fn, names[s]) &&
-           writer_.write(Record{FrameDef{s + 1, FrameKind::kNative, 1, 0x1000 + s * 64, fn, 1,
-                                         10 + s}}) &&
+           writer_.write(
+               Record{FrameDef{s + 1, FrameKind::kNative, 1, 0x1000 + s * 64, fn, 1, 10 + s}}) &&
            (s != 0 || writer_.write(Record{FrameDef{100, FrameKind::kNative, 1, 0x40, 1, 1, 1}})) &&
            writer_.writeStack(s + 1, frames, 2);
     }
@@ -209,7 +215,8 @@ int main(int argc, char** argv) {
   app.add_option("--buffer-records", options.buffer_records, "records per out-of-order buffer");
   app.add_option("--seed", options.seed, "random seed");
   uint32_t chunk_bytes = Writer::kDefaultChunkBytes;
-  app.add_option("--chunk-bytes", chunk_bytes, "chunk body size of the trace (the writer's default)");
+  app.add_option("--chunk-bytes", chunk_bytes,
+                 "chunk body size of the trace (the writer's default)");
   CLI11_PARSE(app, argc, argv);
 
   int fd = FileSink::createExclusive(options.output.c_str());

@@ -1,7 +1,7 @@
 // memfloor demo: the whole tool on the reference model, with shipped data where there is no GPU.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>

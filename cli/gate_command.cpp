@@ -11,10 +11,10 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "common/error.h"
 #include "reports/gate_output.h"
 #include "reports/report_file.h"
 #include "reports/report_table.h"
-#include "common/error.h"
 
 namespace memfloor::cli {
 namespace {

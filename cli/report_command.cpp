@@ -9,9 +9,9 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/units.h"
 #include "reports/html_report.h"
 #include "reports/report_file.h"
-#include "common/units.h"
 #include "reports/report_reader.h"
 
 namespace memfloor::cli {
@@ -33,7 +33,8 @@ int writeHtmlReport(const ReportRequest& request) {
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
   out.close();
   if (!out) throw Error(fmt::format("{}: cannot write the HTML report", request.output_path));
-  fmt::print("memfloor: wrote {} ({} KiB)\n", request.output_path, (page.size() + units::kKiB - 1) / units::kKiB);
+  fmt::print("memfloor: wrote {} ({} KiB)\n", request.output_path,
+             (page.size() + units::kKiB - 1) / units::kKiB);
   return kExitOk;
 }
 

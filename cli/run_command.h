@@ -7,13 +7,13 @@
 namespace memfloor::cli {
 
 struct RunRequest {
-  std::vector<std::string> command;     // the program and its arguments
+  std::vector<std::string> command;  // the program and its arguments
   std::string output_dir = "memfloor-out";
-  std::string stacks = "native";        // none | native
-  std::string iteration_pattern;        // empty: the analysis default
-  std::string buffer_size;              // empty: the hook's default (8m)
-  std::string torch_allocator;          // empty | async | native
-  std::string hook_path;                // empty: MEMFLOOR_HOOK, then next to the executable
+  std::string stacks = "native";  // none | native
+  std::string iteration_pattern;  // empty: the analysis default
+  std::string buffer_size;        // empty: the hook's default (8m)
+  std::string torch_allocator;    // empty | async | native
+  std::string hook_path;          // empty: MEMFLOOR_HOOK, then next to the executable
   bool analyze = false;
   bool quiet = false;
 };

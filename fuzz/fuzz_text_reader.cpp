@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/fuzz_check.h"
 #include "common/error.h"
+#include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace memfloor::trace;

@@ -24,10 +24,10 @@ struct Threshold {
 
 // Defaults and their reasons: docs/gate.md.
 struct GateThresholds {
-  Threshold idle_floor{units::kMiB, 1.0};  // 1 MiB, 1 %: the trend's "growing" rule
-  Threshold peak{4 * units::kMiB, 2.0};  // 4 MiB, 2 %: peaks carry workspaces
+  Threshold idle_floor{units::kMiB, 1.0};     // 1 MiB, 1 %: the trend's "growing" rule
+  Threshold peak{4 * units::kMiB, 2.0};       // 4 MiB, 2 %: peaks carry workspaces
   Threshold growth{512 * units::kKiB, 10.0};  // 512 KiB per iteration, 10 % of the baseline's
-  Threshold site{units::kMiB, 10.0};  // 1 MiB, 10 %
+  Threshold site{units::kMiB, 10.0};          // 1 MiB, 10 %
   bool fail_on_new_findings = true;
 };
 

@@ -204,11 +204,12 @@ class ChromeTraceBuilder {
                {{"name", thread == pid_ ? fmt::format("thread {} (main)", thread)
                                         : fmt::format("thread {}", thread)}});
     }
-    std::stable_sort(nested.begin(), nested.end(), [](const analysis::MarkerRange* a, const analysis::MarkerRange* b) {
-      if (a->thread != b->thread) return a->thread < b->thread;
-      if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns;
-      return a->end_ns > b->end_ns;
-    });
+    std::stable_sort(nested.begin(), nested.end(),
+                     [](const analysis::MarkerRange* a, const analysis::MarkerRange* b) {
+                       if (a->thread != b->thread) return a->thread < b->thread;
+                       if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns;
+                       return a->end_ns > b->end_ns;
+                     });
     for (const analysis::MarkerRange* r : nested) {
       slice(r->name, "marker", tidOf(r->thread, renumbered), r->start_ns, r->end_ns,
             json::object());

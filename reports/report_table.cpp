@@ -1,11 +1,12 @@
 // The human table: header lines, one row per iteration and memory, trends, top sites.
 #include "reports/report_table.h"
-#include "common/units.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iterator>
+
+#include "common/units.h"
 
 namespace memfloor::reports {
 namespace {

@@ -1,15 +1,16 @@
 // Reads the hook's settings from the environment.
 #include "runtime_hook/config.h"
-#include "common/units.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "common/units.h"
+
 namespace memfloor::hook {
 
-constexpr unsigned kMegaShift = 20;  // m, M: 2^20
-constexpr unsigned kGigaShift = 30;  // g, G: 2^30
+constexpr unsigned kMegaShift = 20;          // m, M: 2^20
+constexpr unsigned kGigaShift = 30;          // g, G: 2^30
 constexpr uint64_t kMaxFlushMs = 3'600'000;  // an hour
 
 bool parseByteSize(const char* text, uint64_t& out) {

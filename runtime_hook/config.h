@@ -11,11 +11,12 @@ enum class StackMode : uint8_t { kNone, kNative };
 struct Config {
   std::string output_dir = ".";         // MEMFLOOR_OUTPUT_DIR
   StackMode stacks = StackMode::kNone;  // MEMFLOOR_STACKS=none|native
-  uint32_t buffer_bytes = 8 * 1024 * 1024;   // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
-  uint32_t max_stack_depth = 64;        // MEMFLOOR_STACK_DEPTH
-  uint32_t flush_period_ms = 1000;      // MEMFLOOR_FLUSH_MS, ms: CUPTI delivers at least this often
-  std::string iteration_pattern;        // MEMFLOOR_ITERATION_PATTERN, recorded as a property
-  bool verbose = false;                 // MEMFLOOR_VERBOSE=1: one stderr line with the trace path
+  uint32_t buffer_bytes =
+      8 * 1024 * 1024;              // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
+  uint32_t max_stack_depth = 64;    // MEMFLOOR_STACK_DEPTH
+  uint32_t flush_period_ms = 1000;  // MEMFLOOR_FLUSH_MS, ms: CUPTI delivers at least this often
+  std::string iteration_pattern;    // MEMFLOOR_ITERATION_PATTERN, recorded as a property
+  bool verbose = false;             // MEMFLOOR_VERBOSE=1: one stderr line with the trace path
 };
 
 // Reads the settings through get (getenv in the hook, a map in tests). Bad values fall back to

@@ -101,7 +101,9 @@ void onSignal(int sig, siginfo_t* info, void* ucontext) {
       }
       char byte = final ? 1 : 0;
       if (::write(s.request[1], &byte, 1) == 1) {
-        struct pollfd pfd{s.done[0], POLLIN, 0};
+        struct pollfd pfd {
+          s.done[0], POLLIN, 0
+        };
         while (::poll(&pfd, 1, s.timeout_ms) < 0 && errno == EINTR) {
         }
       }

@@ -19,7 +19,7 @@ struct ExitFlushOptions {
   const int* signals = nullptr;  // default: SIGTERM, SIGINT, SIGHUP, SIGQUIT
   size_t signal_count = 0;
   int timeout_ms = kDefaultFlushTimeoutMs;  // how long a signal handler waits for the flush
-  bool at_exit = true;    // also register an atexit handler
+  bool at_exit = true;                      // also register an atexit handler
 };
 
 // Installs once per process; false (and nothing installed) on failure or a second call.

@@ -77,14 +77,14 @@ ProcessFacts readProcessFacts(GetEnv get, void* context) {
   facts.command_line = readCommandLine();
   facts.rank = firstInt(get, context,
                         {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"});
-  facts.local_rank = firstInt(
-      get, context,
-      {"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"});
-  facts.world_size = firstInt(
-      get, context, {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
-  for (const char* name : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "CUDA_VISIBLE_DEVICES",
-                           "PYTORCH_NO_CUDA_MEMORY_CACHING", "CUDA_LAUNCH_BLOCKING",
-                           "NCCL_BUFFSIZE"}) {
+  facts.local_rank =
+      firstInt(get, context,
+               {"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"});
+  facts.world_size =
+      firstInt(get, context, {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
+  for (const char* name :
+       {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "CUDA_VISIBLE_DEVICES",
+        "PYTORCH_NO_CUDA_MEMORY_CACHING", "CUDA_LAUNCH_BLOCKING", "NCCL_BUFFSIZE"}) {
     if (const char* value = get(name, context); value != nullptr) {
       facts.env.emplace_back(std::string("env.") + name, value);
     }

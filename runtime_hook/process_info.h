@@ -15,8 +15,9 @@ struct ProcessFacts {
   std::string host;
   std::string command_line;  // /proc/self/cmdline, arguments joined by spaces
   int32_t rank = -1;         // RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK
-  int32_t local_rank = -1;   // LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID
-  int32_t world_size = -1;   // WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE
+  int32_t local_rank =
+      -1;  // LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID
+  int32_t world_size = -1;  // WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE
   std::vector<std::pair<std::string, std::string>> env;  // environment recorded as properties
 };
 

@@ -12,12 +12,12 @@
 #include <cstring>
 #include <iterator>
 
+#include "common/units.h"
 #include "runtime_hook/allocation_calls.h"
 #include "runtime_hook/call_stamp.h"
 #include "runtime_hook/exit_flush.h"
 #include "runtime_hook/marker_call.h"
 #include "runtime_hook/vmm_mappings.h"
-#include "common/units.h"
 
 namespace memfloor::hook {
 

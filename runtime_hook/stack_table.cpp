@@ -140,8 +140,7 @@ bool StackTable::skipped(const ModuleRange& module) const {
   return false;
 }
 
-trace::StackId StackTable::lookupLocked(uint64_t hash, const uint64_t* frames,
-                                        size_t count) const {
+trace::StackId StackTable::lookupLocked(uint64_t hash, const uint64_t* frames, size_t count) const {
   auto [it, end] = by_hash_.equal_range(hash);
   for (; it != end; ++it) {
     const std::vector<uint64_t>& raw = raw_[it->second - 1];

@@ -67,12 +67,12 @@ class StackTable {
 
   mutable std::mutex mutex_;
   std::vector<std::string> skip_;
-  std::vector<ModuleRange> modules_;  // index = ModuleId - 1
-  std::vector<Frame> frames_;         // index = FrameId - 1
-  std::unordered_map<uint64_t, trace::FrameId> frame_ids_;   // address -> id (0: skipped frame)
-  std::vector<std::vector<trace::FrameId>> stacks_;           // index = StackId - 1
+  std::vector<ModuleRange> modules_;                           // index = ModuleId - 1
+  std::vector<Frame> frames_;                                  // index = FrameId - 1
+  std::unordered_map<uint64_t, trace::FrameId> frame_ids_;     // address -> id (0: skipped frame)
+  std::vector<std::vector<trace::FrameId>> stacks_;            // index = StackId - 1
   std::unordered_multimap<uint64_t, trace::StackId> by_hash_;  // raw address hash -> id
-  std::vector<std::vector<uint64_t>> raw_;                    // raw addresses per stack, for compare
+  std::vector<std::vector<uint64_t>> raw_;  // raw addresses per stack, for compare
   Pending pending_;
 };
 

@@ -19,7 +19,8 @@ using codec::putVarint;
 using codec::varintSize;
 
 // The fixed-size fields of one record, encoded before the chunk is chosen (the timestamp delta of
-// a timed record depends on it, so it is encoded separately). kMaxRecordBytes hold the largest record.
+// a timed record depends on it, so it is encoded separately). kMaxRecordBytes hold the largest
+// record.
 struct Writer::Fields {
   uint8_t bytes[kMaxRecordBytes];
   size_t size = 0;

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "checker/config.h"
-#include "checker/facts.h"
 #include "checker/cpp/heavy_types.h"
+#include "checker/facts.h"
 
 namespace clang {
 class ASTContext;

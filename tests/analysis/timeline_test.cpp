@@ -3,8 +3,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "invariants.h"
 #include "common/error.h"
+#include "invariants.h"
 
 namespace memfloor::analysis {
 namespace {

@@ -11,9 +11,9 @@
 #include <regex>
 #include <sstream>
 
+#include "checker/cpp/unit_runner.h"
 #include "checker/rules/rule.h"
 #include "checker/suppression.h"
-#include "checker/cpp/unit_runner.h"
 
 namespace memfloor::checker {
 namespace {

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "tests/reports/report_doc_builder.h"
 #include "common/error.h"
+#include "tests/reports/report_doc_builder.h"
 
 using namespace memfloor;
 

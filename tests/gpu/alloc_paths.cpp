@@ -7,6 +7,7 @@
 // Exit code 0 on success, 1 on a CUDA error, 2 on bad arguments, 77 when there is no GPU.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <memfloor/markers.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
@@ -16,8 +17,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <memfloor/markers.h>
 
 namespace {
 
@@ -46,25 +45,25 @@ void marker(const char* type, const char* name) {
   g_lines.push_back(std::string("M ") + type + " " + name);
 }
 
-#define CHECK_CUDA(call)                                                                \
-  do {                                                                                  \
-    cudaError_t err_ = (call);                                                          \
-    if (err_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorString(err_));                                           \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+#define CHECK_CUDA(call)                                                 \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
-#define CHECK_CU(call)                                                                  \
-  do {                                                                                  \
-    CUresult res_ = (call);                                                             \
-    if (res_ != CUDA_SUCCESS) {                                                         \
-      const char* msg_ = nullptr;                                                       \
-      cuGetErrorString(res_, &msg_);                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, msg_);       \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+#define CHECK_CU(call)                                                          \
+  do {                                                                          \
+    CUresult res_ = (call);                                                     \
+    if (res_ != CUDA_SUCCESS) {                                                 \
+      const char* msg_ = nullptr;                                               \
+      cuGetErrorString(res_, &msg_);                                            \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, msg_); \
+      std::exit(1);                                                             \
+    }                                                                           \
   } while (0)
 
 constexpr int kAsync = 1;
@@ -210,9 +209,10 @@ int main(int argc, char** argv) {
 
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaDeviceSynchronize());
-  std::printf("alloc_paths: %zu allocations, %zu frees, %llu bytes allocated, %zu lines, "
-              "markers API %s\n",
-              g_allocs, g_frees, g_bytes, g_lines.size(), api != 0 ? "recorded" : "absent");
+  std::printf(
+      "alloc_paths: %zu allocations, %zu frees, %llu bytes allocated, %zu lines, "
+      "markers API %s\n",
+      g_allocs, g_frees, g_bytes, g_lines.size(), api != 0 ? "recorded" : "absent");
   if (expect_path != nullptr) {
     FILE* out = std::fopen(expect_path, "w");
     if (out == nullptr) return 1;

@@ -1,7 +1,7 @@
 // Command-line parsing of the reference model (runs without a GPU).
-#include <catch2/catch.hpp>
-
 #include "config.h"
+
+#include <catch2/catch.hpp>
 
 namespace refmodel {
 namespace {
@@ -29,10 +29,30 @@ TEST_CASE("defaults are the fixed code in the seed's configuration shape") {
 }
 
 TEST_CASE("bug flags and config flags are parsed") {
-  const Config c = parse({"--bug", "hc-mlp-norm-manager", "--bug", "loss-node-inputs", "--seq",
-                          "8192", "--layer", "base", "--recompute", "none", "--dtype", "fp32",
-                          "--pipeline-stages", "2", "--micro-batches", "4", "--offload",
-                          "--schedule", "1f1b", "--iterations", "7", "--seed", "9", "--eval"});
+  const Config c = parse({"--bug",
+                          "hc-mlp-norm-manager",
+                          "--bug",
+                          "loss-node-inputs",
+                          "--seq",
+                          "8192",
+                          "--layer",
+                          "base",
+                          "--recompute",
+                          "none",
+                          "--dtype",
+                          "fp32",
+                          "--pipeline-stages",
+                          "2",
+                          "--micro-batches",
+                          "4",
+                          "--offload",
+                          "--schedule",
+                          "1f1b",
+                          "--iterations",
+                          "7",
+                          "--seed",
+                          "9",
+                          "--eval"});
   CHECK(c.bugs.hc_mlp_norm_manager);
   CHECK(c.bugs.loss_node_inputs);
   CHECK(c.model.seq == 8192);

@@ -27,7 +27,8 @@ namespace {
 double weightedSum(Context& ctx, const Tensor& out, const std::vector<float>& weights) {
   std::vector<float> values = out.toHost(ctx);
   double sum = 0;
-  for (std::size_t i = 0; i < values.size(); ++i) sum += static_cast<double>(values[i]) * weights[i];
+  for (std::size_t i = 0; i < values.size(); ++i)
+    sum += static_cast<double>(values[i]) * weights[i];
   return sum;
 }
 
@@ -79,7 +80,8 @@ GradCheckResult gradCheck(Context& ctx, const std::string& name, const OpFn& fn,
       const double numeric = (plus - minus) / (2.0 * static_cast<double>(eps));
       const double error = std::abs(numeric - static_cast<double>(analytic[idx]));
       result.max_abs_error = std::max(result.max_abs_error, error);
-      result.max_rel_error = std::max(result.max_rel_error, error / std::max(std::abs(numeric), 1e-3));
+      result.max_rel_error =
+          std::max(result.max_rel_error, error / std::max(std::abs(numeric), 1e-3));
       ++result.checked;
       if (error > atol + rtol * std::abs(numeric)) {
         ++result.failures;

@@ -1,4 +1,5 @@
-// Gradients of every op and of whole layers (base, hyper-connection, recomputed) against finite differences.
+// Gradients of every op and of whole layers (base, hyper-connection, recomputed) against finite
+// differences.
 #include <catch2/catch.hpp>
 
 #include "context.h"
@@ -31,30 +32,37 @@ TEST_CASE("op gradients match finite differences (fp32)", "[gpu][gradcheck]") {
   if (!testing::gpuAvailable("op gradcheck")) return;
   Context ctx;
   SECTION("linear") {
-    expectPasses(gradCheck(ctx, "linear", [](Context& c, const std::vector<Tensor>& in) {
-      return linear(c, in[0], in[1], in[2]);
-    }, {leaf(ctx, {kTokens, 8}, 1.f, 1), leaf(ctx, {5, 8}, 0.5f, 2), leaf(ctx, {5}, 0.5f, 3)}));
+    expectPasses(gradCheck(
+        ctx, "linear",
+        [](Context& c, const std::vector<Tensor>& in) { return linear(c, in[0], in[1], in[2]); },
+        {leaf(ctx, {kTokens, 8}, 1.f, 1), leaf(ctx, {5, 8}, 0.5f, 2), leaf(ctx, {5}, 0.5f, 3)}));
   }
   SECTION("rms norm") {
-    expectPasses(gradCheck(ctx, "rms_norm", [](Context& c, const std::vector<Tensor>& in) {
-      return rmsNorm(c, in[0], in[1]);
-    }, {leaf(ctx, {kTokens, 16}, 1.f, 4), leaf(ctx, {16}, 1.f, 5)}));
+    expectPasses(gradCheck(
+        ctx, "rms_norm",
+        [](Context& c, const std::vector<Tensor>& in) { return rmsNorm(c, in[0], in[1]); },
+        {leaf(ctx, {kTokens, 16}, 1.f, 4), leaf(ctx, {16}, 1.f, 5)}));
   }
   SECTION("causal attention") {
     const AttentionShape shape{4, 2, 2};  // seq 4, batch 2, heads 2; hidden 8
-    expectPasses(gradCheck(ctx, "causal_attention", [shape](Context& c, const std::vector<Tensor>& in) {
-      return causalAttention(c, in[0], shape);
-    }, {leaf(ctx, {8, 24}, 1.f, 6)}));
+    expectPasses(gradCheck(ctx, "causal_attention",
+                           [shape](Context& c, const std::vector<Tensor>& in) {
+                             return causalAttention(c, in[0], shape);
+                           },
+                           {leaf(ctx, {8, 24}, 1.f, 6)}));
   }
   SECTION("gelu") {
-    expectPasses(gradCheck(ctx, "gelu", [](Context& c, const std::vector<Tensor>& in) {
-      return gelu(c, in[0]);
-    }, {leaf(ctx, {kTokens, 8}, 1.5f, 7)}));
+    expectPasses(gradCheck(ctx, "gelu",
+                           [](Context& c, const std::vector<Tensor>& in) { return gelu(c, in[0]); },
+                           {leaf(ctx, {kTokens, 8}, 1.5f, 7)}));
   }
   SECTION("bias dropout add") {
-    expectPasses(gradCheck(ctx, "bias_dropout_add", [](Context& c, const std::vector<Tensor>& in) {
-      return biasDropoutAdd(c, in[0], in[1], in[2]);
-    }, {leaf(ctx, {kTokens, 8}, 1.f, 8), leaf(ctx, {8}, 1.f, 9), leaf(ctx, {kTokens, 8}, 1.f, 10)}));
+    expectPasses(gradCheck(ctx, "bias_dropout_add",
+                           [](Context& c, const std::vector<Tensor>& in) {
+                             return biasDropoutAdd(c, in[0], in[1], in[2]);
+                           },
+                           {leaf(ctx, {kTokens, 8}, 1.f, 8), leaf(ctx, {8}, 1.f, 9),
+                            leaf(ctx, {kTokens, 8}, 1.f, 10)}));
   }
   SECTION("hyper-connection mapping with Sinkhorn") {
     const int n = 4;
@@ -63,29 +71,37 @@ TEST_CASE("op gradients match finite differences (fp32)", "[gpu][gradcheck]") {
     Tensor gains = Tensor::fromHost(ctx, {0.7f, 0.9f, 1.3f}, {3}, DType::kFloat32);
     gains.setRequiresGrad(true);
     // larger gains than the 0.01 init so that every mapping, Sinkhorn included, matters
-    expectPasses(gradCheck(ctx, "hc_mapping", [n](Context& c, const std::vector<Tensor>& in) {
-      return hcMapping(c, in[0], HcParams{in[1], in[2], in[3]}, n);
-    }, {leaf(ctx, {kTokens, n * h}, 1.f, 11), leaf(ctx, {m, n * h}, 0.5f, 12),
-        gains,
-        leaf(ctx, {m}, 0.5f, 13)}, 32));
+    expectPasses(gradCheck(
+        ctx, "hc_mapping",
+        [n](Context& c, const std::vector<Tensor>& in) {
+          return hcMapping(c, in[0], HcParams{in[1], in[2], in[3]}, n);
+        },
+        {leaf(ctx, {kTokens, n * h}, 1.f, 11), leaf(ctx, {m, n * h}, 0.5f, 12), gains,
+         leaf(ctx, {m}, 0.5f, 13)},
+        32));
   }
   SECTION("hyper-connection aggregate, update, expand, contract") {
     const int n = 4;
     const std::int64_t h = 8;
     const std::int64_t m = n * n + 2 * n;
-    expectPasses(gradCheck(ctx, "hc_aggregate", [n](Context& c, const std::vector<Tensor>& in) {
-      return hcAggregate(c, in[0], in[1], n);
-    }, {leaf(ctx, {kTokens, n * h}, 1.f, 14), leaf(ctx, {kTokens, m}, 1.f, 15)}));
-    expectPasses(gradCheck(ctx, "hc_update", [n](Context& c, const std::vector<Tensor>& in) {
-      return hcUpdate(c, in[0], in[1], in[2], in[3], n);
-    }, {leaf(ctx, {kTokens, n * h}, 1.f, 16), leaf(ctx, {kTokens, m}, 1.f, 17),
-        leaf(ctx, {kTokens, h}, 1.f, 18), leaf(ctx, {h}, 1.f, 19)}));
-    expectPasses(gradCheck(ctx, "hc_expand", [n](Context& c, const std::vector<Tensor>& in) {
-      return hcExpand(c, in[0], n);
-    }, {leaf(ctx, {kTokens, h}, 1.f, 20)}));
-    expectPasses(gradCheck(ctx, "hc_contract", [n](Context& c, const std::vector<Tensor>& in) {
-      return hcContract(c, in[0], n);
-    }, {leaf(ctx, {kTokens, n * h}, 1.f, 21)}));
+    expectPasses(gradCheck(
+        ctx, "hc_aggregate",
+        [n](Context& c, const std::vector<Tensor>& in) { return hcAggregate(c, in[0], in[1], n); },
+        {leaf(ctx, {kTokens, n * h}, 1.f, 14), leaf(ctx, {kTokens, m}, 1.f, 15)}));
+    expectPasses(gradCheck(ctx, "hc_update",
+                           [n](Context& c, const std::vector<Tensor>& in) {
+                             return hcUpdate(c, in[0], in[1], in[2], in[3], n);
+                           },
+                           {leaf(ctx, {kTokens, n * h}, 1.f, 16), leaf(ctx, {kTokens, m}, 1.f, 17),
+                            leaf(ctx, {kTokens, h}, 1.f, 18), leaf(ctx, {h}, 1.f, 19)}));
+    expectPasses(
+        gradCheck(ctx, "hc_expand",
+                  [n](Context& c, const std::vector<Tensor>& in) { return hcExpand(c, in[0], n); },
+                  {leaf(ctx, {kTokens, h}, 1.f, 20)}));
+    expectPasses(gradCheck(
+        ctx, "hc_contract",
+        [n](Context& c, const std::vector<Tensor>& in) { return hcContract(c, in[0], n); },
+        {leaf(ctx, {kTokens, n * h}, 1.f, 21)}));
   }
   SECTION("embedding, cross entropy, scaled sum") {
     std::vector<float> ids = {3, 1, 4, 1, 5, 2};
@@ -95,15 +111,20 @@ TEST_CASE("op gradients match finite differences (fp32)", "[gpu][gradcheck]") {
     std::vector<std::int32_t> ids_i32(ids.begin(), ids.end());
     cudaMemcpy(tokens_i32.data(), ids_i32.data(), ids_i32.size() * sizeof(std::int32_t),
                cudaMemcpyHostToDevice);
-    expectPasses(gradCheck(ctx, "embedding", [tokens_i32](Context& c, const std::vector<Tensor>& in) {
-      return embedding(c, tokens_i32, in[0]);
-    }, {leaf(ctx, {7, 4}, 1.f, 22)}));
-    expectPasses(gradCheck(ctx, "cross_entropy", [tokens_i32](Context& c, const std::vector<Tensor>& in) {
-      return crossEntropy(c, in[0], tokens_i32);
-    }, {leaf(ctx, {kTokens, 7}, 1.f, 23)}));
-    expectPasses(gradCheck(ctx, "scaled_sum", [](Context& c, const std::vector<Tensor>& in) {
-      return scaledSum(c, in[0], 0.25f);
-    }, {leaf(ctx, {kTokens}, 1.f, 24)}));
+    expectPasses(gradCheck(ctx, "embedding",
+                           [tokens_i32](Context& c, const std::vector<Tensor>& in) {
+                             return embedding(c, tokens_i32, in[0]);
+                           },
+                           {leaf(ctx, {7, 4}, 1.f, 22)}));
+    expectPasses(gradCheck(ctx, "cross_entropy",
+                           [tokens_i32](Context& c, const std::vector<Tensor>& in) {
+                             return crossEntropy(c, in[0], tokens_i32);
+                           },
+                           {leaf(ctx, {kTokens, 7}, 1.f, 23)}));
+    expectPasses(gradCheck(
+        ctx, "scaled_sum",
+        [](Context& c, const std::vector<Tensor>& in) { return scaledSum(c, in[0], 0.25f); },
+        {leaf(ctx, {kTokens}, 1.f, 24)}));
   }
 }
 
@@ -144,9 +165,12 @@ TEST_CASE("whole-layer gradients match finite differences (fp32)", "[gpu][gradch
       const std::string name = std::string(kind == LayerKind::kBase ? "base_layer" : "hc_layer") +
                                (recompute ? "_recompute" : "");
       TransformerLayer* l = layer.get();
-      expectPasses(gradCheck(ctx, name, [l, recompute](Context& c, const std::vector<Tensor>& in) {
-        return recompute ? checkpointedForward(c, *l, in[0]) : l->forward(c, in[0]);
-      }, layerInputs(ctx, m, store), 6));
+      expectPasses(gradCheck(
+          ctx, name,
+          [l, recompute](Context& c, const std::vector<Tensor>& in) {
+            return recompute ? checkpointedForward(c, *l, in[0]) : l->forward(c, in[0]);
+          },
+          layerInputs(ctx, m, store), 6));
     }
   }
 }

@@ -1,10 +1,9 @@
 // The 1F1B order: warm-up/steady/cool-down counts per stage and a valid one-process order (no GPU).
-#include <catch2/catch.hpp>
+#include "pipeline_schedule.h"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
-
-#include "pipeline_schedule.h"
 
 namespace refmodel {
 namespace {
@@ -27,8 +26,8 @@ TEST_CASE("1F1B stage order and in-flight micro-batches") {
   const auto order = oneFOneBStageOrder(3, 4, 0);
   std::vector<std::string> names;
   for (const auto& s : order) names.push_back(toString(s));
-  CHECK(names == std::vector<std::string>{"F0@0", "F1@0", "F2@0", "B0@0", "F3@0", "B1@0", "B2@0",
-                                          "B3@0"});
+  CHECK(names ==
+        std::vector<std::string>{"F0@0", "F1@0", "F2@0", "B0@0", "F3@0", "B1@0", "B2@0", "B3@0"});
   for (int p : {1, 2, 4}) {
     for (int r = 0; r < p; ++r) {
       int in_flight = 0;

@@ -1,4 +1,5 @@
-// Storage semantics: aliases share memory, release() frees it for all aliases, the counter is exact.
+// Storage semantics: aliases share memory, release() frees it for all aliases, the counter is
+// exact.
 #include <catch2/catch.hpp>
 
 #include "context.h"

@@ -1,6 +1,6 @@
-// Training runs on the GPU: idle-window retention with and without each seed bug, loss, determinism.
+// Training runs on the GPU: idle-window retention with and without each seed bug, loss,
+// determinism.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <sstream>
 
@@ -47,12 +47,14 @@ TEST_CASE("hc-mlp-norm-manager bug pins several [s, b, n*h] buffers per layer", 
   Config c = testing::smallConfig();
   c.bugs.hc_mlp_norm_manager = true;
   const RunResult bug = train(c);
-  const std::int64_t stream_buffer = c.model.tokens() * c.model.streams * c.model.hidden * 2;  // bf16
+  const std::int64_t stream_buffer =
+      c.model.tokens() * c.model.streams * c.model.hidden * 2;  // bf16
   for (const auto& s : bug.stats) {
     const std::int64_t retained = s.idle_floor - bug.persistent;
-    std::printf("hc bug retained %lld bytes = %.2f [s,b,n*h] buffers per layer\n",
-                static_cast<long long>(retained),
-                static_cast<double>(retained) / static_cast<double>(stream_buffer * c.model.layers));
+    std::printf(
+        "hc bug retained %lld bytes = %.2f [s,b,n*h] buffers per layer\n",
+        static_cast<long long>(retained),
+        static_cast<double>(retained) / static_cast<double>(stream_buffer * c.model.layers));
     CHECK(s.layers_holding_manager == c.model.layers);
     CHECK(retained >= 3 * stream_buffer * c.model.layers);
   }
@@ -63,7 +65,8 @@ TEST_CASE("hc-mlp-norm-manager bug pins several [s, b, n*h] buffers per layer", 
   }
 }
 
-TEST_CASE("loss-node-inputs bug keeps O(seq) bytes through the combined backward", "[gpu][training]") {
+TEST_CASE("loss-node-inputs bug keeps O(seq) bytes through the combined backward",
+          "[gpu][training]") {
   if (!testing::gpuAvailable("combined 1F1B loss node")) return;
   Config c = testing::smallConfig();
   c.schedule = Schedule::kCombinedOneFOneB;
@@ -75,7 +78,7 @@ TEST_CASE("loss-node-inputs bug keeps O(seq) bytes through the combined backward
   for (std::size_t i = 0; i < bug.stats.size(); ++i) {
     CHECK(fixed.stats[i].loss_node_held_max == 0);
     CHECK(bug.stats[i].loss_node_held_max == 2 * per_token_loss);  // input storage + its grad
-    CHECK(bug.stats[i].idle_floor == bug.persistent);  // gone by the idle window
+    CHECK(bug.stats[i].idle_floor == bug.persistent);              // gone by the idle window
     CHECK(bug.stats[i].loss == fixed.stats[i].loss);
   }
 }

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "tests/reports/report_doc_builder.h"
 #include "common/error.h"
+#include "tests/reports/report_doc_builder.h"
 
 using namespace memfloor;
 using memfloor::testing::makeFinding;

@@ -157,10 +157,10 @@ analysis::Report sampleReport() {
   r.end_ns = kFirst + 100'000;
   r.timeline = {
       analysis::TimelineSeries{kDevice0,
-                     1000,
-                     {{kFirst, 0, 1024, 1024},
-                      {kFirst + 3000, 1024, 4096, 2048},
-                      {kFirst + 9000, 2048, 2048, 2048}}},
+                               1000,
+                               {{kFirst, 0, 1024, 1024},
+                                {kFirst + 3000, 1024, 4096, 2048},
+                                {kFirst + 9000, 2048, 2048, 2048}}},
       analysis::TimelineSeries{kPinned0, 1000, {{kFirst + 1000, 0, 512, 512}}},
   };
   r.iteration_source = analysis::IterationSource::kMarkers;

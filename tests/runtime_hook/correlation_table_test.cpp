@@ -1,8 +1,8 @@
 // Joining MEMORY2 records to driver callbacks: the table and the stale-id guard.
 #include "runtime_hook/correlation_table.h"
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <thread>
 #include <vector>
 

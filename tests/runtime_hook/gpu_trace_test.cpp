@@ -45,8 +45,8 @@ bool programKind(trace::MemoryKind kind) {
 
 std::string line(char what, const trace::MemoryEvent& e) {
   std::ostringstream s;
-  s << what << ' ' << trace::toString(e.kind) << ' ' << std::hex << e.address << std::dec << ' ' << e.size
-    << ' ' << static_cast<int>(e.flags);
+  s << what << ' ' << trace::toString(e.kind) << ' ' << std::hex << e.address << std::dec << ' '
+    << e.size << ' ' << static_cast<int>(e.flags);
   return s.str();
 }
 
@@ -54,7 +54,7 @@ struct Traced {
   std::multiset<std::string> memory;  // "A ..." / "F ..." lines
   std::vector<std::string> markers;   // NVTX markers in file order ("M push name")
   std::vector<std::string> api_markers;
-  std::vector<uint64_t> range_ids;    // start/end ids
+  std::vector<uint64_t> range_ids;  // start/end ids
   size_t with_stack = 0;
   size_t with_thread = 0;
   size_t allocs = 0;
@@ -159,9 +159,8 @@ void compareRun(const std::string& stacks) {
       "%zu, missing %zu, extra %zu; markers %zu/%zu; api markers %zu; allocs with stack %zu, "
       "with thread %zu; device-static %zu; dropped %llu; ending %s\n",
       stacks.c_str(), expected_memory.size(), expected_allocs, expected_bytes, t.memory.size(),
-      missing.size(), extra.size(), t.markers.size(), expected_markers.size(),
-      t.api_markers.size(), t.with_stack, t.with_thread, t.device_static,
-      static_cast<unsigned long long>(t.dropped),
+      missing.size(), extra.size(), t.markers.size(), expected_markers.size(), t.api_markers.size(),
+      t.with_stack, t.with_thread, t.device_static, static_cast<unsigned long long>(t.dropped),
       t.ending == trace::Ending::kTrailer ? "trailer" : "NO TRAILER");
   std::fflush(stdout);
   CHECK(missing.empty());

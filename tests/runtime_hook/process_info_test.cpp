@@ -28,7 +28,10 @@ std::string tempDir() {
 }  // namespace
 
 TEST_CASE("ranks come from torchrun, then SLURM, then Open MPI", "[runtime_hook]") {
-  Env env{{"SLURM_PROCID", "5"}, {"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"},
+  Env env{{"SLURM_PROCID", "5"},
+          {"RANK", "3"},
+          {"LOCAL_RANK", "1"},
+          {"WORLD_SIZE", "8"},
           {"PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync"}};
   ProcessFacts facts = readProcessFacts(lookup, &env);
   CHECK(facts.rank == 3);

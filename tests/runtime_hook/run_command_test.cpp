@@ -96,9 +96,9 @@ TEST_CASE("torch-allocator async respects a user's PYTORCH_CUDA_ALLOC_CONF",
 TEST_CASE("a foreign NVTX injection is kept and the user told", "[runtime_hook][run]") {
   RunRequest request;
   std::vector<std::string> notes;
-  std::vector<std::string> env = tracedEnvironment(
-      request, "/h.so", "/out", {"NVTX_INJECTION64_PATH=/other.so", "CUDA_INJECTION64_PATH=/a.so"},
-      notes);
+  std::vector<std::string> env =
+      tracedEnvironment(request, "/h.so", "/out",
+                        {"NVTX_INJECTION64_PATH=/other.so", "CUDA_INJECTION64_PATH=/a.so"}, notes);
   CHECK(has(env, "NVTX_INJECTION64_PATH=/other.so"));
   CHECK(has(env, "CUDA_INJECTION64_PATH=/h.so"));
   CHECK(notes.size() == 2);
@@ -126,7 +126,8 @@ TEST_CASE("exit codes pass through, signals become 128+n", "[runtime_hook][run]"
   request.command = {"sh", "-c",
                      "test \"$CUDA_INJECTION64_PATH\" = \"" + request.hook_path +
                          "\" && test \"$MEMFLOOR_STACKS\" = native && "
-                         "test \"$MEMFLOOR_OUTPUT_DIR\" = \"" + dir + "/out\""};
+                         "test \"$MEMFLOOR_OUTPUT_DIR\" = \"" +
+                         dir + "/out\""};
   CHECK(runTraced(request) == 0);
   CHECK(std::system(("rm -rf " + dir).c_str()) == 0);
 }
@@ -176,11 +177,10 @@ TEST_CASE("the command line: options before --, the program's own options after"
   // Without --, everything from the program name on belongs to the program.
   CHECK(runCli({"run", "-q", "--hook", hook, "-o", dir, "sh", "-c", "exit 6", "-o", "x"}) == 6);
   CHECK_THROWS_AS(runCli({"run", "--stacks", "python", "--", "true"}), CLI::ValidationError);
-  CHECK_THROWS_AS(runCli({"run", "--torch-allocator", "fast", "--", "true"}),
-                  CLI::ValidationError);
-  CHECK_THROWS_AS(runCli({"run", "-q", "--hook", hook, "-o", dir, "--buffer-size", "lots", "--",
-                          "true"}),
-                  Error);
+  CHECK_THROWS_AS(runCli({"run", "--torch-allocator", "fast", "--", "true"}), CLI::ValidationError);
+  CHECK_THROWS_AS(
+      runCli({"run", "-q", "--hook", hook, "-o", dir, "--buffer-size", "lots", "--", "true"}),
+      Error);
   CHECK_THROWS_AS(runCli({"run"}), Error);
   CHECK_THROWS_AS(runCli({"run", "--"}), Error);
   CHECK(std::system(("rm -rf " + dir).c_str()) == 0);

@@ -10,7 +10,8 @@ using hook::CuptiPoolRecord;
 
 namespace {
 
-CuptiMemoryRecord memoryRecord(CUpti_ActivityMemoryOperationType op, CUpti_ActivityMemoryKind kind) {
+CuptiMemoryRecord memoryRecord(CUpti_ActivityMemoryOperationType op,
+                               CUpti_ActivityMemoryKind kind) {
   CuptiMemoryRecord m;
   std::memset(&m, 0, sizeof m);
   m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
@@ -50,8 +51,8 @@ TEST_CASE("a synchronous device allocation becomes an Alloc", "[runtime_hook]") 
 }
 
 TEST_CASE("an async release keeps its stream and the async flag", "[runtime_hook]") {
-  auto m = memoryRecord(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE,
-                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+  auto m =
+      memoryRecord(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
   m.isAsync = 1;
   m.streamId = 13;
   m.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
@@ -81,8 +82,8 @@ TEST_CASE("memory kinds map onto the trace's kinds", "[runtime_hook]") {
 }
 
 TEST_CASE("records that carry no allocation translate to nothing", "[runtime_hook]") {
-  auto m = memoryRecord(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID,
-                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+  auto m =
+      memoryRecord(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
   CHECK(std::holds_alternative<std::monostate>(hook::translate(asActivity(m))));
 
   CUpti_Activity other;

@@ -8,14 +8,14 @@
 #include <variant>
 #include <vector>
 
-#include "symbols/trace_symbolize.h"
-#include "tests/trace/trace_test_util.h"
 #include "common/error.h"
+#include "symbols/trace_symbolize.h"
+#include "tests/analysis/trace_builder.h"
+#include "tests/trace/trace_test_util.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/source.h"
 #include "trace/writer.h"
-#include "tests/analysis/trace_builder.h"
 
 namespace memfloor::symbols {
 namespace {
@@ -96,8 +96,8 @@ TEST_CASE("PrefixMap matches relative OLD against relative paths", "[prefix_map]
 // Resolves every offset of libtrain.so to one frame in a file under /work/main.
 class BuildTreeResolver : public symbols::FrameResolver {
  public:
-  std::vector<std::vector<symbols::SourceLocation>> resolve(std::string_view, std::string_view,
-                                                   const std::vector<uint64_t>& offsets) override {
+  std::vector<std::vector<symbols::SourceLocation>> resolve(
+      std::string_view, std::string_view, const std::vector<uint64_t>& offsets) override {
     std::vector<std::vector<symbols::SourceLocation>> out(offsets.size());
     for (auto& chain : out) chain = {{"Layer::forward", "/work/main/src/layer.cpp", 7}};
     return out;

@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "trace/codec.h"
 #include "common/error.h"
+#include "trace/codec.h"
 #include "trace/reader.h"
 #include "trace_test_util.h"
 
