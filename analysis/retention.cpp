@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <unordered_map>
 
 namespace memfloor::analysis {
 namespace {
@@ -25,20 +24,10 @@ struct Survivor {
   uint64_t size;
 };
 
-// Never-freed bytes of one site by first window, cumulative, for lookups by window.
-struct SiteSurvivors {
-  std::vector<uint32_t> first_window;  // ascending
-  std::vector<Tally> cumulative;
-  Fate fate = Fate::kPersistent;
-  Tally upTo(uint32_t window) const {
-    auto it = std::upper_bound(first_window.begin(), first_window.end(), window);
-    return it == first_window.begin() ? Tally{} : cumulative[it - first_window.begin() - 1];
-  }
-};
-
-// p, c: retained bytes allocated before / during the counted iterations; of c, `leak` and
-// `kept` were never freed and are a leak / persistent. The rest of c is inter-iteration.
-RetainedTally classify(const Tally& p, Tally c, const Tally& leak, const Tally& kept) {
+// p, c: retained bytes allocated before / during the counted iterations; of c, `never_freed`
+// holds the leak and the persistent part. The rest of c is inter-iteration.
+RetainedTally classify(const Tally& p, Tally c, const NeverFreed::Split& never_freed) {
+  const auto& [leak, kept] = never_freed;
   assert(leak.bytes + kept.bytes <= c.bytes && "never-freed bytes exceed the retained bytes");
   c -= leak;
   c -= kept;
@@ -47,7 +36,39 @@ RetainedTally classify(const Tally& p, Tally c, const Tally& leak, const Tally& 
   return {c, leak, persistent};
 }
 
+// One survivor's bytes where its fate puts them (an inter-iteration survivor's in neither part).
+NeverFreed::Split splitOf(const Survivor& s) {
+  NeverFreed::Split out;
+  if (s.fate == Fate::kLeak) out.leak.add(s.size);
+  if (s.fate == Fate::kPersistent) out.persistent.add(s.size);
+  return out;
+}
+
 }  // namespace
+
+void NeverFreed::Prefix::add(uint32_t window, const Split& bytes) {
+  assert((first_window.empty() || first_window.back() <= window) && "windows out of order");
+  if (first_window.empty() || first_window.back() != window) {
+    first_window.push_back(window);
+    cumulative.push_back(cumulative.empty() ? Split{} : cumulative.back());
+  }
+  cumulative.back().leak += bytes.leak;
+  cumulative.back().persistent += bytes.persistent;
+}
+
+NeverFreed::Split NeverFreed::Prefix::upTo(uint32_t window) const {
+  auto it = std::upper_bound(first_window.begin(), first_window.end(), window);
+  return it == first_window.begin() ? Split{} : cumulative[it - first_window.begin() - 1];
+}
+
+NeverFreed::Split NeverFreed::ofSite(uint32_t site, uint32_t window) const {
+  auto it = sites_.find(site);
+  return it == sites_.end() ? Split{} : it->second.upTo(window);
+}
+
+NeverFreed::Split NeverFreed::ofSlot(uint16_t slot, uint32_t window) const {
+  return slot < slots_.size() ? slots_[slot].upTo(window) : Split{};
+}
 
 uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
   bool inserted = false;
@@ -113,10 +134,8 @@ void Retention::endWindow() {
   }
 }
 
-std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_count) const {
-  assert(!window_open_ && "finish with an open window: end it first");
+NeverFreed Retention::neverFreed(const LiveSet& live) const {
   const auto windows = static_cast<uint32_t>(windows_.size());
-
   std::vector<Survivor> survivors;
   live.forEach([&](const LiveAlloc& a) {
     if ((a.flags & kBornPersistent) == 0 && a.first_window < windows) {
@@ -127,40 +146,40 @@ std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_c
     return a.site != b.site ? a.site < b.site : a.first_window < b.first_window;
   });
 
-  std::unordered_map<uint32_t, SiteSurvivors> by_site;
+  NeverFreed out;
   for (size_t begin = 0, end = 0; begin < survivors.size(); begin = end) {
-    uint32_t site = survivors[begin].site;
-    SiteSurvivors& group = by_site[site];
-    Tally running;
+    const uint32_t site = survivors[begin].site;
+    size_t first_windows = 0;
     for (end = begin; end < survivors.size() && survivors[end].site == site; ++end) {
-      running.add(survivors[end].size);
-      if (group.first_window.empty() || group.first_window.back() != survivors[end].first_window) {
-        group.first_window.push_back(survivors[end].first_window);
-        group.cumulative.push_back(running);
-      } else {
-        group.cumulative.back() = running;
+      if (end == begin || survivors[end - 1].first_window != survivors[end].first_window) {
+        ++first_windows;
       }
     }
-    group.fate = group.first_window.size() >= 2      ? Fate::kLeak
-                 : sites_[site].freed_after_retained ? Fate::kInterIteration
-                                                     : Fate::kPersistent;
-    for (size_t i = begin; i < end; ++i) survivors[i].fate = group.fate;
+    const Fate fate = first_windows >= 2                  ? Fate::kLeak
+                      : sites_[site].freed_after_retained ? Fate::kInterIteration
+                                                          : Fate::kPersistent;
+    NeverFreed::Prefix& group = out.sites_[site];
+    for (size_t i = begin; i < end; ++i) {
+      survivors[i].fate = fate;
+      group.add(survivors[i].first_window, splitOf(survivors[i]));
+    }
   }
-
-  // Sweep the windows in order, adding each survivor to its slot's never-freed totals from its
-  // first window on.
+  // Each slot's never-freed totals, from each survivor's first window on.
   std::stable_sort(survivors.begin(), survivors.end(), [](const Survivor& a, const Survivor& b) {
     return a.first_window < b.first_window;
   });
-  std::vector<Tally> leak(slot_count), kept(slot_count);
-  std::vector<RetainedWindow> out(windows);
-  size_t next = 0;
-  for (uint32_t i = 0; i < windows; ++i) {
-    for (; next < survivors.size() && survivors[next].first_window <= i; ++next) {
-      const Survivor& s = survivors[next];
-      if (s.fate == Fate::kLeak) leak[s.slot].add(s.size);
-      if (s.fate == Fate::kPersistent) kept[s.slot].add(s.size);
-    }
+  for (const Survivor& s : survivors) {
+    if (out.slots_.size() <= s.slot) out.slots_.resize(s.slot + 1u);
+    out.slots_[s.slot].add(s.first_window, splitOf(s));
+  }
+  return out;
+}
+
+std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_count) const {
+  assert(!window_open_ && "finish with an open window: end it first");
+  const NeverFreed never_freed = neverFreed(live);
+  std::vector<RetainedWindow> out(windows_.size());
+  for (uint32_t i = 0; i < windows_.size(); ++i) {
     const ClosedWindow& w = windows_[i];
     RetainedWindow& r = out[i];
     r.per_slot.resize(slot_count);
@@ -168,18 +187,12 @@ std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_c
     for (size_t slot = 0; slot < slot_count; ++slot) {
       std::pair<Tally, Tally> born =
           slot < w.per_slot.size() ? w.per_slot[slot] : std::pair<Tally, Tally>{};
-      r.per_slot[slot] = classify(born.first, born.second, leak[slot], kept[slot]);
+      r.per_slot[slot] =
+          classify(born.first, born.second, never_freed.ofSlot(static_cast<uint16_t>(slot), i));
     }
     for (size_t k = 0; k < w.top.size(); ++k) {
-      Tally never_freed;
-      Fate fate = Fate::kInterIteration;
-      if (auto it = by_site.find(w.top[k]); it != by_site.end()) {
-        never_freed = it->second.upTo(i);
-        fate = it->second.fate;
-      }
       const auto& [p, c] = w.top_tallies[k];
-      r.top.emplace_back(w.top[k], classify(p, c, fate == Fate::kLeak ? never_freed : Tally{},
-                                            fate == Fate::kPersistent ? never_freed : Tally{}));
+      r.top.emplace_back(w.top[k], classify(p, c, never_freed.ofSite(w.top[k], i)));
     }
   }
   return out;

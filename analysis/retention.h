@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,34 @@ struct Site {
   Tally window_counted;
   bool freed_after_retained = false;  // an allocation of a counted iteration outlived a window,
                                       // then was freed: the site's pattern is inter-iteration
+};
+
+// The allocations of counted iterations still live at the end of the trace (never freed) that
+// some window retains, split by their site's fate (the rules below): what classifies a window's
+// retained bytes, and any other set of live bytes that holds every one of them from a window on
+// (an iteration's peak, analysis/peak_composition.h). The rest of such a set's counted bytes,
+// freed later, is inter-iteration.
+class NeverFreed {
+ public:
+  struct Split {
+    Tally leak;
+    Tally persistent;  // allocated once and kept: lazily created state
+  };
+  // Never-freed bytes first retainable in windows <= `window`: of one site, of one slot.
+  Split ofSite(uint32_t site, uint32_t window) const;
+  Split ofSlot(uint16_t slot, uint32_t window) const;
+
+ private:
+  friend class Retention;
+  // Cumulative by first window, ascending.
+  struct Prefix {
+    std::vector<uint32_t> first_window;
+    std::vector<Split> cumulative;
+    void add(uint32_t window, const Split& bytes);
+    Split upTo(uint32_t window) const;
+  };
+  std::unordered_map<uint32_t, Prefix> sites_;
+  std::vector<Prefix> slots_;
 };
 
 // Retained bytes of one window once the trace has ended and every allocation's fate is known.
@@ -76,6 +105,8 @@ class Retention {
 
   // Classifies every closed window. slot_count: Timeline's; live: what is live at the end.
   std::vector<RetainedWindow> finish(const LiveSet& live, size_t slot_count) const;
+  // The never-freed bytes by fate that finish() classifies with; live: what is live at the end.
+  NeverFreed neverFreed(const LiveSet& live) const;
 
   // Keeps, per window, every retaining site with its bytes (for linking findings to bytes): memory
   // grows by the retaining sites of each window. Off by default.
