@@ -26,7 +26,8 @@ Analysis::Analysis(AnalysisOptions options)
       tracker_(options_.find_cuts || options_.cut_at
                    ? std::nullopt
                    : std::optional<std::string_view>(options_.iteration_pattern)),
-      retention_(options_.top_sites) {
+      retention_(options_.top_sites),
+      peaks_(options_.top_sites) {
   tracker_.keepRanges(options_.keep_ranges);
   retention_.keepWindowSites(!options_.links.empty());
   if (!options_.cut_at) {  // a cutting replay needs nothing but next_cut_
@@ -95,6 +96,7 @@ void Analysis::allocate(const trace::Event& a) {
   });
   timeline_.onAlloc(slot, a.size, a.timestamp);
   retention_.onAlloc(alloc);
+  peaks_.onAlloc(alloc, a.timestamp);
   if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
   series_[slot].recordRise(a.timestamp, timeline_.slot(slot).live);
 }
@@ -142,6 +144,7 @@ void Analysis::release(const trace::Event& f) {
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
   timeline_.onFree(alloc.slot, alloc.size);
   retention_.onFree(alloc);
+  peaks_.onFree(alloc);
   series_[alloc.slot].recordFall(timestamp, timeline_.slot(alloc.slot).live);
 }
 
@@ -191,6 +194,7 @@ void Analysis::beginIteration() {
   }
   if (started > 1) retention_.endWindow();
   timeline_.beginIteration();
+  peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns);
   birth_window_ = started - 1;
   birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
 }
@@ -200,9 +204,11 @@ void Analysis::beginIteration() {
 void Analysis::endIteration() {
   uint32_t started = tracker_.started();
   timeline_.endIteration();
+  peaks_.endIteration();
   retention_.beginWindow(started - 1);
   birth_window_ = started;
-  birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
+  birth_flags_ = static_cast<uint8_t>(
+      (started <= options_.warmup_iterations ? kBornPersistent : 0) | kBornInWindow);
 }
 
 Report Analysis::finish(const TraceInput& input) {
@@ -212,6 +218,7 @@ Report Analysis::finish(const TraceInput& input) {
   if (tracker_.finish(end_ns)) {
     // The trace ended inside an iteration: what is live then is in flight, not retained.
     timeline_.endIteration();
+    peaks_.endIteration();
     retention_.skipWindow();
   } else if (tracker_.started() > 0) {
     retention_.endWindow();

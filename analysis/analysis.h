@@ -13,6 +13,7 @@
 #include "analysis/iteration_tracker.h"
 #include "analysis/live_series.h"
 #include "analysis/live_set.h"
+#include "analysis/peak_composition.h"
 #include "analysis/period_detector.h"
 #include "analysis/recent_anomalies.h"
 #include "analysis/report.h"
@@ -29,7 +30,7 @@ struct AnalysisOptions {
   // ECMAScript regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
   std::string iteration_pattern{kDefaultIterationPattern};
   uint32_t warmup_iterations = 0;   // excluded from trends; what they allocate counts as persistent
-  uint32_t top_sites = 10;          // retaining sites listed per idle window
+  uint32_t top_sites = 10;          // retaining sites listed per idle window, and per peak
   uint32_t timeline_points = 2048;  // max points of each downsampled live-bytes series
   bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
   std::vector<LinkRule> links{};    // findings to link to retaining sites (analysis/site_links.h)
@@ -111,6 +112,7 @@ class Analysis {
   Timeline timeline_;
   LiveSet live_;
   Retention retention_;
+  PeakComposition peaks_;
   std::vector<LiveSeries> series_;                                  // by slot
   std::unordered_map<uint32_t, std::vector<uint32_t>> site_links_;  // by site, filled at finish
 

@@ -1,11 +1,27 @@
 // Analysis: assembling the Report from the replay's parts once the trace has ended.
 #include <algorithm>
+#include <cassert>
 #include <set>
 
 #include "analysis/analysis.h"
 #include "analysis/trend.h"
 
 namespace memfloor::analysis {
+namespace {
+
+// A peak for the report: its sites by stack (named later), their stacks added to `stacks`.
+PeakSnapshot snapshotOf(const PeakComposition::Peak& peak, const Retention& retention,
+                        std::set<trace::StackId>& stacks) {
+  PeakSnapshot out{peak.at_ns, peak.live, {}};
+  for (const auto& [site_index, tally] : peak.sites) {
+    const trace::StackId stack = retention.site(site_index).stack;
+    out.sites.push_back({stack, {}, tally});
+    if (stack != trace::kNoId) stacks.insert(stack);
+  }
+  return out;
+}
+
+}  // namespace
 
 void Analysis::fillMetadata(Report& report) const {
   ProcessMeta& p = report.process;
@@ -63,7 +79,10 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
     report.iteration_source = IterationSource::kMarkers;
   }
   std::vector<RetainedWindow> retained = retention_.finish(live_, timeline_.slotCount());
-  std::set<trace::StackId> stacks;
+  const std::vector<std::vector<PeakComposition::Peak>> peaks =
+      peaks_.finish(retention_.neverFreed(live_), timeline_.slotCount());
+  assert(peaks.size() == spans.size() && "an iteration without its peak");
+  std::set<trace::StackId> stacks, peak_stacks;
 
   for (size_t i = 0; i < spans.size(); ++i) {
     IterationRow& row = report.iterations.emplace_back();
@@ -89,6 +108,7 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
       m.allocated = it.allocated;
       m.freed = it.freed;
       m.idle = {w.floor, w.peak, w.live_at_end, w.allocated, w.freed, retained[i].per_slot[s], {}};
+      m.peak_composition = snapshotOf(peaks[i][s], retention_, peak_stacks);
     }
     for (const auto& [site_index, tally] : retained[i].top) {
       const Site& site = retention_.site(site_index);
@@ -98,15 +118,22 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
     }
   }
   // Sites, and the detected period's allocation, are named by the first frame that tells the
-  // listed stacks apart.
+  // listed retaining stacks apart; the sites at the peaks by the same frame of their stacks, so
+  // that a stack listed in both has one name. (The peaks list stacks of every allocation, from
+  // other libraries too: counting them would name every site by the allocator's frame.)
   if (report.detection && report.detection->stack != trace::kNoId) {
     stacks.insert(report.detection->stack);
   }
   size_t skip = symbols_.sharedDepth({stacks.begin(), stacks.end()});
   for (IterationRow& row : report.iterations) {
     for (RetainedSite& site : row.top_sites) site.where = symbols_.where(site.stack, skip);
+    for (IterationMemory& m : row.memory) {
+      for (PeakSite& site : m.peak_composition->sites)
+        site.where = symbols_.where(site.stack, skip);
+    }
   }
   if (report.detection) report.detection->where = symbols_.where(report.detection->stack, skip);
+  stacks.insert(peak_stacks.begin(), peak_stacks.end());
   for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
 }
 

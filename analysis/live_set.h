@@ -12,6 +12,7 @@ namespace memfloor::analysis {
 inline constexpr uint16_t kNoSlot = 0xFFFF;  // marks an empty LiveAlloc; real slots are smaller
 
 inline constexpr uint8_t kBornPersistent = 1;  // allocated before the first counted iteration
+inline constexpr uint8_t kBornInWindow = 2;    // allocated in an idle window
 
 // One live allocation: 32 bytes, so two share a cache line.
 struct LiveAlloc {

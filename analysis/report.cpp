@@ -1,6 +1,8 @@
 // Names of the report's enums, as written in report.json.
 #include "analysis/report.h"
 
+#include <utility>
+
 #ifndef MEMFLOOR_VERSION
 #define MEMFLOOR_VERSION "0.0.0"
 #endif
@@ -24,6 +26,45 @@ std::string_view toString(RetentionClass c) {
       return "leak";
     case RetentionClass::kPersistent:
       return "persistent";
+  }
+  return "unknown";
+}
+
+Tally PeakTally::total() const {
+  Tally out = iteration;
+  out += earlier_iteration;
+  out += inter_iteration;
+  out += leak;
+  out += persistent;
+  return out;
+}
+
+PeakClass PeakTally::dominant() const {
+  const std::pair<PeakClass, const Tally*> classes[] = {
+      {PeakClass::kIteration, &iteration},
+      {PeakClass::kEarlierIteration, &earlier_iteration},
+      {PeakClass::kInterIteration, &inter_iteration},
+      {PeakClass::kLeak, &leak},
+      {PeakClass::kPersistent, &persistent}};
+  auto most = classes[0];
+  for (const auto& c : classes) {
+    if (c.second->bytes > most.second->bytes) most = c;
+  }
+  return most.first;
+}
+
+std::string_view toString(PeakClass c) {
+  switch (c) {
+    case PeakClass::kIteration:
+      return "iteration";
+    case PeakClass::kEarlierIteration:
+      return "earlier_iteration";
+    case PeakClass::kInterIteration:
+      return toString(RetentionClass::kInterIteration);
+    case PeakClass::kLeak:
+      return toString(RetentionClass::kLeak);
+    case PeakClass::kPersistent:
+      return toString(RetentionClass::kPersistent);
   }
   return "unknown";
 }

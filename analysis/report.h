@@ -62,11 +62,49 @@ struct RetainedTally {
   bool operator==(const RetainedTally&) const = default;
 };
 
+enum class PeakClass : uint8_t {
+  kIteration,
+  kEarlierIteration,
+  kInterIteration,
+  kLeak,
+  kPersistent
+};
+
+// Bytes live at an iteration's peak, by when they were made (docs/design.md, "Peak composition").
+// What was made before the iteration and retained by an idle window takes the retention classes.
+struct PeakTally {
+  Tally iteration;          // made in this iteration: transient
+  Tally earlier_iteration;  // made in counted time before it, retained by no idle window yet
+  Tally inter_iteration;    // made in an earlier counted iteration, retained, freed later
+  Tally leak;               // made in an earlier counted iteration, retained, a leak
+  Tally persistent;         // made before the first counted iteration, or made once and kept
+  Tally total() const;
+  PeakClass dominant() const;  // the class holding the most bytes (ties: in the order above)
+  bool operator==(const PeakTally&) const = default;
+};
+
 // Identifies a timeline: one device and one memory kind.
 struct MemoryKey {
   uint32_t device = 0;
   trace::MemoryKind kind = trace::MemoryKind::kDevice;
   bool operator==(const MemoryKey&) const = default;
+};
+
+// A site's bytes live at an iteration's peak: one allocating stack on one device and memory kind.
+struct PeakSite {
+  trace::StackId stack = trace::kNoId;
+  std::string where;  // named as RetainedSite::where
+  PeakTally live;
+  bool operator==(const PeakSite&) const = default;
+};
+
+// What is live at an iteration's peak, the first time it is reached: by class (the classes sum to
+// the peak), and the sites holding the most.
+struct PeakSnapshot {
+  uint64_t at_ns = 0;  // when; the iteration's start when nothing rose above the live bytes there
+  PeakTally live;
+  std::vector<PeakSite> sites;  // ranked by bytes, at most AnalysisOptions::top_sites
+  bool operator==(const PeakSnapshot&) const = default;
 };
 
 // One device and memory kind over one iteration and the idle window after it.
@@ -78,6 +116,7 @@ struct IterationMemory {
   uint64_t floor = 0;  // min live bytes within the iteration
   Tally allocated;
   Tally freed;
+  std::optional<PeakSnapshot> peak_composition{};  // what is live at `peak` (none: an older report)
   struct Idle {
     uint64_t floor = 0;  // THE idle floor: min live bytes over the idle window
     uint64_t peak = 0;
@@ -265,7 +304,8 @@ struct Report {
   std::map<std::string, std::string> symbolized;  // module path -> file that resolved it ("" none)
 };
 
-std::string_view toString(RetentionClass c);   // "inter_iteration", "leak", "persistent"
+std::string_view toString(RetentionClass c);  // "inter_iteration", "leak", "persistent"
+std::string_view toString(PeakClass c);  // "iteration", "earlier_iteration", then as RetentionClass
 std::string_view toString(TrendVerdict v);     // "unknown", "stable", "growing"
 std::string_view toString(IterationSource s);  // "unknown", "markers", "detected"
 

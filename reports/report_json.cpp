@@ -24,6 +24,34 @@ json toJson(const analysis::RetainedTally& r) {
           {"persistent", toJson(r.persistent)}};
 }
 
+// A peak's bytes: the total, then one tally per class (docs/report-schema.md, "peak").
+json toJson(const analysis::PeakTally& p) {
+  analysis::Tally total = p.total();
+  return {{"bytes", total.bytes},
+          {"count", total.count},
+          {"iteration", toJson(p.iteration)},
+          {"earlier_iteration", toJson(p.earlier_iteration)},
+          {"inter_iteration", toJson(p.inter_iteration)},
+          {"leak", toJson(p.leak)},
+          {"persistent", toJson(p.persistent)}};
+}
+
+json peakJson(const std::optional<analysis::PeakSnapshot>& p) {
+  if (!p) return nullptr;
+  json sites = json::array();
+  for (const analysis::PeakSite& s : p->sites) {
+    json site = toJson(s.live);
+    site["stack"] = s.stack;
+    site["where"] = s.where;
+    site["class"] = toString(s.live.dominant());
+    sites.push_back(std::move(site));
+  }
+  json j = toJson(p->live);
+  j["at_ns"] = p->at_ns;
+  j["sites"] = std::move(sites);
+  return j;
+}
+
 void putKey(json& j, const analysis::MemoryKey& key) {
   j["device"] = key.device;
   j["kind"] = trace::toString(key.kind);  // the trace text form's names
@@ -95,6 +123,7 @@ json toJson(const analysis::IterationMemory& m) {
   j["floor"] = m.floor;
   j["allocated"] = toJson(m.allocated);
   j["freed"] = toJson(m.freed);
+  j["peak_composition"] = peakJson(m.peak_composition);
   j["idle"] = {{"floor", m.idle.floor},
                {"peak", m.idle.peak},
                {"live_at_end", m.idle.live_at_end},

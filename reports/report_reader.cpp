@@ -41,6 +41,29 @@ analysis::RetainedTally retained(const JsonFields& f, const json& j, std::string
   return {tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"), tally(f, j, c, "persistent")};
 }
 
+// The five class tallies of a peak's bytes (a peak_composition, or one of its sites).
+analysis::PeakTally peakTally(const JsonFields& f, const json& j, std::string_view c) {
+  return {tally(f, j, c, "iteration"), tally(f, j, c, "earlier_iteration"),
+          tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"), tally(f, j, c, "persistent")};
+}
+
+// iterations[].memory[].peak_composition, added within memfloor.report/2: absent or null in
+// reports written before.
+std::optional<analysis::PeakSnapshot> peakSnapshot(const JsonFields& f, const json& m,
+                                                   const std::string& mc) {
+  const json* p = f.optional(m, mc, "peak_composition");
+  if (p == nullptr) return std::nullopt;
+  const std::string c = JsonFields::field(mc, "peak_composition");
+  f.object(*p, c);
+  analysis::PeakSnapshot out;
+  out.at_ns = f.u64(*p, c, "at_ns");
+  out.live = peakTally(f, *p, c);
+  f.each(*p, c, "sites", [&](const json& s, const std::string& sc) {
+    out.sites.push_back({f.u32(s, sc, "stack"), f.string(s, sc, "where"), peakTally(f, s, sc)});
+  });
+  return out;
+}
+
 analysis::MemoryKey key(const JsonFields& f, const json& j, std::string_view c) {
   return {f.u32(j, c, "device"), f.name(j, c, "kind", kMemoryKinds)};
 }
@@ -66,6 +89,7 @@ analysis::IterationMemory iterationMemory(const JsonFields& f, const json& j,
   m.floor = f.bytes(j, c, "floor");
   m.allocated = tally(f, j, c, "allocated");
   m.freed = tally(f, j, c, "freed");
+  m.peak_composition = peakSnapshot(f, j, c);
   const std::string ic = JsonFields::field(c, "idle");
   const json& idle = f.object(j, c, "idle");
   m.idle.floor = f.bytes(idle, ic, "floor");

@@ -54,9 +54,10 @@ class RunReader {
 // subtracts them); fields the writer derives from others (totals of tallies, a site's class,
 // idle.unexplained, summary.runs, a frame's text, max_explained_bytes) are not read. Fields that
 // reports of memfloor.report/2 written by earlier versions lack (detection, anomalies.cut_tail,
-// symbolized) may be absent, and read as the writer's null or {}. A finding's item needs only
-// `id`, `rule` and `message` (location, function, field, link_functions, snippet and explains are
-// read when present): the rest is the checker's document, kept as it is.
+// symbolized, an iteration memory's peak_composition) may be absent, and read as the writer's null
+// or {}. A finding's item needs only `id`, `rule` and `message` (location, function, field,
+// link_functions, snippet and explains are read when present): the rest is the checker's
+// document, kept as it is.
 class ReportReader {
  public:
   // `doc` and the string behind `path` must outlive the reader and the RunReaders it returns.

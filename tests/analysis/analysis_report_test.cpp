@@ -29,6 +29,8 @@ class NaiveReplay {
     trace::StackId stack;
     uint32_t first_window;
     bool persistent_born;
+    uint32_t iteration;  // 1-based: the iteration it was made in, or the last one before it
+    bool in_iteration;
   };
   struct Stats {
     uint64_t start = 0, end = 0, peak = 0, floor = 0;
@@ -37,8 +39,9 @@ class NaiveReplay {
 
   void alloc(size_t slot, uint64_t address, uint64_t size, trace::StackId stack) {
     if (auto it = live_.find({slot, address}); it != live_.end()) close(it);
-    Alloc a{next_id_++,         size, slot, stack, in_iteration_ ? started_ - 1 : started_,
-            started_ <= warmup_};
+    Alloc a{
+        next_id_++,          size,     slot,         stack, in_iteration_ ? started_ - 1 : started_,
+        started_ <= warmup_, started_, in_iteration_};
     live_.emplace(std::pair{slot, address}, a);
     all_.push_back(a);
     change(slot, static_cast<int64_t>(size));
@@ -51,8 +54,11 @@ class NaiveReplay {
     ++started_;
     in_iteration_ = true;
     open();
+    for (size_t s = 0; s < kSlots.size(); ++s) at_peak_[s] = liveIds(s);
+    peaks_.emplace_back();
   }
   void end() {
+    peaks_.back() = at_peak_;
     finishPhase(iterations_);
     snapshot_.clear();
     for (const auto& [key, a] : live_) snapshot_.insert(a.id);
@@ -70,38 +76,43 @@ class NaiveReplay {
 
   // Retained bytes by class, per window and slot.
   std::vector<std::array<RetainedTally, kSlots.size()>> retention() const {
-    std::set<uint64_t> alive;
-    for (const auto& [key, a] : live_) alive.insert(a.id);
-    std::map<std::pair<size_t, trace::StackId>, std::set<uint32_t>> births;
-    std::set<std::pair<size_t, trace::StackId>> freed_after_retained;
-    for (const auto& ids : retained_) {
-      for (uint64_t id : ids) {
-        const Alloc& a = all_[id];
-        if (!a.persistent_born && !alive.contains(id))
-          freed_after_retained.insert({a.slot, a.stack});
-      }
-    }
-    for (const Alloc& a : all_) {
-      if (alive.contains(a.id) && !a.persistent_born && a.first_window < retained_.size()) {
-        births[{a.slot, a.stack}].insert(a.first_window);
-      }
-    }
+    const Fates fates = fatesAtEnd();
     std::vector<std::array<RetainedTally, kSlots.size()>> out(retained_.size());
     for (size_t w = 0; w < retained_.size(); ++w) {
       for (uint64_t id : retained_[w]) {
         const Alloc& a = all_[id];
-        std::pair site{a.slot, a.stack};
         RetainedTally& t = out[w][a.slot];
-        if (a.persistent_born) {
-          t.persistent.add(a.size);
-        } else if (!alive.contains(id)) {
-          t.inter_iteration.add(a.size);
-        } else if (births[site].size() >= 2) {
-          t.leak.add(a.size);
-        } else if (freed_after_retained.contains(site)) {
-          t.inter_iteration.add(a.size);
-        } else {
-          t.persistent.add(a.size);
+        switch (classOf(fates, a)) {
+          case RetentionClass::kInterIteration:
+            t.inter_iteration.add(a.size);
+            break;
+          case RetentionClass::kLeak:
+            t.leak.add(a.size);
+            break;
+          case RetentionClass::kPersistent:
+            t.persistent.add(a.size);
+            break;
+        }
+      }
+    }
+    return out;
+  }
+
+  // What is live at each iteration's peak (first reached) by class: the whole, and by stack.
+  struct Peak {
+    PeakTally whole;
+    std::map<trace::StackId, PeakTally> sites;
+  };
+  std::vector<std::array<Peak, kSlots.size()>> peaks() const {
+    const Fates fates = fatesAtEnd();
+    std::vector<std::array<Peak, kSlots.size()>> out(peaks_.size());
+    for (size_t i = 0; i < peaks_.size(); ++i) {
+      for (size_t slot = 0; slot < kSlots.size(); ++slot) {
+        Peak& peak = out[i][slot];
+        for (uint64_t id : peaks_[i][slot]) {
+          const Alloc& a = all_[id];
+          peakClass(fates, i, a, peak.whole).add(a.size);
+          peakClass(fates, i, a, peak.sites[a.stack]).add(a.size);
         }
       }
     }
@@ -109,6 +120,62 @@ class NaiveReplay {
   }
 
  private:
+  // Who left what alive at the end of the trace, for the classes (docs/design.md, "Retention").
+  struct Fates {
+    std::set<uint64_t> alive;
+    std::map<std::pair<size_t, trace::StackId>, std::set<uint32_t>> births;
+    std::set<std::pair<size_t, trace::StackId>> freed_after_retained;
+  };
+  Fates fatesAtEnd() const {
+    Fates f;
+    for (const auto& [key, a] : live_) f.alive.insert(a.id);
+    for (const auto& ids : retained_) {
+      for (uint64_t id : ids) {
+        const Alloc& a = all_[id];
+        if (!a.persistent_born && !f.alive.contains(id))
+          f.freed_after_retained.insert({a.slot, a.stack});
+      }
+    }
+    for (const Alloc& a : all_) {
+      if (f.alive.contains(a.id) && !a.persistent_born && a.first_window < retained_.size()) {
+        f.births[{a.slot, a.stack}].insert(a.first_window);
+      }
+    }
+    return f;
+  }
+  RetentionClass classOf(const Fates& f, const Alloc& a) const {
+    std::pair site{a.slot, a.stack};
+    if (a.persistent_born) return RetentionClass::kPersistent;
+    if (!f.alive.contains(a.id)) return RetentionClass::kInterIteration;
+    if (f.births.contains(site) && f.births.at(site).size() >= 2) return RetentionClass::kLeak;
+    if (f.freed_after_retained.contains(site)) return RetentionClass::kInterIteration;
+    return RetentionClass::kPersistent;
+  }
+  // Where an allocation live at iteration i's peak (0-based) counts.
+  Tally& peakClass(const Fates& f, size_t i, const Alloc& a, PeakTally& t) const {
+    if (a.persistent_born) return t.persistent;
+    if (a.in_iteration && a.iteration == i + 1) return t.iteration;
+    const bool retained = i > 0 && std::find(retained_[i - 1].begin(), retained_[i - 1].end(),
+                                             a.id) != retained_[i - 1].end();
+    if (!retained) return t.earlier_iteration;
+    switch (classOf(f, a)) {
+      case RetentionClass::kInterIteration:
+        return t.inter_iteration;
+      case RetentionClass::kLeak:
+        return t.leak;
+      case RetentionClass::kPersistent:
+        break;
+    }
+    return t.persistent;
+  }
+  std::vector<uint64_t> liveIds(size_t slot) const {
+    std::vector<uint64_t> ids;
+    for (const auto& [key, a] : live_) {
+      if (a.slot == slot) ids.push_back(a.id);
+    }
+    return ids;
+  }
+
   void close(std::map<std::pair<size_t, uint64_t>, Alloc>::iterator it) {
     size_t slot = it->second.slot;
     uint64_t size = it->second.size;
@@ -117,6 +184,7 @@ class NaiveReplay {
   }
   void change(size_t slot, int64_t delta) {
     bytes_[slot] = static_cast<uint64_t>(static_cast<int64_t>(bytes_[slot]) + delta);
+    if (in_iteration_ && bytes_[slot] > current_[slot].peak) at_peak_[slot] = liveIds(slot);
     current_[slot].peak = std::max(current_[slot].peak, bytes_[slot]);
     current_[slot].floor = std::min(current_[slot].floor, bytes_[slot]);
   }
@@ -146,6 +214,8 @@ class NaiveReplay {
   std::vector<Row> iterations_, windows_;
   std::set<uint64_t> snapshot_;
   std::vector<std::vector<uint64_t>> retained_;
+  std::array<std::vector<uint64_t>, kSlots.size()> at_peak_;  // the open iteration's, so far
+  std::vector<std::array<std::vector<uint64_t>, kSlots.size()>> peaks_;  // by iteration
   uint32_t started_ = 0;
   bool in_iteration_ = false;
 };
@@ -154,7 +224,31 @@ class NaiveReplay {
 // stacks, iterations marked in varied ways, sometimes cut off inside the last iteration.
 struct Coverage {
   size_t inter = 0, leak = 0, persistent = 0, doubles = 0, unmatched = 0, cut = 0;
+  size_t peak_iteration = 0, peak_earlier = 0, peak_inter = 0, peak_leak = 0;
 };
+
+// The peak's classes, and its listed sites: the largest ones, each with its bytes by class.
+void comparePeak(const PeakSnapshot& at_peak, const NaiveReplay::Peak& naive, Coverage& seen) {
+  CHECK(at_peak.live == naive.whole);
+  std::vector<uint64_t> largest;
+  for (const auto& [stack, tally] : naive.sites) {
+    if (tally.total().count > 0) largest.push_back(tally.total().bytes);
+  }
+  std::sort(largest.rbegin(), largest.rend());
+  largest.resize(std::min(largest.size(), at_peak.sites.size()));
+  std::vector<uint64_t> listed;
+  for (const PeakSite& site : at_peak.sites) {
+    INFO("stack " << site.stack);
+    REQUIRE(naive.sites.contains(site.stack));
+    CHECK(site.live == naive.sites.at(site.stack));
+    listed.push_back(site.live.total().bytes);
+  }
+  CHECK(listed == largest);
+  seen.peak_iteration += at_peak.live.iteration.count > 0;
+  seen.peak_earlier += at_peak.live.earlier_iteration.count > 0;
+  seen.peak_inter += at_peak.live.inter_iteration.count > 0;
+  seen.peak_leak += at_peak.live.leak.count > 0;
+}
 
 void runRandomTrace(uint32_t seed, Coverage& seen) {
   std::mt19937_64 rng(seed);
@@ -208,6 +302,8 @@ void runRandomTrace(uint32_t seed, Coverage& seen) {
   REQUIRE(r.iterations.size() == iterations);
   CHECK(r.iterations.back().complete == !cut);
   auto retention = naive.retention();
+  auto peaks = naive.peaks();
+  REQUIRE(peaks.size() == iterations);
   seen.doubles += r.anomalies.double_allocations.count > 0;
   seen.unmatched += r.anomalies.unmatched_frees.count > 0;
   seen.cut += cut;
@@ -231,10 +327,13 @@ void runRandomTrace(uint32_t seed, Coverage& seen) {
       seen.inter += m.idle.retained.inter_iteration.count > 0;
       seen.leak += m.idle.retained.leak.count > 0;
       seen.persistent += m.idle.retained.persistent.count > 0;
+      REQUIRE(m.peak_composition.has_value());
+      comparePeak(*m.peak_composition, peaks[i][slot], seen);
     }
   }
 }
 
+// Top sites at the peaks too: three listed of four stacks, so the ranking matters.
 TEST_CASE("The report agrees with a naive replay on random traces", "[analysis_report]") {
   Coverage seen;
   for (uint32_t seed = 1; seed <= 300; ++seed) {
@@ -248,6 +347,10 @@ TEST_CASE("The report agrees with a naive replay on random traces", "[analysis_r
   CHECK(seen.doubles > 100);
   CHECK(seen.unmatched > 100);
   CHECK(seen.cut > 30);
+  CHECK(seen.peak_iteration > 100);
+  CHECK(seen.peak_earlier > 100);
+  CHECK(seen.peak_inter > 100);
+  CHECK(seen.peak_leak > 100);
 }
 
 }  // namespace

@@ -13,6 +13,43 @@ const IterationMemory& memoryOf(const IterationRow& row, uint32_t device, trace:
   throw;  // unreachable: FAIL throws
 }
 
+namespace {
+
+// The peak's classes sum to the peak; its sites hold part of each class, ranked by bytes.
+void checkPeak(const IterationRow& row, const IterationMemory& m) {
+  REQUIRE(m.peak_composition.has_value());
+  const PeakSnapshot& at_peak = *m.peak_composition;
+  CHECK(at_peak.live.total().bytes == m.peak);
+  CHECK(at_peak.at_ns >= row.start_ns);
+  CHECK(at_peak.at_ns <= row.end_ns);
+  if (row.index == 1) {
+    CHECK(at_peak.live.inter_iteration == Tally{});
+    CHECK(at_peak.live.leak == Tally{});
+    CHECK(at_peak.live.earlier_iteration == Tally{});  // the prelude is persistent
+  }
+  PeakTally sites;
+  uint64_t previous = UINT64_MAX;
+  for (const PeakSite& site : at_peak.sites) {
+    const uint64_t bytes = site.live.total().bytes;
+    CHECK(bytes > 0);
+    CHECK(bytes <= previous);
+    previous = bytes;
+    sites.iteration += site.live.iteration;
+    sites.earlier_iteration += site.live.earlier_iteration;
+    sites.inter_iteration += site.live.inter_iteration;
+    sites.leak += site.live.leak;
+    sites.persistent += site.live.persistent;
+  }
+  CHECK(sites.iteration.bytes <= at_peak.live.iteration.bytes);
+  CHECK(sites.earlier_iteration.bytes <= at_peak.live.earlier_iteration.bytes);
+  CHECK(sites.inter_iteration.bytes <= at_peak.live.inter_iteration.bytes);
+  CHECK(sites.leak.bytes <= at_peak.live.leak.bytes);
+  CHECK(sites.persistent.bytes <= at_peak.live.persistent.bytes);
+  CHECK(sites.total().count <= at_peak.live.total().count);
+}
+
+}  // namespace
+
 void checkInvariants(const Report& r) {
   REQUIRE(r.trends.size() == r.memory.size());
   for (const MemorySummary& m : r.memory) {
@@ -60,6 +97,7 @@ void checkInvariants(const Report& r) {
       CHECK(sites_total.leak.bytes <= m.idle.retained.leak.bytes);
       CHECK(sites_total.persistent.bytes <= m.idle.retained.persistent.bytes);
       sites_total = {};
+      checkPeak(row, m);
     }
   }
 }

@@ -17,13 +17,19 @@ inline std::ostream& operator<<(std::ostream& out, const RetainedTally& r) {
              << r.persistent << "}";
 }
 
+inline std::ostream& operator<<(std::ostream& out, const PeakTally& p) {
+  return out << "{iteration " << p.iteration << ", earlier " << p.earlier_iteration << ", inter "
+             << p.inter_iteration << ", leak " << p.leak << ", persistent " << p.persistent << "}";
+}
+
 }  // namespace memfloor::analysis
 
 namespace memfloor::analysis::test {
 
 // For every iteration and memory: floor <= live at start/end <= peak; idle floor <= live at
-// iteration end; retained <= idle floor; phases chain (one's end is the next one's start). Over
-// the trace: allocated - freed = live at end, and the last window ends at that live.
+// iteration end; retained <= idle floor; phases chain (one's end is the next one's start); the
+// peak's classes sum to the peak, its sites to at most each class. Over the trace: allocated -
+// freed = live at end, and the last window ends at that live.
 void checkInvariants(const Report& report);
 
 // Every run's invariants; one label per run; the worst run names a window of one of the runs and

@@ -46,9 +46,12 @@ TEST_CASE("Seed 000: a buffer kept until the next forward is inter-iteration", "
     }
     THEN("the trend is stable and the referenced stacks are resolved") {
       CHECK(r.verdict == TrendVerdict::kStable);
-      REQUIRE(r.stacks.size() == 2);
+      // The two retaining sites' stacks, and the activations' that the peaks list.
+      REQUIRE(r.stacks.size() == 3);
       CHECK(r.stacks[0].id == loop.weights_site);
       CHECK(r.stacks[0].frames.size() == 2);
+      CHECK(r.stacks[1].id == loop.activation_site);
+      CHECK(r.stacks[2].id == loop.retained_site);
     }
   }
 }

@@ -129,6 +129,36 @@ TEST_CASE("report.json has per-iteration rows with floors and retention", "[repo
   CHECK(site.at("class") == "inter_iteration");
 }
 
+TEST_CASE("report.json has each iteration's peak by class and by site", "[report_json]") {
+  json j = toJson(sampleReport());
+  const json& m = j.at("iterations").at(2).at("memory").at(0);
+  const json& at_peak = m.at("peak_composition");
+  requireUnsigned(at_peak, "at_ns");
+  CHECK(at_peak.at("at_ns") == 2400);  // iteration 3's leaked buffer
+  CHECK(at_peak.at("bytes") == m.at("peak"));
+  for (const char* c :
+       {"iteration", "earlier_iteration", "inter_iteration", "leak", "persistent"}) {
+    requireTally(at_peak, c);
+  }
+  // Warm-up: weights and iteration 1's leak are persistent; iteration 2's leak is a leak.
+  CHECK(at_peak.at("persistent").at("bytes") == 65 * analysis::test::kMiB);
+  CHECK(at_peak.at("leak").at("bytes") == analysis::test::kMiB);
+  CHECK(at_peak.at("iteration").at("bytes") == 41 * analysis::test::kMiB);
+  REQUIRE(at_peak.at("sites").size() == 4);
+  const json& site = at_peak.at("sites").at(1);
+  CHECK(site.at("where") == "Layer::forward (layer.cpp:40)");
+  CHECK(site.at("stack").is_number_unsigned());
+  CHECK(site.at("bytes") == 32 * analysis::test::kMiB);
+  CHECK(site.at("count") == 1);
+  CHECK(site.at("iteration") == json{{"bytes", 32 * analysis::test::kMiB}, {"count", 1}});
+  CHECK(site.at("class") == "iteration");
+  // The leaking site: 1 MiB each from warm-up, iteration 2 and this one; ties go to the first.
+  const json& leak = at_peak.at("sites").at(3);
+  CHECK(leak.at("persistent").at("bytes") == analysis::test::kMiB);
+  CHECK(leak.at("leak").at("bytes") == analysis::test::kMiB);
+  CHECK(leak.at("class") == "iteration");
+}
+
 TEST_CASE("report.json has the memory summary, trends and stacks", "[report_json]") {
   json j = toJson(sampleReport());
   const json& m = j.at("memory").at(0);

@@ -65,6 +65,11 @@ json withLaterFields(json doc) {
     if (!run.contains("detection")) run["detection"] = nullptr;
     if (!run.contains("symbolized")) run["symbolized"] = json::object();
     if (!run.at("anomalies").contains("cut_tail")) run["anomalies"]["cut_tail"] = nullptr;
+    for (json& row : run.at("iterations")) {
+      for (json& memory : row.at("memory")) {
+        if (!memory.contains("peak_composition")) memory["peak_composition"] = nullptr;
+      }
+    }
   }
   return doc;
 }
@@ -92,7 +97,15 @@ json withoutDerived(json doc) {
   for (json& item : doc.at("findings").at("items")) item.erase("max_explained_bytes");
   for (json& run : doc.at("runs")) {
     for (json& row : run.at("iterations")) {
-      for (json& memory : row.at("memory")) tallyTotal(memory["idle"]["retained"]);
+      for (json& memory : row.at("memory")) {
+        tallyTotal(memory["idle"]["retained"]);
+        if (!memory["peak_composition"].is_object()) continue;
+        tallyTotal(memory["peak_composition"]);
+        for (json& site : memory["peak_composition"]["sites"]) {
+          tallyTotal(site);
+          site.erase("class");
+        }
+      }
       for (json& site : row.at("top_sites")) {
         tallyTotal(site);
         site.erase("class");
@@ -166,6 +179,12 @@ TEST_CASE("report_reader: a report made by the analysis comes back through the r
   CHECK(back.runs[0].trends.at(0).slope_bytes_per_iteration ==
         run.trends.at(0).slope_bytes_per_iteration);
   CHECK(back.runs[0].process.rank == 1);
+  for (size_t i = 0; i < run.iterations.size(); ++i) {
+    const analysis::IterationMemory& m = back.runs[0].iterations[i].memory.at(0);
+    REQUIRE(m.peak_composition.has_value());
+    CHECK(m.peak_composition == run.iterations[i].memory.at(0).peak_composition);
+    CHECK_FALSE(m.peak_composition->sites.empty());
+  }
   CHECK(back.verdict == merged.verdict);
   CHECK_FALSE(back.findings);
 }
@@ -277,6 +296,17 @@ TEST_CASE("report_reader: what is malformed is an error naming the file and the 
                                      {"points", {{0, 1, 2, 3}, {1000, 2}}}}};
       },
       "runs[0].timeline[0].points[1]: expected [start_ns, min, max, last]");
+  fails([](json& d) { d["runs"][0]["iterations"][0]["memory"][0]["peak_composition"] = 3; },
+        "runs[0].iterations[0].memory[0].peak_composition: expected an object");
+  fails(
+      [](json& d) {
+        json& p = d["runs"][0]["iterations"][0]["memory"][0]["peak_composition"];
+        p = {{"at_ns", 5}, {"sites", json::array()}};
+        for (const char* c : {"iteration", "earlier_iteration", "inter_iteration", "leak"}) {
+          p[c] = {{"bytes", 0}, {"count", 0}};
+        }
+      },
+      "runs[0].iterations[0].memory[0].peak_composition.persistent: missing");
   fails([](json& d) { d["runs"][0]["trend"]["per_memory"][0]["slope_bytes_per_iteration"] = 0.5; },
         "runs[0].trend.per_memory[0].slope_bytes_per_iteration: expected an integer");
   fails([](json& d) { d["runs"][0]["process"]["properties"]["x"] = 3; },
