@@ -1,10 +1,13 @@
-// The human table: header lines, one row per iteration and memory, trends, top sites.
+// The human table: header lines, one row per iteration and memory, trends, top sites, the peaks.
 #include "reports/report_table.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "common/units.h"
 
@@ -127,6 +130,49 @@ void topSites(Out out, const analysis::Report& r) {
   }
 }
 
+// Per memory, the iteration with the largest peak (the first of equal ones) and what is live at
+// it: by class, then the sites holding the most.
+void peakComposition(Out out, const analysis::Report& r) {
+  std::vector<std::pair<size_t, size_t>> largest;  // (iteration, memory) positions
+  for (size_t k = 0; k < r.memory.size(); ++k) {
+    std::optional<size_t> best;
+    for (size_t i = 0; i < r.iterations.size(); ++i) {
+      const std::vector<analysis::IterationMemory>& memory = r.iterations[i].memory;
+      if (k < memory.size() && memory[k].peak_composition &&
+          (!best || memory[k].peak > r.iterations[*best].memory[k].peak)) {
+        best = i;
+      }
+    }
+    if (best) largest.emplace_back(*best, k);
+  }
+  if (largest.empty()) return;
+  fmt::format_to(out, "\npeak composition, at the largest peak of each memory:\n");
+  fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "memory",
+                 "iter", "peak", "iteration", "earlier", "inter-iter", "leak", "persistent");
+  for (const auto& [i, k] : largest) {
+    const analysis::IterationMemory& m = r.iterations[i].memory[k];
+    const analysis::PeakTally& live = m.peak_composition->live;
+    fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+                   memoryLabel(m.key), r.iterations[i].index, formatBytes(m.peak),
+                   formatBytes(live.iteration.bytes), formatBytes(live.earlier_iteration.bytes),
+                   formatBytes(live.inter_iteration.bytes), formatBytes(live.leak.bytes),
+                   formatBytes(live.persistent.bytes));
+  }
+  for (const auto& [i, k] : largest) {
+    const analysis::IterationMemory& m = r.iterations[i].memory[k];
+    if (m.peak_composition->sites.empty()) continue;
+    fmt::format_to(out, "top sites at the peak of iteration {}, {} (+{} into it):\n",
+                   r.iterations[i].index, memoryLabel(m.key),
+                   formatDuration(m.peak_composition->at_ns - r.iterations[i].start_ns));
+    fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", "class", "bytes", "allocs", "where");
+    for (const analysis::PeakSite& s : m.peak_composition->sites) {
+      const analysis::Tally total = s.live.total();
+      fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", toString(s.live.dominant()),
+                     formatBytes(total.bytes), total.count, s.where);
+    }
+  }
+}
+
 }  // namespace
 
 std::string formatDuration(uint64_t ns) {
@@ -176,6 +222,7 @@ std::string formatTable(const analysis::Report& r) {
   iterationRows(out, r);
   trends(out, r);
   topSites(out, r);
+  peakComposition(out, r);
   return text;
 }
 

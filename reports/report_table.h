@@ -1,4 +1,5 @@
-// The compact human table `memfloor analyze` prints: per iteration idle floor, peak, retained.
+// The compact human table `memfloor analyze` prints: per iteration idle floor, peak, retained;
+// the largest peak's composition.
 #pragma once
 
 #include <cstdint>

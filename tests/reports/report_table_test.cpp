@@ -42,6 +42,34 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
   CHECK_THAT(table, Catch::Contains("Model::Model (model.cpp:10)"));
 }
 
+TEST_CASE("The table shows what is live at the largest peak, by class and site", "[report_table]") {
+  SECTION("equal peaks: the first iteration's") {
+    analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 4});
+    std::string table = formatTable(analysis::test::analyze(loop.trace));
+    INFO(table);
+    CHECK_THAT(table, Catch::Contains("peak composition, at the largest peak of each memory:\n"
+                                      "  memory            iter       peak  iteration    earlier "
+                                      "inter-iter       leak persistent\n"
+                                      "  0:device             1  104.0 MiB   40.0 MiB        0 B "
+                                      "       0 B        0 B   64.0 MiB\n"));
+    CHECK_THAT(table, Catch::Contains("top sites at the peak of iteration 1, 0:device (+200 ns "
+                                      "into it):\n  class                   bytes  allocs  where\n"
+                                      "  persistent           64.0 MiB       1  Model::Model "
+                                      "(model.cpp:10)\n"
+                                      "  iteration            32.0 MiB       1  Layer::forward "
+                                      "(layer.cpp:40)\n"));
+  }
+  SECTION("a leak raises every peak: the last iteration's, the earlier leaks a leak there") {
+    analysis::test::Loop loop =
+        analysis::test::trainingLoop({.iterations = 4, .leak = 2 * analysis::test::kMiB});
+    std::string table = formatTable(analysis::test::analyze(loop.trace));
+    INFO(table);
+    CHECK_THAT(table, Catch::Contains("  0:device             4  112.0 MiB   42.0 MiB        0 B "
+                                      "       0 B   6.00 MiB   64.0 MiB\n"));
+    CHECK_THAT(table, Catch::Contains("top sites at the peak of iteration 4, 0:device"));
+  }
+}
+
 TEST_CASE("The table without markers is the whole-trace summary", "[report_table]") {
   analysis::test::TraceBuilder t;
   t.alloc(1, 0x10, 2048).alloc(2, 0x20, 1024).free(3, 0x10);
