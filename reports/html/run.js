@@ -1,5 +1,6 @@
 // The report page's section of one run: its warnings and facts, then per device and memory kind
-// the peak, the trend, the live-bytes chart (chart.js) and the per-iteration table.
+// the peak, the trend, the live-bytes chart (chart.js), the per-iteration table and the peaks
+// (peaks.js).
 
 function runWarnings(run) {
   const out = [];
@@ -119,7 +120,8 @@ function memorySection(run, index, mem) {
       (worstIteration ? '; steady idle floor ' + fmtBytes(num(steady.idle_floor)) + ' after iteration ' + worstIteration : '') + '.'),
     h('p', {class: 'muted'}, 'Trend: ' + trendText + '.'),
     chart(run, key, series, worstIteration),
-    iterationTable(run, key, worstIteration));
+    iterationTable(run, key, worstIteration),
+    peakTable(run, key));
 }
 
 function runSection(ctx, run, index) {

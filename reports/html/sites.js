@@ -25,8 +25,11 @@ function stackDetails(stacks, id) {
       obj(f).kind === 'python' ? h('span', {class: 'frame-kind'}, '[py] ') : null, frameText(f)))));
 }
 
+// A run's stacks by id (runs[].stacks).
+const stacksById = (run) => new Map(arr(run.stacks).map((s) => [num(obj(s).id), obj(s)]));
+
 function sitesSection(ctx, run) {
-  const stacks = new Map(arr(run.stacks).map((s) => [num(obj(s).id), obj(s)]));
+  const stacks = stacksById(run);
   const sites = new Map();
   for (const it of arr(run.iterations)) {
     for (const s of arr(obj(it).top_sites)) {

@@ -4,9 +4,10 @@
 // Writes a full-page screenshot.
 //
 //   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
-//        --plain-html plain.html --detected-html detected.html
+//        --plain-html plain.html --detected-html detected.html --peaks-html peaks.html
 // page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone;
-// detected.html: a model trace analyzed with its markers ignored.
+// detected.html: a model trace analyzed with its markers ignored; peaks.html: a model trace
+// analyzed by this build, with the peaks' compositions the shipped reports predate.
 import puppeteer from 'puppeteer-core';
 import {pathToFileURL} from 'node:url';
 import {parseArgs} from 'node:util';
@@ -18,9 +19,10 @@ const {values: args} = parseArgs({
     screenshot: {type: 'string'},
     'plain-html': {type: 'string'},
     'detected-html': {type: 'string'},
+    'peaks-html': {type: 'string'},
   },
 });
-for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html']) {
+for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html']) {
   if (!args[name]) {
     console.error(`report_page_test: --${name} is required`);
     process.exit(2);
@@ -113,11 +115,47 @@ try {
     check(false, 'the checks of the detected page stopped: ' + e.message);
   }
   for (const p of detected.problems) check(false, p);
+
+  // A model trace analyzed now: per memory, what is live at each iteration's peak.
+  const peaks = await openPage(args['peaks-html']);
+  try {
+    await checkPeaks(peaks.page);
+  } catch (e) {
+    check(false, 'the checks of the peaks page stopped: ' + e.message);
+  }
+  for (const p of peaks.problems) check(false, p);
 } finally {
   await browser.close();
 }
 console.log(`${passed} passed, ${failures.length} failed`);
 process.exit(failures.length ? 1 : 0);
+
+// The peaks of combined-loss-bug.mftrace (4 iterations; device and static device memory): each
+// row's classes add up to its peak (the exact bytes are the cells' titles), the largest peak is
+// marked, and the top sites fold out with a class and a stack each.
+async function checkPeaks(page) {
+  const tables = await page.$$('table.peaks');
+  check(tables.length === 2, `one peaks table per memory (${tables.length})`);
+  const rows = await page.$$eval('table.peaks tbody tr', (trs) => trs.map((tr) =>
+    [...tr.cells].map((c) => ({text: c.textContent, title: c.title}))));
+  check(rows.length === 8, `a row per iteration and memory (${rows.length})`);
+  const bytes = (cell) => Number(cell.title.replace(/[^0-9]/g, ''));
+  for (const [i, row] of rows.entries()) {
+    const classes = row.slice(3, 8).reduce((sum, cell) => sum + bytes(cell), 0);
+    check(bytes(row[1]) > 0 && classes === bytes(row[1]),
+      `row ${i}: the classes sum to the peak (${classes} of ${row[1].title})`);
+  }
+  check(rows[0][0].text === '1' && rows[0][1].title === '115,829,628 bytes' &&
+    rows[0][7].title === '109,992,816 bytes' && rows[0][2].text.startsWith('+'),
+    `iteration 1 of device memory: peak, persistent bytes, when (got ${JSON.stringify(rows[0])})`);
+  const marked = await page.$$eval('table.peaks tr.largest-peak', (trs) => trs.map((tr) => tr.cells[0].textContent));
+  check(marked.length === 2 && marked[0] === '1', `the first largest peak of each memory is marked (${marked})`);
+  const items = await tables[0].$$eval('tbody tr:first-child ol.peak-sites > li', (lis) =>
+    lis.map((li) => ({badge: li.querySelector('.badge').textContent, stack: li.querySelector('details, .muted') !== null})));
+  check(items.length === 10, `iteration 1 lists its ten top sites at the peak (${items.length})`);
+  check(items.every((x) => ['iteration', 'persistent'].includes(x.badge) && x.stack),
+    'each site has its class and its stack');
+}
 
 // What a reader sees: numbers and texts of testdata/reports/two_runs.*.json, hostile strings as text.
 async function checkPage(page) {
@@ -156,6 +194,10 @@ async function checkPage(page) {
   check(frames.includes('libcudart.so.13+0x4f2a0'), 'an unresolved frame reads module+offset');
   check(frames.includes('c10::cuda::CUDACachingAllocator::malloc (c10/cuda/CUDACachingAllocator.cpp:1020)'),
     'a resolved frame reads function (file:line)');
+
+  // A report written before peak compositions says it has none.
+  check((await texts('#run-1 p.muted')).some((t) => t.includes('no peak composition')),
+    'the shipped report has no peak composition, and the page says so');
 
   // The findings: rule, file:line, the flagged snippet line, the bytes explained.
   const finding = '#finding-5c1e0d7a9b3f2e41';

@@ -26,6 +26,9 @@ detected=$out/detected.html
 "$memfloor" analyze "$testdata/model/hc-bug.mftrace" --iteration-pattern 'no marker is named this' \
   --no-table -o "$out/detected.report.json"
 "$memfloor" report "$out/detected.report.json" -o "$detected"
+peaks=$out/peaks.html
+"$memfloor" analyze "$testdata/model/combined-loss-bug.mftrace" --no-table -o "$out/peaks.report.json"
+"$memfloor" report "$out/peaks.report.json" -o "$peaks"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || missing "no chromium"
@@ -33,4 +36,4 @@ command -v node >/dev/null || missing "no node"
 [ -f "$here/node_modules/puppeteer-core/package.json" ] || missing "no puppeteer-core in tests/html/node_modules"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
-  --plain-html "$plain" --detected-html "$detected"
+  --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks"
