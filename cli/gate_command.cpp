@@ -120,6 +120,9 @@ void addGateCommand(CLI::App& app, int& exit_code) {
           "floor growth rise allowed, % of the baseline's slope");
   bytes("--site-bytes", t.site.bytes, "retained bytes per site rise allowed");
   percent("--site-percent", t.site.percent, "site retained rise allowed, % of the baseline's");
+  bytes("--peak-site-bytes", t.site_peak.bytes, "bytes per site at the largest peak rise allowed");
+  percent("--peak-site-percent", t.site_peak.percent,
+          "site at the peak rise allowed, % of the baseline's");
   cmd->add_flag("--fail-on-new-findings,!--allow-new-findings", t.fail_on_new_findings,
                 "whether findings not in the baseline fail the gate (default: they do)");
 

@@ -24,6 +24,17 @@ constexpr int64_t kMinI64 = std::numeric_limits<int64_t>::min();
 
 using SlotKey = std::pair<uint32_t, std::string>;
 
+// A site's bytes at a peak, at most 2^63 − 1: the reader keeps each class below it, so no partial
+// sum overflows.
+uint64_t peakBytes(const analysis::PeakTally& t) {
+  uint64_t sum = 0;
+  for (const analysis::Tally* c :
+       {&t.iteration, &t.earlier_iteration, &t.inter_iteration, &t.leak, &t.persistent}) {
+    sum = std::min<uint64_t>(sum + c->bytes, kMaxI64);
+  }
+  return sum;
+}
+
 SlotMetrics& slotFor(std::map<SlotKey, SlotMetrics>& slots, const analysis::MemoryKey& key) {
   std::string kind(trace::toString(key.kind));
   SlotMetrics& slot = slots[{key.device, kind}];
@@ -53,6 +64,18 @@ RunMetrics readRun(const RunReader& run) {
       if (counted == 0) continue;
       uint64_t& bytes = slot.sites[site.where];  // <= 2^63 − 1
       bytes = std::min<uint64_t>(bytes + std::min<uint64_t>(counted, kMaxI64), kMaxI64);
+    }
+  }
+
+  // The largest peak of each memory, and the sites live there: all their bytes, whatever their
+  // class (the sites are ranked by them).
+  for (const LargestPeak& peak : run.largestPeaks()) {
+    if (!peak.composition) continue;  // a report written before peak compositions
+    out.peak_sites = true;
+    SlotMetrics& slot = slotFor(slots, peak.key);
+    for (const analysis::PeakSite& site : peak.composition->sites) {
+      uint64_t& bytes = slot.peak_sites[site.where];  // <= 2^63 − 1, as above
+      bytes = std::min<uint64_t>(bytes + peakBytes(site.live), kMaxI64);
     }
   }
 
@@ -90,8 +113,29 @@ GateCheck makeCheck(Metric metric, const std::string& run, const SlotMetrics& sl
   return c;
 }
 
+// One check per `where` listed on either side; a site listed on one side only counts 0 on the
+// other.
+void compareSites(Metric metric, const std::string& run, const SlotMetrics& key,
+                  const std::map<std::string, uint64_t>& base,
+                  const std::map<std::string, uint64_t>& cur, const Threshold& threshold,
+                  std::vector<GateCheck>& checks) {
+  auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };  // <= 2^63 − 1 (ReportReader)
+  std::set<std::string> wheres;
+  for (const auto& [where, bytes] : base) wheres.insert(where);
+  for (const auto& [where, bytes] : cur) wheres.insert(where);
+  for (const std::string& where : wheres) {
+    auto b = base.find(where);
+    auto c = cur.find(where);
+    GateCheck check = makeCheck(metric, run, key, b == base.end() ? 0 : i64(b->second),
+                                c == cur.end() ? 0 : i64(c->second), threshold);
+    check.site = where;
+    checks.push_back(std::move(check));
+  }
+}
+
+// peaks: both runs' reports have peak compositions (an older one has none to compare with).
 void compareSlot(const std::string& run, const SlotMetrics& base, const SlotMetrics& cur,
-                 const GateThresholds& t, std::vector<GateCheck>& checks) {
+                 bool peaks, const GateThresholds& t, std::vector<GateCheck>& checks) {
   const SlotMetrics& key = cur;
   auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };  // <= 2^63 − 1 (ReportReader)
   checks.push_back(makeCheck(Metric::kIdleFloor, run, key, i64(base.idle_floor),
@@ -102,17 +146,9 @@ void compareSlot(const std::string& run, const SlotMetrics& base, const SlotMetr
     checks.push_back(
         makeCheck(Metric::kFloorGrowth, run, key, base.slope.value_or(0), *cur.slope, t.growth));
   }
-  std::set<std::string> wheres;
-  for (const auto& [where, bytes] : base.sites) wheres.insert(where);
-  for (const auto& [where, bytes] : cur.sites) wheres.insert(where);
-  for (const std::string& where : wheres) {
-    auto b = base.sites.find(where);
-    auto c = cur.sites.find(where);
-    GateCheck check =
-        makeCheck(Metric::kSiteRetained, run, key, b == base.sites.end() ? 0 : i64(b->second),
-                  c == cur.sites.end() ? 0 : i64(c->second), t.site);
-    check.site = where;
-    checks.push_back(std::move(check));
+  compareSites(Metric::kSiteRetained, run, key, base.sites, cur.sites, t.site, checks);
+  if (peaks) {
+    compareSites(Metric::kSitePeak, run, key, base.peak_sites, cur.peak_sites, t.site_peak, checks);
   }
 }
 
@@ -175,6 +211,8 @@ std::string_view toString(Metric metric) {
       return "floor_growth";
     case Metric::kSiteRetained:
       return "site_retained";
+    case Metric::kSitePeak:
+      return "site_peak";
   }
   return "unknown";
 }
@@ -234,7 +272,7 @@ GateResult runGate(const ReportMetrics& baseline, const ReportMetrics& current,
       empty.device = key.first;
       empty.kind = key.second;
       compareSlot(cur.label, pair.first ? *pair.first : empty, pair.second ? *pair.second : empty,
-                  thresholds, result.checks);
+                  base.peak_sites && cur.peak_sites, thresholds, result.checks);
     }
   }
   std::unordered_set<std::string_view> known;

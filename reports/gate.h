@@ -24,10 +24,11 @@ struct Threshold {
 
 // Defaults and their reasons: docs/gate.md.
 struct GateThresholds {
-  Threshold idle_floor{units::kMiB, 1.0};     // 1 MiB, 1 %: the trend's "growing" rule
-  Threshold peak{4 * units::kMiB, 2.0};       // 4 MiB, 2 %: peaks carry workspaces
-  Threshold growth{512 * units::kKiB, 10.0};  // 512 KiB per iteration, 10 % of the baseline's
-  Threshold site{units::kMiB, 10.0};          // 1 MiB, 10 %
+  Threshold idle_floor{units::kMiB, 1.0};      // 1 MiB, 1 %: the trend's "growing" rule
+  Threshold peak{4 * units::kMiB, 2.0};        // 4 MiB, 2 %: peaks carry workspaces
+  Threshold growth{512 * units::kKiB, 10.0};   // 512 KiB per iteration, 10 % of the baseline's
+  Threshold site{units::kMiB, 10.0};           // 1 MiB, 10 %
+  Threshold site_peak{4 * units::kMiB, 10.0};  // 4 MiB, 10 %: a peak's workspaces, a site's share
   bool fail_on_new_findings = true;
 };
 
@@ -50,11 +51,15 @@ struct SlotMetrics {
   // The steady window's top_sites: `where` -> inter_iteration + leak bytes (summed over the
   // sites of one `where`; sites retaining only persistent bytes are left out).
   std::map<std::string, uint64_t> sites;
+  // The sites at the largest peak of the iterations: `where` -> bytes live there (summed over the
+  // sites of one `where`).
+  std::map<std::string, uint64_t> peak_sites;
 };
 
 struct RunMetrics {
   std::string label;  // unique within the report: the k-th repeat of a label gets " #k"
   std::vector<SlotMetrics> slots;  // ordered by device, then kind
+  bool peak_sites = false;  // its largest peaks have compositions (reports written since they do)
 };
 
 struct ReportMetrics {
@@ -65,19 +70,20 @@ struct ReportMetrics {
 
 // Reads the fields the gate compares from a report of schema memfloor.report/2 (the schema
 // string itself is checked by loadReportJson) through the typed reader (report_reader.h): the
-// runs' label, memory, steady windows and trend, and the findings. Throws memfloor::Error naming
-// `path` and the field when one of those is missing or of the wrong type.
+// runs' label, memory, steady windows, largest peaks and trend, and the findings. Throws
+// memfloor::Error naming `path` and the field when one of those is missing or of the wrong type.
 ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path);
 
-enum class Metric : uint8_t { kIdleFloor, kPeak, kFloorGrowth, kSiteRetained };
-std::string_view toString(Metric metric);  // "idle_floor", "peak", "floor_growth", "site_retained"
+enum class Metric : uint8_t { kIdleFloor, kPeak, kFloorGrowth, kSiteRetained, kSitePeak };
+// "idle_floor", "peak", "floor_growth", "site_retained", "site_peak"
+std::string_view toString(Metric metric);
 
 struct GateCheck {
   Metric metric = Metric::kIdleFloor;
   std::string run;
   uint32_t device = 0;
   std::string kind;
-  std::string site;  // kSiteRetained only
+  std::string site;  // kSiteRetained and kSitePeak only
   int64_t baseline = 0;
   int64_t current = 0;
   int64_t delta = 0;                    // current − baseline (saturated)

@@ -26,6 +26,8 @@ std::string_view metricLabel(Metric metric) {
       return "floor growth";
     case Metric::kSiteRetained:
       return "site retained";
+    case Metric::kSitePeak:
+      return "site at peak";
   }
   return "?";
 }
@@ -134,7 +136,7 @@ std::string percentOf(const Threshold& t) { return fmt::format("{:g}%", t.percen
 
 std::string checkSentence(const GateCheck& c) {
   std::string subject = fmt::format("{} of {} {}", metricLabel(c.metric), c.run, memoryLabel(c));
-  if (c.metric == Metric::kSiteRetained) subject += fmt::format(" at {}", c.site);
+  if (!c.site.empty()) subject += fmt::format(" at {}", c.site);
   return fmt::format("{} rose by {} ({} -> {}), more than the {} allowed", subject,
                      signedAmount(c.metric, c.delta), amount(c.metric, c.baseline),
                      amount(c.metric, c.current), amount(c.metric, c.allowed));
@@ -250,10 +252,12 @@ std::string formatGateMarkdown(const GateResult& r) {
                  "<details><summary>thresholds: a rise regresses when it exceeds both</summary>"
                  "\n\n| metric | bytes | percent of baseline |\n| --- | ---: | ---: |\n"
                  "| idle floor | {} | {} |\n| peak | {} | {} |\n| floor growth | {}/iter | {} |\n"
-                 "| site retained | {} | {} |\n\nNew findings {}.\n\n</details>\n\n",
+                 "| site retained | {} | {} |\n| site at peak | {} | {} |\n\nNew findings {}.\n\n"
+                 "</details>\n\n",
                  formatBytes(t.idle_floor.bytes), percentOf(t.idle_floor),
                  formatBytes(t.peak.bytes), percentOf(t.peak), formatBytes(t.growth.bytes),
                  percentOf(t.growth), formatBytes(t.site.bytes), percentOf(t.site),
+                 formatBytes(t.site_peak.bytes), percentOf(t.site_peak),
                  t.fail_on_new_findings ? "fail the gate" : "are allowed");
   return text;
 }
@@ -369,6 +373,7 @@ nlohmann::json toJson(const GateResult& r) {
             {"peak", thresholdJson(t.peak)},
             {"floor_growth", thresholdJson(t.growth)},
             {"site_retained", thresholdJson(t.site)},
+            {"site_peak", thresholdJson(t.site_peak)},
             {"fail_on_new_findings", t.fail_on_new_findings}}},
           {"checks", checks},
           {"new_findings", findings},

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
@@ -359,6 +360,24 @@ std::vector<SteadyWindow> RunReader::steadyWindows() const {
           });
     }
     out.push_back(std::move(window));
+  });
+  return out;
+}
+
+std::vector<LargestPeak> RunReader::largestPeaks() const {
+  const JsonFields f(report_->path());
+  std::vector<LargestPeak> out;
+  f.each(*run_, context_, "iterations", [&](const json& row, const std::string& rc) {
+    const uint32_t index = f.u32(row, rc, "index");
+    f.each(row, rc, "memory", [&](const json& m, const std::string& mc) {
+      const analysis::MemoryKey k = key(f, m, mc);
+      const uint64_t peak = f.bytes(m, mc, "peak");
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const LargestPeak& p) { return p.key == k; });
+      if (it != out.end() && peak <= it->peak) return;
+      if (it == out.end()) it = out.insert(out.end(), LargestPeak{k, 0, 0, std::nullopt});
+      *it = {k, index, peak, peakSnapshot(f, m, mc)};
+    });
   });
   return out;
 }

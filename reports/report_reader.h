@@ -25,6 +25,16 @@ struct SteadyWindow {
   std::vector<analysis::RetainedSite> top_sites;
 };
 
+// The iteration with the largest peak of one memory (runs[].iterations[].memory[].peak; the first
+// of equal ones), and what is live at that peak (none in reports written before peak
+// compositions).
+struct LargestPeak {
+  analysis::MemoryKey key;
+  uint32_t iteration = 0;  // 1-based
+  uint64_t peak = 0;
+  std::optional<analysis::PeakSnapshot> composition;
+};
+
 // One run of a report, read part by part. Each part is read whole and typed; a field that is
 // missing or of the wrong type is a memfloor::Error naming the file and the field
 // ("r.json: runs[0].memory[1].peak: expected an unsigned integer"). A part not asked for is not
@@ -34,6 +44,8 @@ class RunReader {
   std::string label() const;
   std::vector<analysis::MemorySummary> memory() const;
   std::vector<SteadyWindow> steadyWindows() const;
+  // One per memory of the iterations, in the order they first list them; none without iterations.
+  std::vector<LargestPeak> largestPeaks() const;
   std::vector<analysis::Trend> trends() const;  // trend.per_memory
   // The whole run. Report::explained is not a part of the run in report.json but of the findings
   // (findings.items[].explains): ReportReader::read fills it.

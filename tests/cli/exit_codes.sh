@@ -82,6 +82,9 @@ expect 2 "baseline report: .*v1.json.*memfloor.report/1.*not supported" -- gate 
 expect 2 "baseline report: .*fields.json: runs: missing" -- gate --baseline "$work/fields.json" "$fixed"
 expect 2 "current report: .*missing.json" -- gate --baseline "$fixed" "$work/missing.json"
 expect 2 "idle-floor-percent.*not a percentage" -- gate --baseline "$fixed" "$bug" --idle-floor-percent -1
+expect_exit 0 -- gate --baseline "$fixed" "$bug" --idle-floor-bytes 2MiB --allow-new-findings \
+  --peak-site-bytes 1GiB --peak-site-percent 50
+expect 2 "peak-site-percent.*not a percentage" -- gate --baseline "$fixed" "$bug" --peak-site-percent -1
 expect 2 "baseline|required" -- gate "$bug"
 expect_exit 0 -- gate --baseline "$work/new-baseline.json" "$bug" --update-baseline
 if ! cmp -s "$bug" "$work/new-baseline.json"; then

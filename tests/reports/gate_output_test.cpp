@@ -39,6 +39,16 @@ reports::GateResult regressed() {
                           reports::extractMetrics(cur, "cur.json"), {});
 }
 
+// A site holding 6 MiB more at the largest peak (4 MiB allowed), nothing else moved.
+reports::GateResult peakSiteGrew() {
+  MemorySpec base = spec(100 * kMiB, 200 * kMiB);
+  base.peak_sites = {{{"Loss|node (l.cpp:88)", 2 * kMiB}}};
+  MemorySpec cur = base;
+  cur.peak_sites = {{{"Loss|node (l.cpp:88)", 8 * kMiB}}};
+  return reports::runGate(reports::extractMetrics(oneRunReport(base), "base.json"),
+                          reports::extractMetrics(oneRunReport(cur), "cur.json"), {});
+}
+
 reports::GateResult unchanged() {
   auto doc = oneRunReport(spec(100 * kMiB, 110 * kMiB));
   return reports::runGate(reports::extractMetrics(doc, "base.json"),
@@ -135,4 +145,33 @@ TEST_CASE("gate JSON: schema memfloor.gate/1") {
   CHECK(j.at("added_runs") == nlohmann::json::array({"rank 2"}));
   CHECK(j.at("regressions") == 2);
   CHECK(reports::toJson(unchanged()).at("verdict") == "pass");
+}
+
+TEST_CASE("gate outputs: a site at the peak, in every form") {
+  const reports::GateResult r = peakSiteGrew();
+  const std::string table = reports::formatGateTable(r);
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("site at peak  rank 0 0:device Loss|node (l.cpp:88)"));
+  CHECK_THAT(table, Catch::EndsWith("verdict: REGRESSION: 1 of 4 checks over threshold\n"));
+  const std::string md = reports::formatGateMarkdown(r);
+  INFO(md);
+  CHECK_THAT(md, Catch::Contains("| **regression** | site at peak | rank 0 | 0:device | "
+                                 "Loss\\|node (l.cpp:88) | 2.00 MiB | 8.00 MiB | +6.00 MiB "
+                                 "(+300.0%) | 4.00 MiB |\n"));
+  CHECK_THAT(md, Catch::Contains("| site at peak | 4.00 MiB | 10% |"));
+  CHECK_THAT(reports::formatGateAnnotations(r),
+             Catch::Contains("::error title=memfloor gate%3A site at peak::site at peak of rank 0 "
+                             "0:device at Loss|node (l.cpp:88) rose by +6.00 MiB (2.00 MiB -> "
+                             "8.00 MiB), more than the 4.00 MiB allowed\n"));
+  const nlohmann::json j = reports::toJson(r);
+  CHECK(j.at("thresholds").at("site_peak") ==
+        nlohmann::json{{"bytes", 4 * kMiB}, {"percent", 10.0}});
+  bool found = false;
+  for (const nlohmann::json& c : j.at("checks")) {
+    if (c.at("metric") != "site_peak") continue;
+    found = true;
+    CHECK(c.at("site") == "Loss|node (l.cpp:88)");
+    CHECK(c.at("regression") == true);
+  }
+  CHECK(found);
 }

@@ -6,6 +6,9 @@
 #include <limits>
 
 #include "common/error.h"
+#include "reports/report_json.h"
+#include "tests/analysis/checked_analysis.h"
+#include "tests/analysis/scenarios.h"
 #include "tests/reports/report_doc_builder.h"
 
 using namespace memfloor;
@@ -205,6 +208,98 @@ TEST_CASE("gate: retained bytes per site, both directions") {
   }
 }
 
+TEST_CASE("gate: bytes per site at the largest peak, both directions") {
+  const std::string loss = "LossNode::forward (combined_1f1b.cpp:88)";
+  MemorySpec base = memory(10 * kMiB, 200 * kMiB);
+  base.peak_sites = {{{"weights", 100 * kMiB}, {loss, 8 * kMiB}}};
+  auto at = [&](size_t site, int64_t d, const reports::GateThresholds& t = {}) {
+    return moved(
+        base, [&](MemorySpec& m) { (*m.peak_sites)[site].second += d; }, t);
+  };
+  SECTION("bytes: 4 MiB more at the peak on an 8 MiB site (10 % is 0.8 MiB)") {
+    CHECK_FALSE(at(1, 4 * kMiB).regression);
+    reports::GateResult above = at(1, 4 * kMiB + 1);
+    CHECK(above.regression);
+    const reports::GateCheck& c = check(above, Metric::kSitePeak, loss);
+    CHECK(c.regression);
+    CHECK(c.baseline == static_cast<int64_t>(8 * kMiB));
+    CHECK(c.allowed == static_cast<int64_t>(4 * kMiB));
+    CHECK(above.regressions() == 1);
+    CHECK_FALSE(at(1, -static_cast<int64_t>(8 * kMiB)).regression);  // decreases never fail
+  }
+  SECTION("percent: 10 % of a 100 MiB site") {
+    CHECK_FALSE(at(0, 10 * kMiB).regression);
+    CHECK(check(at(0, 10 * kMiB + 1), Metric::kSitePeak, "weights").regression);
+  }
+  SECTION("a site new at the peak compares with 0, one gone is a decrease") {
+    reports::GateResult r = moved(base, [&](MemorySpec& m) {
+      m.peak_sites = {{{"weights", 100 * kMiB}, {"Grad::buffer (grad.cpp:3)", 5 * kMiB}}};
+    });
+    const reports::GateCheck& added = check(r, Metric::kSitePeak, "Grad::buffer (grad.cpp:3)");
+    CHECK(added.regression);
+    CHECK_FALSE(added.delta_percent.has_value());
+    CHECK_FALSE(check(r, Metric::kSitePeak, loss).regression);
+    CHECK(check(r, Metric::kSitePeak, loss).current == 0);
+  }
+  SECTION("the sites of the largest peak only, one `where` listed twice summed") {
+    reports::GateResult r = moved(base, [&](MemorySpec& m) {
+      m.peak_sites->push_back({loss, kMiB});
+    });
+    CHECK(check(r, Metric::kSitePeak, loss).current == static_cast<int64_t>(9 * kMiB));
+    CHECK(check(r, Metric::kSitePeak, loss).baseline == static_cast<int64_t>(8 * kMiB));
+    for (const reports::GateCheck& c : r.checks) CHECK(c.site != "decoy (not the largest peak)");
+    CHECK(r.checks.size() == 5);  // idle floor, peak, growth, two sites at the peak
+  }
+  SECTION("a report without peak compositions (written before them): no site is compared") {
+    MemorySpec old = base;
+    old.peak_sites.reset();
+    for (const reports::GateResult& r : {gate(oneRunReport(old), oneRunReport(base)),
+                                         gate(oneRunReport(base), oneRunReport(old))}) {
+      CHECK_FALSE(r.regression);
+      for (const reports::GateCheck& c : r.checks) CHECK(c.metric != Metric::kSitePeak);
+    }
+  }
+  SECTION("the thresholds are their own") {
+    reports::GateThresholds t;
+    t.site_peak = {kMiB, 0};
+    CHECK(at(1, kMiB + 1, t).regression);
+    t.site = {0, 0};  // the retained sites' threshold does not apply
+    CHECK_FALSE(at(1, kMiB).regression);
+  }
+}
+
+// Seed 003's shape through the analysis: the loss node's input lives from mid-iteration to its
+// end. The idle floor does not move; the input, named at the peak, does.
+TEST_CASE("gate: an input kept to the end of the iteration fails at the peak, not the floor") {
+  auto report = [](bool bug) {
+    analysis::test::TraceBuilder t;
+    const trace::StackId weights = t.stack({{"Model::Model", "model.cpp", 10}});
+    const trace::StackId loss = t.stack({{"LossNode::forward", "combined_1f1b.cpp", 88}});
+    const trace::StackId grads = t.stack({{"Layer::backward", "layer.cpp", 90}});
+    t.alloc(10, 0x10000000, 64 * kMiB, {.stack = weights});
+    for (uint64_t i = 0; i < 4; ++i) {
+      const uint64_t base = 1000 * i;
+      t.push(base + 100, "iteration " + std::to_string(i + 1));
+      t.alloc(base + 300, 0x30000000, 16 * kMiB, {.stack = loss});
+      if (!bug) t.free(base + 350, 0x30000000);
+      t.alloc(base + 400, 0x40000000, 32 * kMiB, {.stack = grads}).free(base + 600, 0x40000000);
+      if (bug) t.free(base + 850, 0x30000000);
+      t.pop(base + 900);
+    }
+    return reports::toJson(analysis::test::merge({analysis::test::analyze(t)}));
+  };
+  reports::GateResult r = gate(report(false), report(true));
+  CHECK(r.regression);
+  CHECK_FALSE(check(r, Metric::kIdleFloor).regression);
+  CHECK(check(r, Metric::kPeak).regression);
+  const reports::GateCheck& c =
+      check(r, Metric::kSitePeak, "LossNode::forward (combined_1f1b.cpp:88)");
+  CHECK(c.regression);
+  CHECK(c.baseline == 0);
+  CHECK(c.current == static_cast<int64_t>(16 * kMiB));
+  for (const reports::GateCheck& x : r.checks) CHECK(x.metric != Metric::kSiteRetained);
+}
+
 TEST_CASE("gate: thresholds can be tightened to fail any rise") {
   reports::GateThresholds strict;
   strict.idle_floor = {0, 0};
@@ -378,6 +473,14 @@ TEST_CASE("gate: unusable reports name the file and the field") {
   SECTION("a finding without an id") {
     doc["findings"]["items"].push_back({{"rule", "MF001"}, {"message", "m"}});
     fails_with(doc, "findings.items[0].id: missing");
+  }
+  SECTION("an iteration's memory without its peak") {
+    doc["runs"][0]["iterations"][1]["memory"][0].erase("peak");
+    fails_with(doc, "runs[0].iterations[1].memory[0].peak: missing");
+  }
+  SECTION("a peak composition that is not an object") {
+    doc["runs"][0]["iterations"][0]["memory"][0]["peak_composition"] = "all of it";
+    fails_with(doc, "runs[0].iterations[0].memory[0].peak_composition: expected an object");
   }
   SECTION("bytes beyond 2^63") {
     doc["runs"][0]["memory"][0]["peak"] = std::numeric_limits<uint64_t>::max();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,10 +19,42 @@ struct MemorySpec {
   int64_t slope = 0;        // trend slope per iteration
   bool trend_known = true;  // false: verdict "unknown" (fewer than 3 windows fitted)
   std::vector<std::pair<std::string, uint64_t>> sites;  // `where`, bytes
+  // With them, every iteration's memory has a peak_composition: iteration 2 has the largest peak
+  // (`peak`) with these sites (`where`, bytes made in it); the others half of it, and a decoy.
+  std::optional<std::vector<std::pair<std::string, uint64_t>>> peak_sites;
 };
 
 inline nlohmann::json tally(uint64_t bytes, uint64_t count) {
   return {{"bytes", bytes}, {"count", count}};
+}
+
+// A peak tally (or a peak's site) of `bytes` made in the iteration, in one allocation.
+inline nlohmann::json peakTally(uint64_t bytes) {
+  nlohmann::json j = tally(bytes, 1);
+  j["iteration"] = tally(bytes, 1);
+  for (const char* c : {"earlier_iteration", "inter_iteration", "leak", "persistent"}) {
+    j[c] = tally(0, 0);
+  }
+  return j;
+}
+
+// Iteration `index`'s peak_composition of MemorySpec::peak_sites (see there).
+inline nlohmann::json peakComposition(const MemorySpec& m, uint32_t index, uint64_t peak) {
+  constexpr uint32_t kLargest = 2;
+  nlohmann::json sites = nlohmann::json::array();
+  std::vector<std::pair<std::string, uint64_t>> listed = *m.peak_sites;
+  if (index != kLargest) listed = {{"decoy (not the largest peak)", peak}};
+  for (const auto& [where, bytes] : listed) {
+    nlohmann::json site = peakTally(bytes);
+    site["stack"] = 1;
+    site["where"] = where;
+    site["class"] = "iteration";
+    sites.push_back(std::move(site));
+  }
+  nlohmann::json j = peakTally(peak);
+  j["at_ns"] = index * 1000 + 100;
+  j["sites"] = std::move(sites);
+  return j;
 }
 
 // A run of 4 iterations whose steady window is the one after iteration 3: its top_sites hold
@@ -68,11 +101,13 @@ inline nlohmann::json makeRun(const std::string& label, const std::vector<Memory
                       {"first_floor", m.idle_floor},
                       {"last_floor", m.idle_floor}});
     for (json& row : iterations) {
+      const uint32_t index = row.at("index").get<uint32_t>();
+      const uint64_t peak = !m.peak_sites || index == 2 ? m.peak : m.peak / 2;
       row["memory"].push_back({{"device", m.device},
                                {"kind", m.kind},
                                {"live_at_start", 0},
                                {"live_at_end", m.idle_floor},
-                               {"peak", m.peak},
+                               {"peak", peak},
                                {"floor", 0},
                                {"allocated", tally(0, 0)},
                                {"freed", tally(0, 0)},
@@ -82,6 +117,7 @@ inline nlohmann::json makeRun(const std::string& label, const std::vector<Memory
                                  {"live_at_end", m.idle_floor},
                                  {"allocated", tally(0, 0)},
                                  {"freed", tally(0, 0)}}}});
+      if (m.peak_sites) row["memory"].back()["peak_composition"] = peakComposition(m, index, peak);
     }
     for (const auto& [where, bytes] : m.sites) {
       iterations[kSteady - 1]["top_sites"].push_back({{"device", m.device},

@@ -253,6 +253,29 @@ TEST_CASE("report_reader: a reader of some parts reads only those (the gate's vi
   CHECK_THROWS_WITH(run.report(), Contains("gate.json: runs[0].trace.version: missing"));
 }
 
+TEST_CASE("report_reader: the largest peak of each memory, with its composition when it has one") {
+  testing::MemorySpec device;
+  device.peak = 20 << 20;
+  device.peak_sites = {{{"Layer::backward (layer.cpp:90)", 12 << 20}}};
+  testing::MemorySpec pinned;
+  pinned.kind = "pinned";
+  pinned.peak = 4 << 20;  // no composition: as a report written before them
+  const json doc = testing::makeReport({testing::makeRun("rank 0", {device, pinned})});
+  const std::vector<LargestPeak> peaks = ReportReader(doc, "r.json").run(0).largestPeaks();
+  REQUIRE(peaks.size() == 2);
+  CHECK(peaks[0].key.kind == trace::MemoryKind::kDevice);
+  CHECK(peaks[0].iteration == 2);  // the others peak at half of it
+  CHECK(peaks[0].peak == 20 << 20);
+  REQUIRE(peaks[0].composition.has_value());
+  CHECK(peaks[0].composition->at_ns == 2100);
+  REQUIRE(peaks[0].composition->sites.size() == 1);
+  CHECK(peaks[0].composition->sites[0].where == "Layer::backward (layer.cpp:90)");
+  CHECK(peaks[0].composition->sites[0].live.iteration.bytes == 12 << 20);
+  CHECK(peaks[1].key.kind == trace::MemoryKind::kPinned);
+  CHECK(peaks[1].iteration == 1);  // equal peaks: the first
+  CHECK_FALSE(peaks[1].composition.has_value());
+}
+
 TEST_CASE("report_reader: a steady window of no iteration lists no sites") {
   json doc = testing::oneRunReport({});
   doc["runs"][0]["steady_idle_floor"][0]["iteration"] = 0;
