@@ -54,4 +54,36 @@ inline Loop trainingLoop(const LoopOptions& o = {}) {
   return loop;
 }
 
+// A loop in the shape of seed 003: weights; per iteration the forward's activations (32 MiB),
+// then the loss node's input (made after the forward), then the combined backward's gradients
+// (16 MiB): the peak. With the bug the loss input lives on to the end of the iteration; fixed, it
+// goes right after the loss backward, before the gradients. It is gone by the idle window either
+// way. Iteration i runs over [1000 i + 100, 1000 i + 900].
+struct CombinedBackward {
+  TraceBuilder trace;
+  trace::StackId weights = 0, activations = 0, loss_input = 0, gradients = 0;
+};
+
+inline CombinedBackward combinedBackward(bool bug, uint64_t loss_input = 4 * kMiB) {
+  CombinedBackward s;
+  TraceBuilder& t = s.trace;
+  s.weights = t.stack({{"Model::Model", "model.cpp", 10}});
+  s.activations = t.stack({{"Layer::forward", "layer.cpp", 40}});
+  s.loss_input = t.stack({{"LossNode::forward", "combined_1f1b.cpp", 88}});
+  s.gradients = t.stack({{"Layer::backward", "layer.cpp", 90}});
+  t.alloc(10, 0x10000000, 64 * kMiB, {.stack = s.weights});
+  for (uint64_t i = 0; i < 4; ++i) {
+    const uint64_t base = 1000 * i;
+    t.push(base + 100, "iteration " + std::to_string(i + 1));
+    t.alloc(base + 200, 0x20000000, 32 * kMiB, {.stack = s.activations});
+    t.alloc(base + 300, 0x30000000, loss_input, {.stack = s.loss_input});
+    if (!bug) t.free(base + 350, 0x30000000);
+    t.alloc(base + 400, 0x40000000, 16 * kMiB, {.stack = s.gradients});
+    t.free(base + 600, 0x40000000).free(base + 650, 0x20000000);
+    if (bug) t.free(base + 850, 0x30000000);
+    t.pop(base + 900);
+  }
+  return s;
+}
+
 }  // namespace memfloor::analysis::test
