@@ -96,7 +96,7 @@ void Analysis::allocate(const trace::Event& a) {
   });
   timeline_.onAlloc(slot, a.size, a.timestamp);
   retention_.onAlloc(alloc);
-  peaks_.onAlloc(alloc, a.timestamp);
+  peaks_.onAlloc(alloc, a.timestamp, timeline_.slot(slot).live);
   if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
   series_[slot].recordRise(a.timestamp, timeline_.slot(slot).live);
 }
@@ -194,7 +194,7 @@ void Analysis::beginIteration() {
   }
   if (started > 1) retention_.endWindow();
   timeline_.beginIteration();
-  peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns);
+  peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns, timeline_);
   birth_window_ = started - 1;
   birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
 }

@@ -40,53 +40,78 @@ void PeakComposition::grow(const LiveAlloc& alloc) {
   sites_.resize(alloc.site + 1u);
   sites_[alloc.site].slot = alloc.slot;
   if (alloc.slot >= slots_.size()) {
-    // A slot first seen now held nothing before: its peak so far is 0 at the iteration's start.
+    // A slot first seen now held nothing before: its peak so far is 0, at the iteration's start
+    // (its first maximum: no cell is stamped with it yet).
     slots_.resize(alloc.slot + 1u);
-    slots_[alloc.slot].at_ns = start_ns_;
+    SlotPeak& slot = slots_[alloc.slot];
+    slot.peak = in_iteration_ ? 0 : kNoPeak;
+    slot.at_ns = start_ns_;
+    slot.maximum = 1;
   }
 }
 
-void PeakComposition::beginIteration(uint32_t index, uint64_t start_ns) {
+Ages PeakComposition::atPeak(const SiteAges& site) const {
+  const uint64_t maximum = slots_[site.slot].maximum;
+  auto at = [&](Age age) {
+    const Cell& c = site.cells[age];
+    return c.stamp == maximum ? c.saved : c.now;
+  };
+  return {at(kPersistent), at(kEarlier), at(kBefore), at(kIteration), at(kAfter)};
+}
+
+void PeakComposition::beginIteration(uint32_t index, uint64_t start_ns, const Timeline& timeline) {
   assert(!in_iteration_ && "iteration begun twice");
   assert((peaks_.empty() || index == iteration_ + 1) && "iterations out of order");
   in_iteration_ = true;
   iteration_ = index;
   start_ns_ = start_ns;
+  // What was made in the window before and in the last iteration is earlier now.
   for (SiteAges& s : sites_) {
-    s.now.age();
-    s.at_peak = s.now;
-    s.dirty = false;
+    std::array<Cell, kAgeCount>& c = s.cells;
+    c[kEarlier].now += c[kBefore].now;
+    c[kEarlier].now += c[kIteration].now;
+    c[kBefore].now = c[kAfter].now;
+    c[kIteration].now = {};
+    c[kAfter].now = {};
   }
-  for (SlotAges& s : slots_) {
-    s.now.age();
-    s.at_peak = s.now;
-    s.peak = s.live;
+  // The start is the first maximum: every tally's value there is its value now.
+  for (size_t slot = 0; slot < slots_.size(); ++slot) {
+    SlotPeak& s = slots_[slot];
+    s.peak = timeline.slot(static_cast<uint16_t>(slot)).live;
     s.at_ns = start_ns;
-    s.dirty.clear();
+    ++s.maximum;
   }
 }
 
 void PeakComposition::endIteration() {
   assert(in_iteration_ && "end of an iteration that was not begun");
   in_iteration_ = false;
+  for (SlotPeak& s : slots_) s.peak = kNoPeak;
   std::vector<AgedPeak>& peaks = peaks_.emplace_back(slots_.size());
   starts_.push_back(start_ns_);
-  std::vector<std::vector<uint32_t>> candidates(slots_.size());
+  std::vector<std::vector<std::pair<uint32_t, Ages>>> candidates(slots_.size());
   for (uint32_t i = 0; i < sites_.size(); ++i) {
-    if (total(sites_[i].at_peak).count > 0) candidates[sites_[i].slot].push_back(i);
+    const Ages ages = atPeak(sites_[i]);
+    if (total(ages).count == 0) continue;
+    AgedPeak& peak = peaks[sites_[i].slot];
+    peak.live.persistent += ages.persistent;
+    peak.live.earlier += ages.earlier;
+    peak.live.before += ages.before;
+    peak.live.iteration += ages.iteration;
+    peak.live.after += ages.after;
+    candidates[sites_[i].slot].emplace_back(i, ages);
   }
-  auto before = [this](uint32_t a, uint32_t b) {
-    const uint64_t x = total(sites_[a].at_peak).bytes, y = total(sites_[b].at_peak).bytes;
-    return x != y ? x > y : a < b;
+  auto before = [](const std::pair<uint32_t, Ages>& a, const std::pair<uint32_t, Ages>& b) {
+    const uint64_t x = total(a.second).bytes, y = total(b.second).bytes;
+    return x != y ? x > y : a.first < b.first;
   };
   for (size_t slot = 0; slot < slots_.size(); ++slot) {
     AgedPeak& peak = peaks[slot];
     peak.at_ns = slots_[slot].at_ns;
-    peak.live = slots_[slot].at_peak;
-    std::vector<uint32_t>& list = candidates[slot];
+    std::vector<std::pair<uint32_t, Ages>>& list = candidates[slot];
     const size_t n = std::min<size_t>(top_sites_, list.size());
     std::partial_sort(list.begin(), list.begin() + static_cast<ptrdiff_t>(n), list.end(), before);
-    for (size_t k = 0; k < n; ++k) peak.sites.emplace_back(list[k], sites_[list[k]].at_peak);
+    peak.sites.assign(list.begin(), list.begin() + static_cast<ptrdiff_t>(n));
   }
 }
 

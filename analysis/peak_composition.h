@@ -1,6 +1,8 @@
 // PeakComposition: what is live at each iteration's peak, by site and by when it was made.
 #pragma once
 
+#include <array>
+#include <cassert>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "analysis/live_set.h"
 #include "analysis/report.h"
 #include "analysis/retention.h"
+#include "analysis/timeline.h"
 
 namespace memfloor::analysis {
 
@@ -18,15 +21,6 @@ struct Ages {
   Tally before;      // in that idle window (kBornInWindow)
   Tally iteration;   // in the iteration
   Tally after;       // in the idle window after it: the next iteration's `before`
-
-  // The next iteration begins: what was `before` and `iteration` is earlier now.
-  void age() {
-    earlier += before;
-    earlier += iteration;
-    before = after;
-    iteration = {};
-    after = {};
-  }
 };
 
 // One slot's peak in one iteration, before the earlier bytes are classified (finish()).
@@ -38,41 +32,40 @@ struct AgedPeak {
 
 // The peak of an iteration is known only once it has ended, and memory climbs to it through many
 // new maxima: copying every site's bytes at each one would cost O(sites) per event on the way up.
-// Instead each site keeps its bytes now and at the last maximum; an event marks its site dirty,
-// and a new maximum of the slot copies only the dirty sites, each of which an event since the last
-// maximum dirtied: O(1) amortized per event, O(sites) per iteration boundary, memory O(sites).
-// Ages are relative to the open iteration, so a boundary moves every site's bytes one age on.
+// Instead each of a site's tallies by age is copied on write: a slot counts its maxima, and an
+// event that changes a tally not changed since the slot's last maximum first saves its value
+// there. At the end of the iteration a tally's value at the peak is the saved one if it changed
+// after the last maximum, else its value now. O(1) per event, no copy at a maximum, O(sites) per
+// iteration boundary; memory O(sites). Ages are relative to the open iteration, so a boundary
+// moves every site's bytes one age on.
 class PeakComposition {
  public:
   explicit PeakComposition(uint32_t top_sites) : top_sites_(top_sites) {}
 
-  // After the allocation was opened and counted in the Timeline.
-  void onAlloc(const LiveAlloc& alloc, uint64_t timestamp) {
-    SiteAges& site = siteOf(alloc);
-    SlotAges& slot = slots_[alloc.slot];
-    ageOf(site.now, alloc).add(alloc.size);
-    ageOf(slot.now, alloc).add(alloc.size);
-    slot.live += alloc.size;
-    if (!in_iteration_) return;
-    touch(site, slot, alloc.site);
-    // The first time the most is reached: equal bytes later are no new peak.
-    if (slot.live > slot.peak) {
-      slot.peak = slot.live;
+  // After the allocation was opened and counted in the Timeline: `live` is its slot's live bytes
+  // now (the Timeline's, which this follows without a counter of its own).
+  void onAlloc(const LiveAlloc& alloc, uint64_t timestamp, uint64_t live) {
+    if (alloc.site >= sites_.size()) [[unlikely]]
+      grow(alloc);
+    SlotPeak& slot = slots_[alloc.slot];
+    write(sites_[alloc.site].cells[ageOf(alloc)], slot).add(alloc.size);
+    // The first time the most is reached: equal bytes later are no new peak. (Outside an
+    // iteration the peak is out of reach.)
+    if (live > slot.peak) {
+      slot.peak = live;
       slot.at_ns = timestamp;
-      flush(slot);
+      ++slot.maximum;
     }
   }
 
   void onFree(const LiveAlloc& alloc) {
-    SiteAges& site = sites_[alloc.site];
-    SlotAges& slot = slots_[alloc.slot];
-    subtract(ageOf(site.now, alloc), alloc.size);
-    subtract(ageOf(slot.now, alloc), alloc.size);
-    slot.live -= alloc.size;
-    if (in_iteration_) touch(site, slot, alloc.site);
+    Tally& t = write(sites_[alloc.site].cells[ageOf(alloc)], slots_[alloc.slot]);
+    t.bytes -= alloc.size;
+    --t.count;
   }
 
-  void beginIteration(uint32_t index, uint64_t start_ns);  // iteration `index` (0-based)
+  // Iteration `index` (0-based) begins, with the timeline's live bytes.
+  void beginIteration(uint32_t index, uint64_t start_ns, const Timeline& timeline);
   void endIteration();
 
   // Per iteration, per slot (Timeline's; slot_count of them): the peak by class, the earlier
@@ -85,50 +78,44 @@ class PeakComposition {
   std::vector<std::vector<Peak>> finish(const NeverFreed& never_freed, size_t slot_count) const;
 
  private:
-  struct SiteAges {
-    Ages now;
-    Ages at_peak;  // at the slot's last maximum in the open iteration
-    uint16_t slot = kNoSlot;
-    bool dirty = false;  // changed since the last maximum
+  enum Age : uint8_t { kPersistent, kEarlier, kBefore, kIteration, kAfter, kAgeCount };
+  static constexpr uint64_t kNoPeak = UINT64_MAX;  // outside an iteration: no byte count exceeds it
+  struct Cell {
+    Tally now;
+    Tally saved;         // `now` at the slot's maximum `stamp`
+    uint64_t stamp = 0;  // the slot's maximum when `saved` was taken
   };
-  struct SlotAges {
-    Ages now;
-    Ages at_peak;
-    uint64_t live = 0;
-    uint64_t peak = 0;  // the most live bytes in the open iteration
-    uint64_t at_ns = 0;
-    std::vector<uint32_t> dirty;  // sites changed since the last maximum
+  struct SiteAges {
+    std::array<Cell, kAgeCount> cells;
+    uint16_t slot = kNoSlot;
+  };
+  struct SlotPeak {
+    uint64_t peak = kNoPeak;  // the most live bytes in the open iteration
+    uint64_t at_ns = 0;       // when it was first reached
+    uint64_t maximum = 0;     // counts the maxima (the iteration's start is one)
   };
 
-  Tally& ageOf(Ages& ages, const LiveAlloc& a) const {
-    if ((a.flags & kBornPersistent) != 0) return ages.persistent;
-    if (a.first_window < iteration_) return ages.earlier;
-    if (a.first_window > iteration_) return ages.after;
-    return (a.flags & kBornInWindow) != 0 ? ages.before : ages.iteration;
+  Age ageOf(const LiveAlloc& a) const {
+    if ((a.flags & kBornPersistent) != 0) return kPersistent;
+    // The phases around iteration i are window i - 1 (2i), iteration i (2i + 1) and window i
+    // (2i + 2); a.first_window is i for the first two, i + 1 for the third.
+    const int64_t phase = 2 * static_cast<int64_t>(a.first_window) +
+                          static_cast<int64_t>((a.flags & kBornInWindow) == 0) -
+                          2 * static_cast<int64_t>(iteration_);
+    assert(phase <= 2 && "an allocation made after the window that follows the iteration");
+    return phase < 0 ? kEarlier : static_cast<Age>(kBefore + phase);
   }
-  SiteAges& siteOf(const LiveAlloc& alloc) {
-    if (alloc.site >= sites_.size()) [[unlikely]]
-      grow(alloc);
-    return sites_[alloc.site];
-  }
-  static void touch(SiteAges& site, SlotAges& slot, uint32_t index) {
-    if (!site.dirty) {
-      site.dirty = true;
-      slot.dirty.push_back(index);
+  // The cell's tally, its value at the slot's last maximum saved first. (Outside an iteration no
+  // maximum is taken: what is saved then is never read.)
+  Tally& write(Cell& cell, const SlotPeak& slot) const {
+    if (cell.stamp != slot.maximum) {
+      cell.saved = cell.now;
+      cell.stamp = slot.maximum;
     }
+    return cell.now;
   }
-  void flush(SlotAges& slot) {
-    slot.at_peak = slot.now;
-    for (uint32_t index : slot.dirty) {
-      sites_[index].at_peak = sites_[index].now;
-      sites_[index].dirty = false;
-    }
-    slot.dirty.clear();
-  }
-  static void subtract(Tally& t, uint64_t size) {
-    t.bytes -= size;
-    --t.count;
-  }
+  // The site's bytes at its slot's last maximum.
+  Ages atPeak(const SiteAges& site) const;
   void grow(const LiveAlloc& alloc);
 
   uint32_t top_sites_;
@@ -136,7 +123,7 @@ class PeakComposition {
   uint32_t iteration_ = 0;                    // the open iteration, or the last one
   uint64_t start_ns_ = 0;                     // of the open iteration
   std::vector<SiteAges> sites_;               // by Retention's site index
-  std::vector<SlotAges> slots_;               // by Timeline's slot
+  std::vector<SlotPeak> slots_;               // by Timeline's slot
   std::vector<std::vector<AgedPeak>> peaks_;  // closed iterations, by slot
   std::vector<uint64_t> starts_;              // closed iterations' start
 };
