@@ -24,8 +24,10 @@ enum class MemoryKind : uint8_t {
   kDeviceStatic = 3,  // module globals (__device__ variables)
   kPool = 4,          // memory reserved by a memory pool (not handed out yet)
   kUnknown = 5,
+  kBlock =
+      6,  // a block an allocator handed out of memory it reserved (PyTorch's caching allocator)
 };
-inline constexpr uint8_t kMemoryKindCount = 6;
+inline constexpr uint8_t kMemoryKindCount = 7;
 
 enum class MarkerType : uint8_t {
   kPush = 0,     // nvtxRangePush: nests per thread, closed by kPop on the same thread
