@@ -10,9 +10,11 @@
 set -u
 DIST=$(cd "${1:-build-hook/dist}" && pwd)
 PARTS=${2:-planted gpt2 overhead}
-OUT=${OUT:-$PWD/gpu-torch-out}
-mkdir -p "$OUT"
+FINAL=${OUT:-$PWD/gpu-torch-out}  # summary.txt and gpu-torch.tgz (reports, tables, logs) go here
+mkdir -p "$FINAL"
 WORK=$(mktemp -d /tmp/memfloor-gpu-torch.XXXXXX)
+OUT="$WORK/out"
+mkdir -p "$OUT"
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 M="$DIST/memfloor"
@@ -84,4 +86,6 @@ fi
 echo
 echo "================ gpu-torch summary ================"
 cat "$SUMMARY"
+cp "$SUMMARY" "$FINAL/summary.txt"
+tar -czf "$FINAL/gpu-torch.tgz" -C "$OUT" .
 rm -rf "$WORK"

@@ -15,6 +15,19 @@ from memfloor.hook_api import Frame, Hook, find_hook
 # reconciliation still closes every block). Drained every flush period, it is far from full.
 MAX_ENTRIES = 1_000_000
 HISTORY = dict(enabled="all", context="alloc", stacks="python", max_entries=MAX_ENTRIES)
+# What PyTorch's snapshot imports when it first turns frames into Python (PyTorch 2.x: the whole
+# of torch._dynamo, some 900 modules). The companion's thread takes no snapshot before the program
+# has imported these itself (any optimizer does): an import of ours would race with the program's
+# (Python hands a thread a partly initialized module rather than deadlock) and load what the
+# program never asked for. Until then the history keeps its entries; the last drain, at exit,
+# takes them whatever was imported.
+SNAPSHOT_IMPORTS = ("torch._dynamo",)
+
+
+def _imported(name: str) -> bool:
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    return module is not None and not getattr(spec, "_initializing", False)
 
 
 def _say(text: str) -> None:
@@ -70,7 +83,8 @@ class TorchBlocks:
 
     def _run(self) -> None:
         while not self._stop.wait(self._period_s):
-            self.drain()
+            if all(_imported(name) for name in SNAPSHOT_IMPORTS):
+                self.drain()
 
     def _stack_of(self, frames: Sequence[Frame]) -> int:
         key = tuple(frames)
@@ -106,3 +120,9 @@ class TorchBlocks:
         """The last drain (at exit)."""
         self.drain()
         self._stop.set()
+        if os.environ.get("MEMFLOOR_VERBOSE") == "1":
+            log = self._log
+            _say(f"PyTorch blocks: {log.events_written} events, {len(self._stacks)} stacks; "
+                 f"reconciled with the allocator's state: {log.reconciled_allocs} allocations, "
+                 f"{log.reconciled_frees} frees, {log.resized} sizes; "
+                 f"{log.unknown_frees} frees of unseen blocks")

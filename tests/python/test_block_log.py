@@ -63,7 +63,7 @@ class BlockLogTest(unittest.TestCase):
             segment([(0x2000, 256, "active_allocated", ())])]}, 0, stacks)
         # Between that snapshot and the clear, 0x2000 was freed and 0x3000 allocated.
         events = log.events({"device_traces": [[]], "segments": [
-            segment([(0x3000, 128, "active_pending_free", FRAMES), (0x2000, 256, "inactive", ())])
+            segment([(0x3000, 128, "active_awaiting_free", FRAMES), (0x2000, 256, "inactive", ())])
         ]}, 7_000, stacks)
         self.assertEqual(events, [
             (7_000, 0x2000, 256, 0, 0, 0, BLOCK_FREE),
@@ -79,6 +79,23 @@ class BlockLogTest(unittest.TestCase):
             segment([(0x4000, 96, "active_allocated", ())])]}, 5_000, stacks)
         self.assertEqual(events, [(5_000, 0x4000, 64, 0, 0, 0, BLOCK_FREE),
                                   (9_000, 0x4000, 96, 0, 0, 0, BLOCK_ALLOC)])
+
+    def test_a_live_block_takes_its_size_from_the_state_a_freed_one_keeps_the_entrys(self):
+        log, stacks = BlockLog(), Stacks()
+        events = log.events({"device_traces": [[
+            entry("alloc", 0x5000, 1000, 1),  # an unsplit block: 1536 bytes in the state
+            entry("alloc", 0x6000, 700, 2),
+            entry("free_completed", 0x6000, 700, 3),
+        ]], "segments": [segment([(0x5000, 1536, "active_allocated", ())])]}, 0, stacks)
+        self.assertEqual(events, [(1_000, 0x5000, 1536, 0, 0, 0, BLOCK_ALLOC),
+                                  (2_000, 0x6000, 700, 0, 0, 0, BLOCK_ALLOC),
+                                  (3_000, 0x6000, 700, 0, 0, 0, BLOCK_FREE)])
+        self.assertEqual(log.live, {(0, 0x5000): (1536, 0)})
+        self.assertEqual(log.resized, 1)
+        # Its free, in a later batch, frees what the trace holds.
+        events = log.events({"device_traces": [[entry("free_completed", 0x5000, 1000, 9)]],
+                             "segments": []}, 5_000, stacks)
+        self.assertEqual(events, [(9_000, 0x5000, 1536, 0, 0, 0, BLOCK_FREE)])
 
     def test_frees_of_unknown_blocks_are_counted_not_written(self):
         log = BlockLog()

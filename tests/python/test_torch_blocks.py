@@ -71,6 +71,29 @@ class TorchBlocksTest(unittest.TestCase):
             recorder.stop()  # the last drain: the block freed, reconciled with the empty state
         self.assertEqual(len(hook.events), 2)
 
+    def test_the_thread_waits_for_the_program_to_import_what_a_snapshot_imports(self):
+        memory = FakeMemory([SNAPSHOT] * 50)
+        torch, queued = fake_torch(memory)
+        recorder = torch_blocks.TorchBlocks(torch, period_s=0.01)
+        recorder.start()
+        hook = FakeHook()
+        with mock.patch.object(torch_blocks, "find_hook", return_value=hook), \
+                mock.patch.object(torch_blocks, "SNAPSHOT_IMPORTS", ("memfloor_not_imported",)):
+            queued[0]()
+            recorder._stop.wait(0.2)
+            self.assertEqual(len(memory.snapshots), 50)  # the thread took none
+            recorder.stop()  # the last drain does
+        self.assertEqual(len(memory.snapshots), 49)
+        self.assertEqual(len(hook.events), 1)
+
+    def test_a_module_being_imported_is_not_imported_yet(self):
+        self.assertTrue(torch_blocks._imported("unittest"))
+        self.assertFalse(torch_blocks._imported("memfloor_not_imported"))
+        module = types.ModuleType("memfloor_half")
+        module.__spec__ = types.SimpleNamespace(_initializing=True)
+        with mock.patch.dict("sys.modules", {"memfloor_half": module}):
+            self.assertFalse(torch_blocks._imported("memfloor_half"))
+
     def test_the_async_backend_is_left_to_cupti(self):
         memory = FakeMemory([], backend="cudaMallocAsync")
         torch, queued = fake_torch(memory)

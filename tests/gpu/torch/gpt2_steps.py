@@ -17,6 +17,7 @@ def main() -> int:
     p.add_argument("--seq", type=int, default=512)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--log", required=True)
+    p.add_argument("--blocks", help="write the allocator's blocks after step 0 here (JSON)")
     args = p.parse_args()
     torch.manual_seed(0)
     config = GPT2Config(n_layer=args.layers, n_positions=args.seq)
@@ -35,6 +36,12 @@ def main() -> int:
         torch.cuda.nvtx.range_pop()
         windows.append({"step": step, "allocated": torch.cuda.memory_allocated(),
                         "reserved": torch.cuda.memory_reserved()})
+        if step == 0 and args.blocks:
+            state = torch.cuda.memory._snapshot()
+            blocks = [[b["address"], b["size"], b["state"]] for s in state["segments"]
+                      for b in s["blocks"] if b["state"] != "inactive"]
+            with open(args.blocks, "w") as f:
+                json.dump(blocks, f)
     params = sum(t.numel() * t.element_size() for t in model.parameters())
     state = sum(t.numel() * t.element_size() for s in opt.state.values() for t in s.values()
                 if torch.is_tensor(t) and t.is_cuda)
