@@ -111,20 +111,25 @@ TEST_CASE("A short regular set-up loop loses to the training loop", "[detect]") 
   CHECK(p->stack == 2);  // 100 periods of 10 ns cover 990 ns, less than half of 4000
 }
 
-TEST_CASE("The idle window is the long quiet gap with the fewest live bytes", "[detect]") {
-  DetectedPeriod period;
-  period.every = 1;
-  IdleCuts cuts(period);
-  // Per cycle: a 500 ns gap with 100 bytes live; a 320 ns gap with 70 (the idle window: long
-  // enough, fewest bytes); a 100 ns gap with 10 (fewer, but too short to be idle); then the 80 ns
-  // gap that the next mark ends.
+// IdleCuts fed memory events one after the other, each given by the quiet gap before it.
+struct CutsFeed {
+  IdleCuts cuts;
   uint64_t ordinal = 0;
   uint64_t t = 0;
-  auto event = [&](uint64_t gap, uint64_t live, bool anchor) {
+  void operator()(uint64_t gap, uint64_t live, bool anchor) {
     const uint64_t previous = t;
     t += gap;
     cuts.onMemoryEvent(ordinal++, t, previous, live, anchor);
-  };
+  }
+};
+
+TEST_CASE("The idle window is the long quiet gap with the fewest live bytes", "[detect]") {
+  DetectedPeriod period;
+  period.every = 1;
+  CutsFeed event{IdleCuts(period)};
+  // Per cycle: a 500 ns gap with 100 bytes live; a 320 ns gap with 70 (the idle window: long
+  // enough, fewest bytes); a 100 ns gap with 10 (fewer, but too short to be idle); then the 80 ns
+  // gap that the next mark ends.
   event(0, 0, true);  // the first mark: set-up before it is not a cycle
   for (int i = 0; i < 3; ++i) {
     event(500, 100, false);
@@ -132,7 +137,7 @@ TEST_CASE("The idle window is the long quiet gap with the fewest live bytes", "[
     event(100, 10, false);
     event(80, 60, true);
   }
-  const std::optional<DetectedIterations> found = cuts.finish();
+  const std::optional<DetectedIterations> found = event.cuts.finish();
   REQUIRE(found);
   CHECK(found->cuts == std::vector<uint64_t>{2, 6, 10});
 }
@@ -140,14 +145,7 @@ TEST_CASE("The idle window is the long quiet gap with the fewest live bytes", "[
 TEST_CASE("A long first cycle is searched in its last period only", "[detect]") {
   DetectedPeriod period;
   period.period_ns = 1000;
-  IdleCuts cuts(period);
-  uint64_t ordinal = 0;
-  uint64_t t = 0;
-  auto event = [&](uint64_t gap, uint64_t live, bool anchor) {
-    const uint64_t previous = t;
-    t += gap;
-    cuts.onMemoryEvent(ordinal++, t, previous, live, anchor);
-  };
+  CutsFeed event{IdleCuts(period)};
   // A step: a 100 ns gap with 80 bytes live (too short to be idle), the 400 ns idle window with
   // 100, then 300 ns with 150 and the 200 ns gap that the next mark ends, with 120.
   auto step = [&] {
@@ -164,7 +162,7 @@ TEST_CASE("A long first cycle is searched in its last period only", "[detect]") 
   step();
   step();
   step();
-  const std::optional<DetectedIterations> found = cuts.finish();
+  const std::optional<DetectedIterations> found = event.cuts.finish();
   REQUIRE(found);
   // Ordinals: the mark 0, the warm-up 1-15, then four events per step, the idle window's second.
   CHECK(found->cuts == std::vector<uint64_t>{17, 21, 25});
@@ -274,71 +272,68 @@ void checkSuffixOf(const std::vector<uint64_t>& cuts, const std::vector<uint64_t
   CHECK(cuts == std::vector<uint64_t>(full.begin() + static_cast<ptrdiff_t>(lost), full.end()));
 }
 
-TEST_CASE("Detected cuts do not depend on where the trace starts", "[detect]") {
-  constexpr size_t kMaxDropped = 1100;  // past the set-up, the warm-up step and the first cut
+// The model traces without a prefix (what drop(records, k, dropped_until_ns) leaves of them, for
+// k up to max_dropped) give the same period and the same cuts, up to what checkSuffixOf allows.
+template <typename Drop>
+void checkWithoutPrefix(size_t max_dropped, Drop&& drop) {
   constexpr size_t kStep = 20;
   for (const char* name : kModelTraces) {
     const std::vector<trace::Record> records = modelTrace(name);
     const Report full = analyzeBlind(records);
     REQUIRE(full.detection);
     REQUIRE(full.iterations.size() == 3);
-    const std::vector<uint64_t> full_cuts = cutTimes(full);
-    for (size_t k = kStep; k <= kMaxDropped; k += kStep) {
-      INFO(name << ": the first " << k << " memory events dropped");
-      std::vector<trace::Record> later;
-      size_t dropped = 0;
+    for (size_t k = kStep; k <= max_dropped; k += kStep) {
+      INFO(name << ": the first " << k << " dropped");
       uint64_t dropped_until_ns = 0;
-      for (const trace::Record& r : records) {
-        if (isMemoryEvent(r) && dropped < k) {
-          ++dropped;
-          dropped_until_ns = trace::timestampOf(r);
-          continue;
-        }
-        later.push_back(r);
-      }
-      const Report r = analyzeBlind(later);
+      const Report r = analyzeBlind(drop(records, k, dropped_until_ns));
       REQUIRE(r.detection);
       CHECK(samePeriod(*full.detection, *r.detection));
-      checkSuffixOf(cutTimes(r), full_cuts, dropped_until_ns);
+      checkSuffixOf(cutTimes(r), cutTimes(full), dropped_until_ns);
     }
   }
+}
+
+TEST_CASE("Detected cuts do not depend on where the trace starts", "[detect]") {
+  // Up to 1100 memory events: past the set-up, the warm-up step and the first cut.
+  checkWithoutPrefix(
+      1100, [](const std::vector<trace::Record>& records, size_t k, uint64_t& dropped_until_ns) {
+        std::vector<trace::Record> later;
+        size_t dropped = 0;
+        for (const trace::Record& r : records) {
+          if (isMemoryEvent(r) && dropped < k) {
+            ++dropped;
+            dropped_until_ns = trace::timestampOf(r);
+            continue;
+          }
+          later.push_back(r);
+        }
+        return later;
+      });
 }
 
 TEST_CASE("Detected cuts do not depend on the first allocations", "[detect]") {
   // The first k allocations never made (with their frees): a set-up that allocates less, or a
   // warm-up step that makes fewer of the loop's own allocations.
-  constexpr size_t kMaxDropped = 600;
-  constexpr size_t kStep = 20;
-  for (const char* name : kModelTraces) {
-    const std::vector<trace::Record> records = modelTrace(name);
-    const Report full = analyzeBlind(records);
-    REQUIRE(full.detection);
-    const std::vector<uint64_t> full_cuts = cutTimes(full);
-    for (size_t k = kStep; k <= kMaxDropped; k += kStep) {
-      INFO(name << ": the first " << k << " allocations dropped");
-      std::set<std::pair<uint32_t, uint64_t>> never_made;  // (device, address) now live
-      std::vector<trace::Record> fewer;
-      size_t dropped = 0;
-      uint64_t dropped_until_ns = 0;
-      for (const trace::Record& r : records) {
-        if (const auto* a = std::get_if<trace::Alloc>(&r); a != nullptr && dropped < k) {
-          ++dropped;
-          dropped_until_ns = a->timestamp;
-          never_made.insert({a->device, a->address});
-          continue;
+  checkWithoutPrefix(
+      600, [](const std::vector<trace::Record>& records, size_t k, uint64_t& dropped_until_ns) {
+        std::set<std::pair<uint32_t, uint64_t>> never_made;  // (device, address) now live
+        std::vector<trace::Record> fewer;
+        size_t dropped = 0;
+        for (const trace::Record& r : records) {
+          if (const auto* a = std::get_if<trace::Alloc>(&r); a != nullptr && dropped < k) {
+            ++dropped;
+            dropped_until_ns = a->timestamp;
+            never_made.insert({a->device, a->address});
+            continue;
+          }
+          if (const auto* f = std::get_if<trace::Free>(&r);
+              f != nullptr && never_made.erase({f->device, f->address}) > 0) {
+            continue;
+          }
+          fewer.push_back(r);
         }
-        if (const auto* f = std::get_if<trace::Free>(&r);
-            f != nullptr && never_made.erase({f->device, f->address}) > 0) {
-          continue;
-        }
-        fewer.push_back(r);
-      }
-      const Report r = analyzeBlind(fewer);
-      REQUIRE(r.detection);
-      CHECK(samePeriod(*full.detection, *r.detection));
-      checkSuffixOf(cutTimes(r), full_cuts, dropped_until_ns);
-    }
-  }
+        return fewer;
+      });
 }
 
 TEST_CASE("Detected cuts do not depend on small timing jitter", "[detect]") {

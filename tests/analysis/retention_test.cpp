@@ -17,6 +17,29 @@ const RetainedSite* siteOf(const IterationRow& row, trace::StackId stack) {
   return nullptr;
 }
 
+struct ExtraAlloc {
+  uint64_t timestamp, address, size;
+  trace::StackId stack;
+};
+
+// The builder's records with one more allocation, like the one made at `after_ns` and right after
+// it: recorded after the loop, but the replay needs time order.
+std::vector<trace::Record> withAlloc(const TraceBuilder& t, uint64_t after_ns, ExtraAlloc extra) {
+  std::vector<trace::Record> records;
+  for (const trace::Record& rec : t.records()) {
+    records.push_back(rec);
+    if (const auto* a = std::get_if<trace::Alloc>(&rec); a != nullptr && a->timestamp == after_ns) {
+      trace::Alloc added = *a;
+      added.timestamp = extra.timestamp;
+      added.address = extra.address;
+      added.size = extra.size;
+      added.stack = extra.stack;
+      records.push_back(added);
+    }
+  }
+  return records;
+}
+
 TEST_CASE("Seed 000: a buffer kept until the next forward is inter-iteration", "[retention]") {
   GIVEN("weights, transient activations and one buffer freed in the next iteration") {
     Loop loop = trainingLoop();
@@ -86,20 +109,8 @@ TEST_CASE("State created once in the first iteration is persistent", "[retention
   Loop loop = trainingLoop({.iterations = 4, .retained = 0});
   TraceBuilder& t = loop.trace;
   trace::StackId adam = t.stack({{"Adam::initState", "optim.cpp", 3}});
-  // Recorded after the loop but in its first iteration: the replay needs time order, so build
-  // the records again with this allocation inserted at its place.
-  std::vector<trace::Record> records;
-  for (const trace::Record& rec : t.records()) {
-    records.push_back(rec);
-    if (const auto* a = std::get_if<trace::Alloc>(&rec); a != nullptr && a->timestamp == 200) {
-      trace::Alloc state = *a;
-      state.timestamp = 250;
-      state.address = 0x50000000;
-      state.size = 128 * kMiB;
-      state.stack = adam;
-      records.push_back(state);
-    }
-  }
+  // Recorded after the loop but in its first iteration.
+  std::vector<trace::Record> records = withAlloc(t, 200, {250, 0x50000000, 128 * kMiB, adam});
   Report r = analyze(records);
   for (const IterationRow& row : r.iterations) {
     CHECK(memoryOf(row).idle.retained.persistent == Tally{192 * kMiB, 2});
@@ -190,20 +201,10 @@ TEST_CASE("A buffer kept until the next forward stays inter-iteration when the r
     Loop loop = trainingLoop({.iterations = 5});
     TraceBuilder& t = loop.trace;
     const trace::StackId once = t.stack({{"Cache::fill", "cache.cpp", 9}});
-    std::vector<trace::Record> records;
-    for (const trace::Record& rec : t.records()) {
-      records.push_back(rec);
-      if (const auto* a = std::get_if<trace::Alloc>(&rec); a != nullptr && a->timestamp == 4300) {
-        trace::Alloc one_off = *a;
-        one_off.timestamp = 4350;
-        one_off.address = 0x60000000;
-        one_off.size = 2 * kMiB;
-        one_off.stack = once;
-        records.push_back(one_off);
-      }
-    }
     TraceBuilder cut;
-    for (const trace::Record& rec : records) cut.record(rec);
+    for (const trace::Record& rec : withAlloc(t, 4300, {4350, 0x60000000, 2 * kMiB, once})) {
+      cut.record(rec);
+    }
     cut.push(5100, "iteration 6").free(5120, 0x30000000 + 4 * 0x1000000).free(5130, 0x60000000);
     Report r = analyze(cut);
     REQUIRE(r.iterations.size() == 6);
