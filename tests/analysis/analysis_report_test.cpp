@@ -53,37 +53,36 @@ class NaiveReplay {
     open();
   }
   void end() {
-    finishPhase(iterations_);
-    snapshot_.clear();
-    for (const auto& [key, a] : live_) snapshot_.insert(a.id);
-    in_iteration_ = false;
+    closeIteration();
+    run_end_ = snapshot_;  // the run's end so far: what is live now was not freed in the run
   }
-  // An iteration the trace ended inside has no idle window after it: it retains nothing.
+  // An iteration the trace ended inside has no idle window after it: it retains nothing, and the
+  // run ended with the iteration before.
   void finish() {
     bool cut = in_iteration_;
-    if (cut) end();
+    if (cut) closeIteration();
     if (started_ > 0) closeWindow(cut);
   }
 
   const std::vector<Row>& iterations() const { return iterations_; }
   const std::vector<Row>& windows() const { return windows_; }
 
-  // Retained bytes by class, per window and slot.
+  // Retained bytes by class, per window and slot. Fates are those at the run's end (the end of
+  // the last complete iteration): a retained allocation live then was never freed in the run,
+  // whatever the teardown did after.
   std::vector<std::array<RetainedTally, kSlots.size()>> retention() const {
-    std::set<uint64_t> alive;
-    for (const auto& [key, a] : live_) alive.insert(a.id);
+    const std::set<uint64_t>& alive = run_end_;
     std::map<std::pair<size_t, trace::StackId>, std::set<uint32_t>> births;
     std::set<std::pair<size_t, trace::StackId>> freed_after_retained;
     for (const auto& ids : retained_) {
       for (uint64_t id : ids) {
         const Alloc& a = all_[id];
-        if (!a.persistent_born && !alive.contains(id))
+        if (a.persistent_born) continue;
+        if (alive.contains(id)) {
+          births[{a.slot, a.stack}].insert(a.first_window);
+        } else {
           freed_after_retained.insert({a.slot, a.stack});
-      }
-    }
-    for (const Alloc& a : all_) {
-      if (alive.contains(a.id) && !a.persistent_born && a.first_window < retained_.size()) {
-        births[{a.slot, a.stack}].insert(a.first_window);
+        }
       }
     }
     std::vector<std::array<RetainedTally, kSlots.size()>> out(retained_.size());
@@ -109,6 +108,12 @@ class NaiveReplay {
   }
 
  private:
+  void closeIteration() {
+    finishPhase(iterations_);
+    snapshot_.clear();
+    for (const auto& [key, a] : live_) snapshot_.insert(a.id);
+    in_iteration_ = false;
+  }
   void close(std::map<std::pair<size_t, uint64_t>, Alloc>::iterator it) {
     size_t slot = it->second.slot;
     uint64_t size = it->second.size;
@@ -144,7 +149,8 @@ class NaiveReplay {
   std::array<uint64_t, kSlots.size()> bytes_{};
   Row current_{};
   std::vector<Row> iterations_, windows_;
-  std::set<uint64_t> snapshot_;
+  std::set<uint64_t> snapshot_;  // live at the last iteration's end
+  std::set<uint64_t> run_end_;   // the same at the last complete iteration's end
   std::vector<std::vector<uint64_t>> retained_;
   uint32_t started_ = 0;
   bool in_iteration_ = false;
