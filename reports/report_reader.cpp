@@ -19,7 +19,8 @@ using nlohmann::json;
 
 constexpr std::array<trace::MemoryKind, trace::kMemoryKindCount> kMemoryKinds = {
     trace::MemoryKind::kDevice,       trace::MemoryKind::kPinned, trace::MemoryKind::kManaged,
-    trace::MemoryKind::kDeviceStatic, trace::MemoryKind::kPool,   trace::MemoryKind::kUnknown};
+    trace::MemoryKind::kDeviceStatic, trace::MemoryKind::kPool,   trace::MemoryKind::kUnknown,
+    trace::MemoryKind::kBlock};
 constexpr std::array<trace::FrameKind, trace::kFrameKindCount> kFrameKinds = {
     trace::FrameKind::kNative, trace::FrameKind::kPython};
 constexpr std::array<analysis::TrendVerdict, 3> kVerdicts = {analysis::TrendVerdict::kUnknown,

@@ -260,7 +260,7 @@ TEST_CASE("report_reader: what is malformed is an error naming the file and the 
   fails([](json& d) { d.erase("summary"); }, "summary: missing");
   fails([](json& d) { d["runs"][0]["memory"][0]["kind"] = "vram"; },
         "runs[0].memory[0].kind: expected one of device, pinned, managed, device_static, pool, "
-        "unknown, not \"vram\"");
+        "unknown, block, not \"vram\"");
   fails([](json& d) { d["runs"][0]["trace"]["version"]["major"] = 70000; },
         "runs[0].trace.version.major: value out of range");
   fails([](json& d) { d["runs"][0]["memory"][0]["peak"] = -1; },

@@ -1,10 +1,13 @@
 // Tests of formatTable and formatBytes: what a person reads after `memfloor analyze`.
 #include "reports/report_table.h"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include "tests/analysis/checked_analysis.h"
 #include "tests/analysis/scenarios.h"
+#include "trace/format.h"
 
 namespace memfloor::reports::test {
 namespace {
@@ -29,8 +32,9 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
   analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 4});
   std::string table = formatTable(analysis::test::analyze(loop.trace));
   INFO(table);
-  CHECK_THAT(table,
-             Catch::Contains("trace: built.mftrace (format 1.1, complete (trailer present))"));
+  CHECK_THAT(table, Catch::Contains(fmt::format(
+                        "trace: built.mftrace (format {}.{}, complete (trailer present))",
+                        trace::kMajorVersion, trace::kMinorVersion)));
   CHECK_THAT(table, Catch::Contains("iterations: 4 from markers"));
   CHECK_THAT(table, Catch::Contains("idle floor"));
   // iteration 2: peak 104 MiB, idle floor 72 MiB = 64 persistent + 8 inter-iteration
