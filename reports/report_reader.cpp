@@ -196,6 +196,9 @@ analysis::Anomalies anomalies(const JsonFields& f, const json& j, const std::str
   a.unmatched_range_ends = f.u64(j, c, "unmatched_range_ends");
   a.unclosed_ranges = f.u64(j, c, "unclosed_ranges");
   a.out_of_order_records = f.u64(j, c, "out_of_order_records");
+  if (f.optional(j, c, "blocks_outside_segments") != nullptr) {  // added within memfloor.report/2
+    a.blocks_outside_segments = f.u64(j, c, "blocks_outside_segments");
+  }
   if (const json* cut = f.optional(j, c, "cut_tail")) {  // added within memfloor.report/2
     const std::string cc = JsonFields::field(c, "cut_tail");
     f.object(*cut, cc);

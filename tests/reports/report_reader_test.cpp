@@ -170,6 +170,21 @@ TEST_CASE("report_reader: a report made by the analysis comes back through the r
   CHECK_FALSE(back.findings);
 }
 
+TEST_CASE("report_reader: a report with allocator blocks comes back through the reader") {
+  analysis::Report run = analysis::test::analyzeFile(kDir + "analysis/caching_allocator.txt");
+  run.anomalies.blocks_outside_segments = 3;  // read back as written
+  const json doc = toJson(analysis::test::merge({run}));
+  CHECK(doc.at("summary").at("worst").at("kind") == "block");
+  const analysis::MergedReport back = readReport(doc, "blocks.json");
+  CHECK(toJson(back) == doc);
+  REQUIRE(back.runs.size() == 1);
+  CHECK(back.runs[0].anomalies.blocks_outside_segments == 3);
+  REQUIRE(back.runs[0].memory.size() == 2);
+  CHECK(back.runs[0].memory[1].key.kind == trace::MemoryKind::kBlock);
+  REQUIRE(back.worst);
+  CHECK(back.worst->key.kind == trace::MemoryKind::kBlock);
+}
+
 TEST_CASE("report_reader: findings, what they explain and the sites linked to them") {
   const json doc = shipped("reports/two_runs.report.json");
   const analysis::MergedReport report = readReport(doc, "two_runs.json");
