@@ -17,6 +17,7 @@
 #include "analysis/recent_anomalies.h"
 #include "analysis/report.h"
 #include "analysis/retention.h"
+#include "analysis/segment_map.h"
 #include "analysis/site_links.h"
 #include "analysis/timeline.h"
 #include "symbols/symbols.h"
@@ -96,6 +97,7 @@ class Analysis {
     if (timestamp > last_ns_) last_ns_ = timestamp;
   }
   void close(const LiveAlloc& alloc, uint64_t timestamp);
+  void checkBlock(const trace::Event& block);
   void beginIteration();
   void endIteration();
   void fillMetadata(Report& report) const;
@@ -122,7 +124,12 @@ class Analysis {
   trace::ProcessInfo process_;
   std::vector<trace::DeviceInfo> devices_;
   std::vector<trace::Property> properties_;
-  RecentAnomalies recent_;       // for a cut trace's last flush period
+  RecentAnomalies recent_;  // for a cut trace's last flush period
+  // Blocks inside segments (docs/design.md, "Allocator blocks"): the device allocations are kept
+  // by address only from the first block on, so a trace without blocks pays one test per event.
+  bool blocks_seen_ = false;
+  SegmentMap segments_;
+  uint64_t blocks_outside_segments_ = 0;
   uint64_t last_memory_ns_ = 0;  // the last alloc, free or pool event
   uint64_t dropped_cupti_ = 0, dropped_writer_ = 0;
   RecordCounts records_;

@@ -45,6 +45,7 @@ void Analysis::fillMetadata(Report& report) const {
   a.unmatched_range_ends = tracker_.unmatchedEnds();
   a.unclosed_ranges = tracker_.unclosedRanges();
   a.out_of_order_records = out_of_order_;
+  a.blocks_outside_segments = blocks_outside_segments_;
   // Cut short (no trailer): up to one flush period before the last memory record may be missing.
   if (!report.input.complete && recent_.period() > 0 && last_memory_ns_ > 0) {
     const uint64_t period = recent_.period();

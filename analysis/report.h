@@ -169,6 +169,8 @@ struct Anomalies {
   uint64_t unclosed_ranges = 0;       // marker ranges still open at the end of the trace
   uint64_t out_of_order_records =
       0;  // timed records earlier than the one before (input not sorted)
+  // Allocator blocks (kind block) not within their device's live device allocations when made.
+  uint64_t blocks_outside_segments = 0;
   CutTail cut_tail;
 };
 

@@ -24,8 +24,9 @@ enum class MemoryKind : uint8_t {
   kDeviceStatic = 3,  // module globals (__device__ variables)
   kPool = 4,          // memory reserved by a memory pool (not handed out yet)
   kUnknown = 5,
-  kBlock =
-      6,  // a block an allocator handed out of memory it reserved (PyTorch's caching allocator)
+  // 1.2: a block handed out by an allocator inside memory it reserved (PyTorch's caching
+  // allocator); the same bytes are also counted by their segment, kind device.
+  kBlock = 6,
 };
 inline constexpr uint8_t kMemoryKindCount = 7;
 

@@ -323,6 +323,47 @@ TEST_CASE("gate: memories on one side only compare with zero") {
   CHECK_FALSE(gate(two, one).regression);
 }
 
+TEST_CASE("gate: a caching allocator's blocks compare as their own memory") {
+  // Device 0 reserved 22 MiB (kind device) and allocated 9 MiB (kind block); device 1 has no
+  // blocks. The allocated floor rises by 24 MiB inside the same reserved memory.
+  MemorySpec reserved = memory(22 * kMiB, 22 * kMiB);
+  MemorySpec allocated = memory(9 * kMiB, 15 * kMiB);
+  allocated.kind = "block";
+  allocated.sites = {{"Model.forward (model.py:40)", kMiB}};
+  MemorySpec other = memory(4 * kMiB, 4 * kMiB);
+  other.device = 1;
+  MemorySpec grown = allocated;
+  grown.idle_floor += 24 * kMiB;
+  grown.sites = {{"Model.forward (model.py:40)", 25 * kMiB}};
+  auto base = makeReport({makeRun("rank 0", {reserved, allocated, other})});
+  auto cur = makeReport({makeRun("rank 0", {reserved, grown, other})});
+  reports::GateResult r = gate(base, cur);
+  CHECK(r.regression);
+  size_t block_checks = 0;
+  for (const reports::GateCheck& c : r.checks) {
+    INFO(c.device << ":" << c.kind << " " << reports::toString(c.metric));
+    CHECK(c.device_has_blocks == (c.device == 0));
+    if (c.kind == "block") ++block_checks;
+    const bool moved =
+        c.kind == "block" && (c.metric == Metric::kIdleFloor || c.metric == Metric::kSiteRetained);
+    CHECK(c.regression == moved);
+    CHECK((c.delta == 24 * static_cast<int64_t>(kMiB)) == moved);
+  }
+  CHECK(block_checks == 4);  // idle floor, peak, growth, one site
+
+  // A baseline without blocks: the new block memory compares with zero, and device 0's device
+  // memory is named reserved on both sides of the comparison.
+  reports::GateResult added = gate(makeReport({makeRun("rank 0", {reserved, other})}), base);
+  CHECK(added.regression);
+  for (const reports::GateCheck& c : added.checks) {
+    CHECK(c.device_has_blocks == (c.device == 0));
+    if (c.kind == "block" && c.metric == Metric::kIdleFloor) {
+      CHECK(c.baseline == 0);
+      CHECK(c.regression);
+    }
+  }
+}
+
 TEST_CASE("gate: new findings") {
   MemorySpec m = memory(10 * kMiB, 20 * kMiB);
   auto known = makeFinding("1111", "MF002", "a.cpp", 3, "old");
