@@ -298,7 +298,7 @@ TEST_CASE("symbols resolve through a resolver, inlined frames expanded", "[merge
   CHECK(s.frames[0].function == "inlined16");
   CHECK(s.frames[1].function == "Caller::at16");
   CHECK(s.frames[2].function.empty());
-  CHECK(symbols.where(id) == "inlined16 (x.h:1)");
+  CHECK(symbols.siteNames({id}, symbols::SiteNamer()).at(id) == "x.h:1 in inlined16");
 }
 
 TEST_CASE("symbolizeTrace writes resolved frames that read back the same stacks", "[merge]") {
