@@ -208,6 +208,7 @@ int runTraced(const RunRequest& request) {
     if (!request.iteration_pattern.empty()) {
       analyze.traces.options.iteration_pattern = request.iteration_pattern;
     }
+    analyze.traces.options.site_patterns = request.site_patterns;
     try {
       std::fflush(stdout);
       analyzeTraceFile(analyze);
@@ -241,6 +242,7 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"async", "native"}));
   cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so");
   cmd->add_flag("--analyze", request->analyze, "analyze each new trace and print the floor table");
+  addSitePatternOptions(*cmd, request->site_patterns, "; with --analyze");
   cmd->add_flag("-q,--quiet", request->quiet, "no notes on stderr");
   // Everything from the program's name on (or after --) belongs to the program, its options too.
   // CLI11 2.1 has no such positional: the declared one rejects every value (validate_positionals),

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "symbols/site_namer.h"
+
 namespace memfloor::cli {
 
 struct RunRequest {
@@ -15,6 +17,7 @@ struct RunRequest {
   std::string torch_allocator;    // empty | async | native
   std::string hook_path;          // empty: MEMFLOOR_HOOK, then next to the executable
   bool analyze = false;
+  symbols::SitePatterns site_patterns;  // for --analyze
   bool quiet = false;
 };
 

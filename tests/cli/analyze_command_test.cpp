@@ -7,8 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "cli/command.h"
+#include "common/error.h"
 
 using namespace memfloor;
 
@@ -28,5 +32,52 @@ TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
   REQUIRE(report.at("runs").size() == 1);
   CHECK(report.at("runs")[0].at("trace").at("complete") == true);
   CHECK(report.at("findings").at("source").is_null());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("The site pattern options are repeatable and refuse an empty pattern") {
+  CLI::App app;
+  symbols::SitePatterns patterns;
+  cli::addSitePatternOptions(app, patterns);
+  app.parse("--site-exclude alloc.cpp --site-include '*/mylib/*' --site-exclude '*/venv/*'", false);
+  CHECK(patterns.include == std::vector<std::string>{"*/mylib/*"});
+  CHECK(patterns.exclude == std::vector<std::string>{"alloc.cpp", "*/venv/*"});
+
+  CLI::App refusing;
+  symbols::SitePatterns unused;
+  cli::addSitePatternOptions(refusing, unused);
+  const char* argv[] = {"memfloor", "--site-include", ""};  // as a shell passes ''
+  CHECK_THROWS_WITH(refusing.parse(3, argv),
+                    Catch::Contains("--site-include") && Catch::Contains("empty pattern"));
+}
+
+TEST_CASE("analyze names sites by the frames the site patterns leave to the user") {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("memfloor_analyze_sites_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  cli::AnalyzeRequest request;
+  request.traces.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/model/hc-bug.mftrace"};
+  request.traces.symbolize = false;  // symbolized when it was recorded
+  request.report_path = (dir / "report.json").string();
+  request.print_table = false;
+  auto wheres = [&request] {
+    REQUIRE(cli::analyzeTraceFile(request) == cli::kExitOk);
+    std::ifstream in(request.report_path);
+    auto report = nlohmann::json::parse(in);
+    std::set<std::string> out;
+    for (const auto& iteration : report.at("runs").at(0).at("iterations")) {
+      for (const auto& site : iteration.at("top_sites")) out.insert(site.at("where"));
+    }
+    return out;
+  };
+  // The model's ops name its sites; excluded, their callers in the layer do.
+  CHECK(wheres().count("reference_model/ops_hyper_connection.cpp:189 in refmodel::hcUpdate") == 1);
+  request.traces.options.site_patterns.exclude = {"ops_hyper_connection.cpp"};
+  std::set<std::string> moved = wheres();
+  CHECK(moved.count("reference_model/ops_hyper_connection.cpp:189 in refmodel::hcUpdate") == 0);
+  CHECK(moved.count("reference_model/hyper_connection_layer.cpp:40 in "
+                    "refmodel::HyperConnectionTransformerLayer::forward") == 1);
+  request.traces.options.site_patterns.exclude = {""};
+  CHECK_THROWS_AS(cli::analyzeTraceFile(request), Error);
   std::filesystem::remove_all(dir);
 }
