@@ -16,14 +16,27 @@
 
 using namespace memfloor;
 
-TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("memfloor_analyze_test_" + std::to_string(::getpid()));
+namespace {
+
+// A request that analyzes one shipped trace (a path under testdata/) into report.json in a new
+// directory `name` under the temporary directory, without printing the table.
+cli::AnalyzeRequest shippedTraceRequest(const std::string& trace, const std::string& name,
+                                        std::filesystem::path& dir) {
+  dir = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   cli::AnalyzeRequest request;
-  request.traces.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/demo/retention.mftrace"};
+  request.traces.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/" + trace};
   request.report_path = (dir / "report.json").string();
   request.print_table = false;
+  return request;
+}
+
+}  // namespace
+
+TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
+  std::filesystem::path dir;
+  cli::AnalyzeRequest request =
+      shippedTraceRequest("demo/retention.mftrace", "memfloor_analyze_test", dir);
   REQUIRE(cli::analyzeTraceFile(request) == cli::kExitOk);
 
   std::ifstream in(request.report_path);
@@ -52,14 +65,10 @@ TEST_CASE("The site pattern options are repeatable and refuse an empty pattern")
 }
 
 TEST_CASE("analyze names sites by the frames the site patterns leave to the user") {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("memfloor_analyze_sites_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  cli::AnalyzeRequest request;
-  request.traces.trace_paths = {std::string(MEMFLOOR_TESTDATA_DIR) + "/model/hc-bug.mftrace"};
+  std::filesystem::path dir;
+  cli::AnalyzeRequest request =
+      shippedTraceRequest("model/hc-bug.mftrace", "memfloor_analyze_sites_test", dir);
   request.traces.symbolize = false;  // symbolized when it was recorded
-  request.report_path = (dir / "report.json").string();
-  request.print_table = false;
   auto wheres = [&request] {
     REQUIRE(cli::analyzeTraceFile(request) == cli::kExitOk);
     std::ifstream in(request.report_path);
