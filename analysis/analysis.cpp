@@ -29,7 +29,8 @@ Analysis::Analysis(AnalysisOptions options)
       tracker_(options_.find_cuts || options_.cut_at
                    ? std::nullopt
                    : std::optional<std::string_view>(options_.iteration_pattern)),
-      retention_(options_.top_sites) {
+      retention_(options_.top_sites),
+      site_namer_(options_.site_patterns) {
   tracker_.keepRanges(options_.keep_ranges);
   retention_.keepWindowSites(!options_.links.empty());
   if (!options_.cut_at) {  // a cutting replay needs nothing but next_cut_

@@ -35,6 +35,7 @@ struct AnalysisOptions {
   bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
   std::vector<LinkRule> links{};    // findings to link to retaining sites (analysis/site_links.h)
   symbols::FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
+  symbols::SitePatterns site_patterns{};       // which frames name sites (symbols/site_namer.h)
   // Iterations of a trace without iteration markers take three replays (docs/design.md,
   // "Detected iterations"). 1: with detect_iterations, follow the allocations to find a period
   // (detectedPeriod()); 2: with find_cuts, find where its idle windows end (detectedIterations());
@@ -51,7 +52,8 @@ struct AnalysisOptions {
 // event; iteration boundaries cost O(slots + sites).
 class Analysis {
  public:
-  // Throws memfloor::Error when the iteration pattern is not a valid regex.
+  // Throws memfloor::Error when the iteration pattern is not a valid regex, or a site pattern is
+  // empty.
   explicit Analysis(AnalysisOptions options);
 
   // Throws memfloor::Error only on a trace no analysis can hold (more than Timeline::kMaxSlots
@@ -115,6 +117,7 @@ class Analysis {
   Retention retention_;
   std::vector<LiveSeries> series_;                                  // by slot
   std::unordered_map<uint32_t, std::vector<uint32_t>> site_links_;  // by site, filled at finish
+  symbols::SiteNamer site_namer_;                                   // names the listed sites
 
   // Attribution of an allocation made now (docs/design.md, "Retention").
   uint32_t birth_window_ = 0;

@@ -1,6 +1,8 @@
 // Analysis: assembling the Report from the replay's parts once the trace has ended.
 #include <algorithm>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "analysis/analysis.h"
 #include "analysis/trend.h"
@@ -98,16 +100,19 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
       if (site.stack != trace::kNoId) stacks.insert(site.stack);
     }
   }
-  // Sites, and the detected period's allocation, are named by the first frame that tells the
-  // listed stacks apart.
+  // Sites, and the detected period's allocation, are named together: by their user frames, told
+  // apart within the listed stacks (symbols/site_namer.h).
   if (report.detection && report.detection->stack != trace::kNoId) {
     stacks.insert(report.detection->stack);
   }
-  size_t skip = symbols_.sharedDepth({stacks.begin(), stacks.end()});
+  std::vector<trace::StackId> listed(stacks.begin(), stacks.end());
+  listed.push_back(trace::kNoId);
+  const std::unordered_map<trace::StackId, std::string> names =
+      symbols_.siteNames(listed, site_namer_);
   for (IterationRow& row : report.iterations) {
-    for (RetainedSite& site : row.top_sites) site.where = symbols_.where(site.stack, skip);
+    for (RetainedSite& site : row.top_sites) site.where = names.at(site.stack);
   }
-  if (report.detection) report.detection->where = symbols_.where(report.detection->stack, skip);
+  if (report.detection) report.detection->where = names.at(report.detection->stack);
   for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
 }
 

@@ -239,6 +239,7 @@ int runTraced(const RunRequest& given) {
     if (!request.iteration_pattern.empty()) {
       analyze.traces.options.iteration_pattern = request.iteration_pattern;
     }
+    analyze.traces.options.site_patterns = request.site_patterns;
     try {
       std::fflush(stdout);
       analyzeTraceFile(analyze);
@@ -274,6 +275,7 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("!--no-companion", request->companion,
                 "no Python companion (PyTorch's allocator blocks are then not recorded)");
   cmd->add_flag("--analyze", request->analyze, "analyze each new trace and print the floor table");
+  addSitePatternOptions(*cmd, request->site_patterns, "; with --analyze");
   cmd->add_flag("-q,--quiet", request->quiet, "no notes on stderr");
   // Everything from the program's name on (or after --) belongs to the program, its options too.
   // CLI11 2.1 has no such positional: the declared one rejects every value (validate_positionals),

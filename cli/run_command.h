@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "symbols/site_namer.h"
+
 namespace memfloor::cli {
 
 struct RunRequest {
@@ -17,6 +19,7 @@ struct RunRequest {
   bool companion = true;          // the Python companion (python/memfloor/) in Python processes
   std::string companion_dir;      // where it is (runTraced finds it; empty: none)
   bool analyze = false;
+  symbols::SitePatterns site_patterns;  // for --analyze
   bool quiet = false;
 };
 

@@ -65,6 +65,6 @@ function sitesSection(ctx, run) {
   return [h('h3', null, 'Retaining sites'),
     h('p', {class: 'muted'}, 'The sites listed among the top retainers of at least one idle window; ' +
       'sites allocating in counted iterations first, then persistent ones.'),
-    table(['site (first frame not shared by every stack)', 'memory', 'class', ['most retained', 'num'],
+    table(['site (its frame in the user\'s code)', 'memory', 'class', ['most retained', 'num'],
       ['in window', 'num'], 'listed in windows', 'explained by'], rows, {class: 'sites'})];
 }

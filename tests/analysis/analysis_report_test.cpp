@@ -7,6 +7,7 @@
 #include <set>
 
 #include "checked_analysis.h"
+#include "common/error.h"
 #include "invariants.h"
 #include "trace_builder.h"
 
@@ -254,6 +255,37 @@ TEST_CASE("The report agrees with a naive replay on random traces", "[analysis_r
   CHECK(seen.doubles > 100);
   CHECK(seen.unmatched > 100);
   CHECK(seen.cut > 30);
+}
+
+TEST_CASE("Retaining sites are named by the user's frames, as the site patterns say",
+          "[analysis_report]") {
+  using trace::FrameKind;
+  TraceBuilder t;
+  const std::string torch = "/venv/lib/python3.11/site-packages/torch/";
+  trace::StackId kept =
+      t.stack({{"", "", 0, "/usr/local/cuda/lib64/libcudart.so.13", 0x1589d},
+               {"", "", 0, torch + "lib/libc10_cuda.so", 0x40},
+               {"forward", torch + "nn/modules/linear.py", 116, "", 0, FrameKind::kPython},
+               {"Block.forward", "model.py", 42, "", 0, FrameKind::kPython},
+               {"<module>", "train.py", 9, "", 0, FrameKind::kPython},
+               {"main", "", 0, "/usr/bin/python3.11", 0x200}});
+  t.push(100, "iteration 1").alloc(110, 0x1000, 4096, {.stack = kept}).pop(200);
+  t.push(300, "iteration 2").free(310, 0x1000).pop(400);
+  auto where = [&t](const AnalysisOptions& options) {
+    Report report = analyze(t, options);
+    REQUIRE(report.iterations.size() == 2);
+    REQUIRE(report.iterations[0].top_sites.size() == 1);
+    CHECK(report.stacks.at(0).frames.size() == 6);  // the whole stack stays in the report
+    return report.iterations[0].top_sites[0].where;
+  };
+  AnalysisOptions options;
+  CHECK(where(options) == "model.py:42 in Block.forward");
+  options.site_patterns.exclude = {"model.py"};
+  CHECK(where(options) == "train.py:9 in <module>");
+  options.site_patterns.include = {"*/torch/nn/*"};
+  CHECK(where(options) == torch + "nn/modules/linear.py:116 in forward");
+  options.site_patterns = {.include = {""}};
+  CHECK_THROWS_WITH(analyze(t, options), Catch::Contains("empty site include pattern"));
 }
 
 }  // namespace

@@ -207,13 +207,13 @@ TEST_CASE("Without markers, detected iterations have the idle floors of the mark
   const std::string table = reports::formatTable(detected);
   CHECK_THAT(table, Catch::Contains("iterations: 5 detected (no marker matches 'no marker is "
                                     "named this'): period 1.0 us, from the allocations of "
-                                    "32.0 MiB at Layer::forward (layer.cpp:40)\n"));
+                                    "32.0 MiB at layer.cpp:40 in Layer::forward\n"));
   const nlohmann::json run = reports::toJson(detected);
   CHECK(run.at("iteration_source") == "detected");
   CHECK(run.at("detection") == nlohmann::json{{"device", 0},
                                               {"kind", "device"},
                                               {"stack", loop.activation_site},
-                                              {"where", "Layer::forward (layer.cpp:40)"},
+                                              {"where", "layer.cpp:40 in Layer::forward"},
                                               {"size", 32 * kMiB},
                                               {"every", 1},
                                               {"occurrences", 6},

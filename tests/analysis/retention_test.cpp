@@ -60,7 +60,7 @@ TEST_CASE("Seed 000: a buffer kept until the next forward is inter-iteration", "
       for (const IterationRow& row : r.iterations) {
         REQUIRE(row.top_sites.size() == 2);
         CHECK(row.top_sites[0].stack == loop.retained_site);
-        CHECK(row.top_sites[0].where == "Layer::forwardPostMlp (layer.cpp:2305)");
+        CHECK(row.top_sites[0].where == "layer.cpp:2305 in Layer::forwardPostMlp");
         CHECK(row.top_sites[0].retained.dominant() == RetentionClass::kInterIteration);
         CHECK(row.top_sites[1].stack == loop.weights_site);
         CHECK(row.top_sites[1].retained.dominant() == RetentionClass::kPersistent);

@@ -138,7 +138,7 @@ TEST_CASE("report.json has per-iteration rows with floors and retention", "[repo
   CHECK(site.at("device") == 0);
   CHECK(site.at("kind") == "device");
   CHECK(site.at("stack").is_number_unsigned());
-  CHECK(site.at("where") == "Layer::forwardPostMlp (layer.cpp:2305)");
+  CHECK(site.at("where") == "layer.cpp:2305 in Layer::forwardPostMlp");
   CHECK(site.at("class") == "inter_iteration");
 }
 

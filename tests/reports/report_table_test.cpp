@@ -40,11 +40,11 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
   CHECK_THAT(table, Catch::Contains("idle floor"));
   // iteration 2: peak 104 MiB, idle floor 72 MiB = 64 persistent + 8 inter-iteration
   CHECK_THAT(table, Catch::Contains("   2  0:device          104.0 MiB   72.0 MiB   64.0 MiB"
-                                    "   8.00 MiB        0 B  Layer::forwardPostMlp "
-                                    "(layer.cpp:2305) (inter_iteration)"));
+                                    "   8.00 MiB        0 B  layer.cpp:2305 in "
+                                    "Layer::forwardPostMlp (inter_iteration)"));
   CHECK_THAT(table, Catch::Contains("idle-floor trend: stable"));
   CHECK_THAT(table, Catch::Contains("top retaining sites in the idle window after iteration 3"));
-  CHECK_THAT(table, Catch::Contains("Model::Model (model.cpp:10)"));
+  CHECK_THAT(table, Catch::Contains("model.cpp:10 in Model::Model"));
 }
 
 TEST_CASE("The table without markers is the whole-trace summary", "[report_table]") {
