@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The PyTorch checks that need a GPU, in one call on the device machine (a summary last):
-#   1. planted programs (tests/gpu/torch/planted.py: attr, list, plain) under PyTorch's default
+#   1. planted programs (tests/gpu/pytorch/planted.py: attr, list, plain) under PyTorch's default
 #      caching allocator and under cudaMallocAsync: the report's idle floors against
 #      memory_allocated() / memory_reserved(), the top site's name and class
 #   2. transformers' GPT-2 from a config: persistent bytes against parameters + optimizer state
@@ -21,7 +21,7 @@ M="$DIST/memfloor"
 SUMMARY="$OUT/summary.txt"
 : >"$SUMMARY"
 ROUNDS=${ROUNDS:-5}
-T=tests/gpu/torch
+T=tests/gpu/pytorch
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else print a[int((NR+1)/2)]}'; }
 
 traced() {  # traced NAME ALLOCATOR -- CMD...: one run, its report, in $WORK/NAME
