@@ -91,11 +91,11 @@ TEST_CASE("The table names a caching allocator's two floors", "[report_table]") 
              Catch::Contains("0:allocated        15.0 MiB   9.00 MiB         17         15"));
   CHECK_THAT(table, Catch::Contains("   2  0:reserved         22.0 MiB   22.0 MiB   22.0 MiB"));
   CHECK_THAT(table, Catch::Contains("   2  0:allocated        15.0 MiB   9.00 MiB   8.00 MiB"
-                                    "   1.00 MiB        0 B  Model.forward (model.py:40) "
+                                    "   1.00 MiB        0 B  model.py:40 in Model.forward "
                                     "(inter_iteration)"));
   CHECK_THAT(table, Catch::Contains("  0:allocated      stable   +0 B/iteration"));
   CHECK_THAT(table, Catch::Contains("  0:allocated      inter_iteration    1.00 MiB       1  "
-                                    "Model.forward (model.py:40)"));
+                                    "model.py:40 in Model.forward"));
   CHECK_THAT(table, Catch::Contains("worst: rank 0 (device 0): idle floor 9.00 MiB allocated "
                                     "(reserved 22.0 MiB) after iteration 1\n"));
   CHECK_THAT(table, !Catch::Contains("0:device"));
