@@ -33,6 +33,7 @@ traced() {  # traced NAME ALLOCATOR -- CMD...: one run, its report, in $WORK/NAM
   "$M" analyze "$WORK/$name" -o "$WORK/$name/report.json" >"$WORK/$name/table.txt" 2>&1
   cp "$WORK/$name/table.txt" "$OUT/$name.table.txt"
   cp "$WORK/$name/report.json" "$OUT/$name.report.json"
+  cp "$(ls "$WORK/$name"/*.mftrace | head -1)" "$OUT/$name.mftrace"  # to analyze again elsewhere
 }
 
 if [[ " $PARTS " == *" planted "* ]]; then
@@ -45,7 +46,6 @@ if [[ " $PARTS " == *" planted "* ]]; then
     done
   done
   ls -l "$WORK"/attr-native/*.mftrace | awk '{print "trace bytes attr-native:", $5}' | tee -a "$SUMMARY"
-  cp "$WORK"/attr-native/*.mftrace "$OUT/attr-native.mftrace"
 fi
 
 if [[ " $PARTS " == *" gpt2 "* ]]; then
