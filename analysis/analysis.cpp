@@ -11,6 +11,9 @@
 namespace memfloor::analysis {
 namespace {
 
+constexpr auto kDeviceKind = static_cast<uint8_t>(trace::MemoryKind::kDevice);
+constexpr auto kBlockKind = static_cast<uint8_t>(trace::MemoryKind::kBlock);
+
 MemoryKey keyOf(const trace::Event& e) {
   // Kinds are a file-format enum: a value this build does not know is "unknown", not a crash.
   bool known = e.kind < trace::kMemoryKindCount;
@@ -27,7 +30,8 @@ Analysis::Analysis(AnalysisOptions options)
                    ? std::nullopt
                    : std::optional<std::string_view>(options_.iteration_pattern)),
       retention_(options_.top_sites),
-      peaks_(options_.top_sites) {
+      peaks_(options_.top_sites),
+      site_namer_(options_.site_patterns) {
   tracker_.keepRanges(options_.keep_ranges);
   retention_.keepWindowSites(!options_.links.empty());
   if (!options_.cut_at) {  // a cutting replay needs nothing but next_cut_
@@ -94,6 +98,11 @@ void Analysis::allocate(const trace::Event& a) {
     recent_.add(a.timestamp, true, replaced.size);
     close(replaced, a.timestamp);
   });
+  if (a.kind == kBlockKind) [[unlikely]] {
+    checkBlock(a);
+  } else if (blocks_seen_ && a.kind == kDeviceKind) {
+    segments_.open(a.device, a.address, a.size);
+  }
   timeline_.onAlloc(slot, a.size, a.timestamp);
   retention_.onAlloc(alloc);
   peaks_.onAlloc(alloc, a.timestamp, timeline_.slot(slot).live);
@@ -141,7 +150,25 @@ void Analysis::release(const trace::Event& f) {
   }
 }
 
+// A block must lie in segments its device has live. The segments are collected from the live set
+// when the first block comes (what was allocated before it), then kept up to date.
+void Analysis::checkBlock(const trace::Event& block) {
+  if (!blocks_seen_) {
+    blocks_seen_ = true;
+    live_.forEach([this](const LiveAlloc& live) {
+      const MemoryKey& key = timeline_.slot(live.slot).key;
+      if (key.kind == trace::MemoryKind::kDevice)
+        segments_.open(key.device, live.address, live.size);
+    });
+  }
+  if (!segments_.covers(block.device, block.address, block.size)) ++blocks_outside_segments_;
+}
+
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
+  if (blocks_seen_) {
+    const MemoryKey& key = timeline_.slot(alloc.slot).key;
+    if (key.kind == trace::MemoryKind::kDevice) segments_.close(key.device, alloc.address);
+  }
   timeline_.onFree(alloc.slot, alloc.size);
   retention_.onFree(alloc);
   peaks_.onFree(alloc);

@@ -18,6 +18,7 @@
 #include "analysis/recent_anomalies.h"
 #include "analysis/report.h"
 #include "analysis/retention.h"
+#include "analysis/segment_map.h"
 #include "analysis/site_links.h"
 #include "analysis/timeline.h"
 #include "symbols/symbols.h"
@@ -35,6 +36,7 @@ struct AnalysisOptions {
   bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
   std::vector<LinkRule> links{};    // findings to link to retaining sites (analysis/site_links.h)
   symbols::FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
+  symbols::SitePatterns site_patterns{};       // which frames name sites (symbols/site_namer.h)
   // Iterations of a trace without iteration markers take three replays (docs/design.md,
   // "Detected iterations"). 1: with detect_iterations, follow the allocations to find a period
   // (detectedPeriod()); 2: with find_cuts, find where its idle windows end (detectedIterations());
@@ -51,7 +53,8 @@ struct AnalysisOptions {
 // event; iteration boundaries cost O(slots + sites).
 class Analysis {
  public:
-  // Throws memfloor::Error when the iteration pattern is not a valid regex.
+  // Throws memfloor::Error when the iteration pattern is not a valid regex, or a site pattern is
+  // empty.
   explicit Analysis(AnalysisOptions options);
 
   // Throws memfloor::Error only on a trace no analysis can hold (more than Timeline::kMaxSlots
@@ -97,6 +100,7 @@ class Analysis {
     if (timestamp > last_ns_) last_ns_ = timestamp;
   }
   void close(const LiveAlloc& alloc, uint64_t timestamp);
+  void checkBlock(const trace::Event& block);
   void beginIteration();
   void endIteration();
   void fillMetadata(Report& report) const;
@@ -115,6 +119,7 @@ class Analysis {
   PeakComposition peaks_;
   std::vector<LiveSeries> series_;                                  // by slot
   std::unordered_map<uint32_t, std::vector<uint32_t>> site_links_;  // by site, filled at finish
+  symbols::SiteNamer site_namer_;                                   // names the listed sites
 
   // Attribution of an allocation made now (docs/design.md, "Retention").
   uint32_t birth_window_ = 0;
@@ -124,7 +129,12 @@ class Analysis {
   trace::ProcessInfo process_;
   std::vector<trace::DeviceInfo> devices_;
   std::vector<trace::Property> properties_;
-  RecentAnomalies recent_;       // for a cut trace's last flush period
+  RecentAnomalies recent_;  // for a cut trace's last flush period
+  // Blocks inside segments (docs/design.md, "Allocator blocks"): the device allocations are kept
+  // by address only from the first block on, so a trace without blocks pays one test per event.
+  bool blocks_seen_ = false;
+  SegmentMap segments_;
+  uint64_t blocks_outside_segments_ = 0;
   uint64_t last_memory_ns_ = 0;  // the last alloc, free or pool event
   uint64_t dropped_cupti_ = 0, dropped_writer_ = 0;
   RecordCounts records_;

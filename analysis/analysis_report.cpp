@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cassert>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "analysis/analysis.h"
 #include "analysis/trend.h"
@@ -61,6 +63,7 @@ void Analysis::fillMetadata(Report& report) const {
   a.unmatched_range_ends = tracker_.unmatchedEnds();
   a.unclosed_ranges = tracker_.unclosedRanges();
   a.out_of_order_records = out_of_order_;
+  a.blocks_outside_segments = blocks_outside_segments_;
   // Cut short (no trailer): up to one flush period before the last memory record may be missing.
   if (!report.input.complete && recent_.period() > 0 && last_memory_ns_ > 0) {
     const uint64_t period = recent_.period();
@@ -117,22 +120,35 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
       if (site.stack != trace::kNoId) stacks.insert(site.stack);
     }
   }
-  // Sites, and the detected period's allocation, are named by the first frame that tells the
-  // listed retaining stacks apart; the sites at the peaks by the same frame of their stacks, so
-  // that a stack listed in both has one name. (The peaks list stacks of every allocation, from
-  // other libraries too: counting them would name every site by the allocator's frame.)
+  // Sites, and the detected period's allocation, are named together: by their user frames, told
+  // apart within the listed stacks (symbols/site_namer.h). The sites at the peaks take the same
+  // names where their stacks are listed there too; the others are named with the listed stacks,
+  // which keep their names: the peaks list stacks of every allocation.
   if (report.detection && report.detection->stack != trace::kNoId) {
     stacks.insert(report.detection->stack);
   }
-  size_t skip = symbols_.sharedDepth({stacks.begin(), stacks.end()});
+  std::vector<trace::StackId> listed(stacks.begin(), stacks.end());
+  listed.push_back(trace::kNoId);
+  const std::unordered_map<trace::StackId, std::string> names =
+      symbols_.siteNames(listed, site_namer_);
   for (IterationRow& row : report.iterations) {
-    for (RetainedSite& site : row.top_sites) site.where = symbols_.where(site.stack, skip);
+    for (RetainedSite& site : row.top_sites) site.where = names.at(site.stack);
+  }
+  if (report.detection) report.detection->where = names.at(report.detection->stack);
+  std::vector<trace::StackId> with_peaks = listed;
+  for (trace::StackId id : peak_stacks) {
+    if (names.count(id) == 0) with_peaks.push_back(id);
+  }
+  std::unordered_map<trace::StackId, std::string> peak_names;
+  if (with_peaks.size() > listed.size()) peak_names = symbols_.siteNames(with_peaks, site_namer_);
+  for (IterationRow& row : report.iterations) {
     for (IterationMemory& m : row.memory) {
-      for (PeakSite& site : m.peak_composition->sites)
-        site.where = symbols_.where(site.stack, skip);
+      for (PeakSite& site : m.peak_composition->sites) {
+        auto it = names.find(site.stack);
+        site.where = it != names.end() ? it->second : peak_names.at(site.stack);
+      }
     }
   }
-  if (report.detection) report.detection->where = symbols_.where(report.detection->stack, skip);
   stacks.insert(peak_stacks.begin(), peak_stacks.end());
   for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
 }

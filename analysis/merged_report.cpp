@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 
+#include "analysis/memory_levels.h"
+
 namespace memfloor::analysis {
 
 MergedReport mergeRuns(std::vector<Report> runs, std::optional<FindingsFile> findings) {
@@ -35,7 +37,8 @@ MergedReport mergeRuns(std::vector<Report> runs, std::optional<FindingsFile> fin
     any_stable |= runs[i].verdict == TrendVerdict::kStable;
     any_growing |= runs[i].verdict == TrendVerdict::kGrowing;
     for (const SteadyFloor& s : runs[i].steady) {
-      if (s.key.kind != trace::MemoryKind::kDevice || s.iteration == 0) continue;
+      // Each device's headline: its allocated floor where it has blocks, else its device floor.
+      if (!(s.key == headlineKey(runs[i], s.key.device)) || s.iteration == 0) continue;
       if (!out.worst || s.idle_floor > out.worst->idle_floor) {
         out.worst = WorstRun{i, s.key, s.iteration, s.idle_floor};
       }

@@ -11,7 +11,8 @@
 
 namespace memfloor::analysis {
 
-// The run with the largest steady idle floor of device memory (docs/report-schema.md, summary).
+// The run with the largest steady idle floor of device memory (docs/report-schema.md, summary):
+// of its blocks (allocated) on a device with blocks (analysis/memory_levels.h).
 struct WorstRun {
   uint32_t run = 0;
   MemoryKey key;

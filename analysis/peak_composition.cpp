@@ -90,8 +90,10 @@ void PeakComposition::endIteration() {
   std::vector<AgedPeak>& peaks = peaks_.emplace_back(slots_.size());
   starts_.push_back(start_ns_);
   std::vector<std::vector<std::pair<uint32_t, Ages>>> candidates(slots_.size());
+  last_earlier_.resize(sites_.size());
   for (uint32_t i = 0; i < sites_.size(); ++i) {
     const Ages ages = atPeak(sites_[i]);
+    last_earlier_[i] = ages.earlier;
     if (total(ages).count == 0) continue;
     AgedPeak& peak = peaks[sites_[i].slot];
     peak.live.persistent += ages.persistent;
@@ -119,6 +121,14 @@ std::vector<std::vector<PeakComposition::Peak>> PeakComposition::finish(
     const NeverFreed& never_freed, size_t slot_count) const {
   assert(!in_iteration_ && "finish with an open iteration: end it first");
   std::vector<std::vector<Peak>> out(peaks_.size());
+  // The last iteration's earlier bytes at its peak, per slot, by their sites' fates.
+  std::vector<NeverFreed::Split> last_never_freed(slot_count);
+  for (uint32_t site = 0; site < last_earlier_.size(); ++site) {
+    if (last_earlier_[site].count == 0) continue;
+    const NeverFreed::Split split = never_freed.ofSiteAll(site, last_earlier_[site]);
+    last_never_freed[sites_[site].slot].leak += split.leak;
+    last_never_freed[sites_[site].slot].persistent += split.persistent;
+  }
   for (uint32_t i = 0; i < peaks_.size(); ++i) {
     out[i].resize(slot_count);
     for (size_t slot = 0; slot < slot_count; ++slot) {
@@ -133,6 +143,14 @@ std::vector<std::vector<PeakComposition::Peak>> PeakComposition::finish(
         peak.live = classify(aged.live, {});
         for (const auto& [site, ages] : aged.sites)
           peak.sites.emplace_back(site, classify(ages, {}));
+        continue;
+      }
+      if (never_freed.endedInside() && i + 1 == peaks_.size()) {
+        // The iteration came after the run's end: every earlier byte at its peak was never freed
+        // in the run (some went before the peak), and each site's take its fate.
+        peak.live = classify(aged.live, last_never_freed[slot]);
+        for (const auto& [site, ages] : aged.sites)
+          peak.sites.emplace_back(site, classify(ages, never_freed.ofSiteAll(site, ages.earlier)));
         continue;
       }
       peak.live = classify(aged.live, never_freed.ofSlot(static_cast<uint16_t>(slot), i - 1));

@@ -126,6 +126,7 @@ class PeakComposition {
   std::vector<SlotPeak> slots_;               // by Timeline's slot
   std::vector<std::vector<AgedPeak>> peaks_;  // closed iterations, by slot
   std::vector<uint64_t> starts_;              // closed iterations' start
+  std::vector<Tally> last_earlier_;           // by site: the earlier bytes at the last peak
 };
 
 }  // namespace memfloor::analysis

@@ -39,7 +39,6 @@ void PeriodDetector::onAlloc(MemoryKey key, trace::StackId stack, uint64_t size,
     s->gaps[m - 1].add(static_cast<double>(timestamp - s->recent[(i - m) % kMaxLag]));
   }
   s->recent[i % kMaxLag] = timestamp;
-  s->last_ns = timestamp;
   ++s->count;
 }
 
@@ -47,10 +46,10 @@ std::optional<DetectedPeriod> PeriodDetector::choose() const {
   struct Anchor {
     DetectedPeriod period;
     uint64_t first_ns = 0;
-    uint64_t last_ns = 0;
+    double regular_ns = 0;  // the time its agreeing gaps cover (regularStretch)
   };
   std::vector<Anchor> candidates;
-  uint64_t longest = 0;
+  double longest = 0;
   signatures_.forEach([&](const Signature& s) {
     // The signature's lag: of its regular lags, not a harmonic of a shorter one (k times the lag,
     // k times the period), the one most gaps agree with; then the longer (a burst of k
@@ -81,12 +80,15 @@ std::optional<DetectedPeriod> PeriodDetector::choose() const {
     p.period_ns = static_cast<uint64_t>(std::llround(gaps.period()));
     p.regular_permille = static_cast<uint32_t>(std::lround(gaps.agreement() * 1000));
     a.first_ns = s.first_ns;
-    a.last_ns = s.last_ns;
-    longest = std::max(longest, s.last_ns - s.first_ns);
+    a.regular_ns = gaps.regularStretch(best);
+    longest = std::max(longest, a.regular_ns);
   });
-  // A regular stretch much shorter than the longest (a set-up loop) is not the training loop.
-  // Among the rest: the most periods, then the most regular, then the earliest; the key decides
-  // exact ties, so that the choice never depends on the table's order.
+  // A regular stretch much shorter than the longest (a set-up loop) is not the training loop. The
+  // stretch is the time the agreeing gaps cover, not first to last occurrence: a signature that
+  // also came in a long warm-up step would otherwise look longer than the loop itself, and which
+  // signatures pass would depend on how much of the warm-up the trace holds. Among the rest: the
+  // most periods, then the most regular, then the earliest; the key decides exact ties, so that
+  // the choice never depends on the table's order.
   auto rank = [](const Anchor& a) {
     const DetectedPeriod& p = a.period;
     return std::make_tuple(-static_cast<int64_t>(p.occurrences / p.every),
@@ -95,7 +97,7 @@ std::optional<DetectedPeriod> PeriodDetector::choose() const {
   };
   const Anchor* best = nullptr;
   for (const Anchor& a : candidates) {
-    if (a.last_ns - a.first_ns < longest - longest / 2) continue;
+    if (a.regular_ns < longest / 2) continue;
     if (best == nullptr || rank(a) < rank(*best)) best = &a;
   }
   if (best == nullptr) return std::nullopt;

@@ -33,8 +33,9 @@ class PeriodDetector {
 
   // Each signature is a candidate with one of its regular lags m (at least kMinCycles * m
   // occurrences): not a harmonic of a shorter regular lag, the one most gaps agree with.
-  // Candidates covering less than half the time of the longest are dropped (a set-up loop); of
-  // the rest, the one with the most periods wins, then the most regular, then the earliest.
+  // Candidates whose agreeing gaps cover less than half the time of the longest are dropped (a
+  // set-up loop); of the rest, the one with the most periods wins, then the most regular, then the
+  // earliest.
   // Empty when there is no candidate.
   std::optional<DetectedPeriod> choose() const;
 
@@ -48,6 +49,9 @@ class PeriodDetector {
     double period() const { return agreed > 0 ? sum / agreed : 0; }
     double agreement() const { return n > 0 ? static_cast<double>(agreed) / n : 0; }
     bool regular() const { return votes > 0 && 2 * static_cast<uint32_t>(votes) >= n; }
+    // At lag m each agreeing gap spans one period and overlaps the m - 1 before it: together they
+    // cover about agreed / m periods.
+    double regularStretch(uint32_t m) const { return sum / m; }
   };
 
   struct Signature {
@@ -62,7 +66,6 @@ class PeriodDetector {
     bool used = false;
     uint32_t count = 0;
     uint64_t first_ns = 0;
-    uint64_t last_ns = 0;
     std::array<uint64_t, kMaxLag> recent{};  // occurrence i's time at [i % kMaxLag]
     std::array<Gaps, kMaxLag> gaps{};        // [m - 1]: time of occurrence i minus of i - m
 

@@ -132,7 +132,7 @@ struct IterationMemory {
 struct RetainedSite {
   MemoryKey key;
   trace::StackId stack = trace::kNoId;
-  std::string where;  // the first frame not shared by every listed stack (Symbols::sharedDepth)
+  std::string where;  // the site's name: a user frame (symbols/site_namer.h)
   RetainedTally retained;
   std::vector<uint32_t> findings{};  // indexes into AnalysisOptions::links whose rule matched
 };
@@ -208,6 +208,8 @@ struct Anomalies {
   uint64_t unclosed_ranges = 0;       // marker ranges still open at the end of the trace
   uint64_t out_of_order_records =
       0;  // timed records earlier than the one before (input not sorted)
+  // Allocator blocks (kind block) not within their device's live device allocations when made.
+  uint64_t blocks_outside_segments = 0;
   CutTail cut_tail;
 };
 
@@ -273,7 +275,7 @@ struct DetectedPeriod {
   uint32_t occurrences = 0;       // in the whole trace
   uint64_t period_ns = 0;         // mean time from one occurrence to the every-th next
   uint32_t regular_permille = 0;  // of those times, the share within 10% of the mean, x 1000
-  std::string where;  // its stack's telling frame, as RetainedSite::where (set in the report)
+  std::string where;              // its stack's name, as RetainedSite::where (set in the report)
 };
 
 // One trace's analysis: a run of report.json (the document itself is a MergedReport).

@@ -1,4 +1,4 @@
-// Retention: window snapshots, top-site ranking and the end-of-trace classification.
+// Retention: window snapshots, top-site ranking and the classification at the run's end.
 #include "analysis/retention.h"
 
 #include <algorithm>
@@ -10,15 +10,16 @@ namespace {
 // How a never-freed allocation of a counted iteration is classified, from its site's behaviour.
 enum class Fate : uint8_t {
   kLeak,            // its site leaves never-freed allocations from two or more iterations
-  kInterIteration,  // its site's allocations are freed after outliving a window; the trace ended
+  kInterIteration,  // its site's allocations are freed in the run after outliving a window
   kPersistent,      // allocated once and kept: lazily created state
 };
 
-// An allocation of a counted iteration that is still live at the end of the trace and that some
-// window retains (first_window < number of windows).
+// An allocation of a counted iteration that the run never freed (live at the end of the trace, or
+// freed after the run's end) and that some window retains: windows first_window to end_window - 1.
 struct Survivor {
   uint32_t site;
   uint32_t first_window;
+  uint32_t end_window;
   uint16_t slot;
   Fate fate;
   uint64_t size;
@@ -44,30 +45,52 @@ NeverFreed::Split splitOf(const Survivor& s) {
   return out;
 }
 
+void sortByEnd(std::vector<const Survivor*>& survivors) {
+  std::stable_sort(survivors.begin(), survivors.end(), [](const Survivor* a, const Survivor* b) {
+    return a->end_window < b->end_window;
+  });
+}
+
 }  // namespace
 
-void NeverFreed::Prefix::add(uint32_t window, const Split& bytes) {
-  assert((first_window.empty() || first_window.back() <= window) && "windows out of order");
-  if (first_window.empty() || first_window.back() != window) {
-    first_window.push_back(window);
+void NeverFreed::Steps::add(uint32_t w, const Split& bytes) {
+  assert((window.empty() || window.back() <= w) && "windows out of order");
+  if (window.empty() || window.back() != w) {
+    window.push_back(w);
     cumulative.push_back(cumulative.empty() ? Split{} : cumulative.back());
   }
   cumulative.back().leak += bytes.leak;
   cumulative.back().persistent += bytes.persistent;
 }
 
-NeverFreed::Split NeverFreed::Prefix::upTo(uint32_t window) const {
-  auto it = std::upper_bound(first_window.begin(), first_window.end(), window);
-  return it == first_window.begin() ? Split{} : cumulative[it - first_window.begin() - 1];
+NeverFreed::Split NeverFreed::Steps::upTo(uint32_t w) const {
+  auto it = std::upper_bound(window.begin(), window.end(), w);
+  return it == window.begin() ? Split{} : cumulative[it - window.begin() - 1];
+}
+
+NeverFreed::Split NeverFreed::Retained::in(uint32_t window) const {
+  Split out = born.upTo(window);
+  const Split gone = freed.upTo(window);
+  out.leak -= gone.leak;
+  out.persistent -= gone.persistent;
+  return out;
 }
 
 NeverFreed::Split NeverFreed::ofSite(uint32_t site, uint32_t window) const {
   auto it = sites_.find(site);
-  return it == sites_.end() ? Split{} : it->second.upTo(window);
+  return it == sites_.end() ? Split{} : it->second.in(window);
 }
 
 NeverFreed::Split NeverFreed::ofSlot(uint16_t slot, uint32_t window) const {
-  return slot < slots_.size() ? slots_[slot].upTo(window) : Split{};
+  return slot < slots_.size() ? slots_[slot].in(window) : Split{};
+}
+
+NeverFreed::Split NeverFreed::ofSiteAll(uint32_t site, const Tally& bytes) const {
+  Split out;
+  auto it = sites_.find(site);
+  if (it != sites_.end() && it->second.leak) out.leak = bytes;
+  if (it != sites_.end() && it->second.persistent) out.persistent = bytes;
+  return out;
 }
 
 uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
@@ -88,6 +111,9 @@ uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
 
 void Retention::beginWindow(uint32_t window) {
   assert(!window_open_ && "window begun twice");
+  // An iteration has ended: the frees since the one before are part of the run.
+  for (const LateFree& f : late_frees_) sites_[f.site].freed_after_retained = true;
+  late_frees_.clear();
   window_open_ = true;
   window_ = window;
   for (Site& s : sites_) {
@@ -136,17 +162,28 @@ void Retention::endWindow() {
 
 NeverFreed Retention::neverFreed(const LiveSet& live) const {
   const auto windows = static_cast<uint32_t>(windows_.size());
+
+  // Never freed in the run: live at the end of the trace, or freed after the run's end (since the
+  // last iteration ended: teardown, or what a trace cut inside an iteration freed). Each is
+  // retained by a window that retains anything: not the one after an iteration the trace ended
+  // inside.
+  const uint32_t retaining = windows > 0 && windows_.back().skipped ? windows - 1 : windows;
   std::vector<Survivor> survivors;
   live.forEach([&](const LiveAlloc& a) {
-    if ((a.flags & kBornPersistent) == 0 && a.first_window < windows) {
-      survivors.push_back({a.site, a.first_window, a.slot, Fate::kPersistent, a.size});
+    if ((a.flags & kBornPersistent) == 0 && a.first_window < retaining) {
+      survivors.push_back({a.site, a.first_window, windows, a.slot, Fate::kPersistent, a.size});
     }
   });
+  for (const LateFree& f : late_frees_) {
+    survivors.push_back({f.site, f.first_window, f.end_window, f.slot, Fate::kPersistent, f.size});
+  }
   std::sort(survivors.begin(), survivors.end(), [](const Survivor& a, const Survivor& b) {
     return a.site != b.site ? a.site < b.site : a.first_window < b.first_window;
   });
 
   NeverFreed out;
+  out.ended_inside_ = retaining < windows;
+  std::vector<const Survivor*> ends;  // of one site, by end window
   for (size_t begin = 0, end = 0; begin < survivors.size(); begin = end) {
     const uint32_t site = survivors[begin].site;
     size_t first_windows = 0;
@@ -158,20 +195,30 @@ NeverFreed Retention::neverFreed(const LiveSet& live) const {
     const Fate fate = first_windows >= 2                  ? Fate::kLeak
                       : sites_[site].freed_after_retained ? Fate::kInterIteration
                                                           : Fate::kPersistent;
-    NeverFreed::Prefix& group = out.sites_[site];
+    NeverFreed::Retained& group = out.sites_[site];
+    group.leak = fate == Fate::kLeak;
+    group.persistent = fate == Fate::kPersistent;
+    ends.clear();
     for (size_t i = begin; i < end; ++i) {
       survivors[i].fate = fate;
-      group.add(survivors[i].first_window, splitOf(survivors[i]));
+      group.born.add(survivors[i].first_window, splitOf(survivors[i]));
+      if (survivors[i].end_window < windows) ends.push_back(&survivors[i]);  // freed after the end
     }
+    sortByEnd(ends);
+    for (const Survivor* s : ends) group.freed.add(s->end_window, splitOf(*s));
   }
-  // Each slot's never-freed totals, from each survivor's first window on.
+  // Each slot's never-freed totals, from each survivor's first window on, up to its end window.
   std::stable_sort(survivors.begin(), survivors.end(), [](const Survivor& a, const Survivor& b) {
     return a.first_window < b.first_window;
   });
+  ends.clear();
   for (const Survivor& s : survivors) {
     if (out.slots_.size() <= s.slot) out.slots_.resize(s.slot + 1u);
-    out.slots_[s.slot].add(s.first_window, splitOf(s));
+    out.slots_[s.slot].born.add(s.first_window, splitOf(s));
+    if (s.end_window < windows) ends.push_back(&s);
   }
+  sortByEnd(ends);
+  for (const Survivor* s : ends) out.slots_[s->slot].freed.add(s->end_window, splitOf(*s));
   return out;
 }
 

@@ -22,35 +22,51 @@ struct Site {
   Tally window_persistent;  // live since the open window began (the window's retained set)
   Tally window_counted;
   bool freed_after_retained = false;  // an allocation of a counted iteration outlived a window,
-                                      // then was freed: the site's pattern is inter-iteration
+                                      // then was freed before the run's end: the site's pattern
+                                      // is inter-iteration
 };
 
-// The allocations of counted iterations still live at the end of the trace (never freed) that
-// some window retains, split by their site's fate (the rules below): what classifies a window's
-// retained bytes, and any other set of live bytes that holds every one of them from a window on
-// (an iteration's peak, analysis/peak_composition.h). The rest of such a set's counted bytes,
-// freed later, is inter-iteration.
+// The allocations of counted iterations that the run never freed (live at the end of the trace, or
+// freed after the run's end) that some window retains, split by their site's fate (the rules
+// below): what classifies a window's retained bytes, and any other set of live bytes that holds
+// every one of them from a window on while they are retained (an iteration's peak,
+// analysis/peak_composition.h). The rest of such a set's counted bytes, freed in the run, is
+// inter-iteration.
 class NeverFreed {
  public:
   struct Split {
     Tally leak;
     Tally persistent;  // allocated once and kept: lazily created state
   };
-  // Never-freed bytes first retainable in windows <= `window`: of one site, of one slot.
+  // Never-freed bytes that window `window` retains (first retainable in windows <= `window`, not
+  // freed before it ended): of one site, of one slot.
   Split ofSite(uint32_t site, uint32_t window) const;
   Split ofSlot(uint16_t slot, uint32_t window) const;
+  // `bytes` of one site, all never freed in the run, split by the site's fate.
+  Split ofSiteAll(uint32_t site, const Tally& bytes) const;
+  // The trace ended inside its last iteration (whose window is skipped): the iteration came after
+  // the run's end, and what it freed was never freed in the run.
+  bool endedInside() const { return ended_inside_; }
 
  private:
   friend class Retention;
-  // Cumulative by first window, ascending.
-  struct Prefix {
-    std::vector<uint32_t> first_window;
+  // A step function over the windows: the bytes that begin (or end) at or before a window.
+  struct Steps {
+    std::vector<uint32_t> window;  // ascending
     std::vector<Split> cumulative;
-    void add(uint32_t window, const Split& bytes);
-    Split upTo(uint32_t window) const;
+    void add(uint32_t w, const Split& bytes);
+    Split upTo(uint32_t w) const;
   };
-  std::unordered_map<uint32_t, Prefix> sites_;
-  std::vector<Prefix> slots_;
+  struct Retained {
+    Steps born;               // by first window
+    Steps freed;              // by end window: from it on, no longer retained
+    bool leak = false;        // the site's fate: a leak,
+    bool persistent = false;  // persistent, or (neither) inter-iteration
+    Split in(uint32_t window) const;
+  };
+  std::unordered_map<uint32_t, Retained> sites_;
+  std::vector<Retained> slots_;
+  bool ended_inside_ = false;
 };
 
 // Retained bytes of one window once the trace has ended and every allocation's fate is known.
@@ -62,12 +78,14 @@ struct RetainedWindow {
 // Retained in idle window i: allocations live throughout the window (allocated before it began,
 // not freed before it ended). Streaming: each site keeps its live bytes; a window starts as a copy
 // of them and loses what is freed during it, so the work per event is O(1) and per window
-// O(sites). Classes need each allocation's fate, known only at the end: finish() splits what was
-// allocated in counted iterations into freed later (inter-iteration) and never freed, using the
-// allocations still live at the end: never-freed allocations are a leak when their site leaves
-// such allocations from two or more iterations; else inter-iteration when their site's other
-// allocations outlive a window and are freed later (the trace ended before this one's free), else
-// persistent (lazily created state). docs/design.md has the rules.
+// O(sites). Classes need each allocation's fate at the run's end (the end of its last complete
+// iteration; what comes after, teardown, decides no class), known only once the trace has ended;
+// a free is part of the run once another iteration ends after it. finish() splits what counted
+// iterations allocated into freed in the run (inter-iteration) and never freed in it (live at the
+// end, or freed after the run's end): those are a leak when their site leaves such allocations
+// from two or more iterations; else inter-iteration when other allocations of their site outlived
+// a window and were freed in the run; else persistent (lazily created state). docs/design.md has
+// the rules.
 class Retention {
  public:
   explicit Retention(uint32_t top_sites) : top_sites_(top_sites) {}
@@ -91,8 +109,13 @@ class Retention {
     Site& s = sites_[alloc.site];
     bool persistent = (alloc.flags & kBornPersistent) != 0;
     subtract(persistent ? s.live_persistent : s.live_counted, alloc.size);
-    // windows_ holds the windows closed so far: one at or after first_window was outlived.
-    if (!persistent && windows_.size() > alloc.first_window) s.freed_after_retained = true;
+    // windows_ holds the windows closed so far: one at or after first_window was outlived. The
+    // free decides the site's pattern once another iteration ends (beginWindow); if none does, it
+    // was teardown and the allocation counts as never freed.
+    if (!persistent && windows_.size() > alloc.first_window) {
+      late_frees_.push_back({alloc.size, alloc.site, alloc.first_window,
+                             static_cast<uint32_t>(windows_.size()), alloc.slot});
+    }
     if (window_open_ && alloc.first_window <= window_) {
       subtract(persistent ? s.window_persistent : s.window_counted, alloc.size);
     }
@@ -149,6 +172,15 @@ class Retention {
     bool skipped = false;
   };
 
+  // A free, since the last iteration ended, of a counted allocation that a closed window retained.
+  struct LateFree {
+    uint64_t size;
+    uint32_t site;
+    uint32_t first_window;
+    uint32_t end_window;  // windows closed when it was freed: it was retained up to end_window - 1
+    uint16_t slot;
+  };
+
   static void subtract(Tally& t, uint64_t size) {
     t.bytes -= size;
     --t.count;
@@ -160,6 +192,7 @@ class Retention {
   FlatTable<SiteIndex> index_{64};             // the rest
   std::vector<Site> sites_;
   std::vector<ClosedWindow> windows_;
+  std::vector<LateFree> late_frees_;  // since the last iteration ended: at most the live set then
   bool window_open_ = false;
   uint32_t window_ = 0;
 };

@@ -12,15 +12,11 @@ namespace memfloor::analysis {
 
 // The functions whose presence in an allocating stack links the stack to one finding. A pattern is
 // a qualified name matched against a frame's function by trailing name components, parameters
-// dropped: "Layer::forward" matches "ns::Layer::forward(Context&) const"; "Layer::*" matches
-// any method of Layer.
+// dropped (symbols::functionName): "Layer::forward" matches "ns::Layer::forward(Context&) const";
+// "Layer::*" matches any method of Layer.
 struct LinkRule {
   std::vector<std::string> functions;
 };
-
-// The qualified name of a demangled function without its parameters, return type and template
-// arguments of the last component: "void ns::A<int>::f<T>(x) const" -> "ns::A::f".
-std::string functionName(std::string_view demangled);
 
 bool functionMatches(std::string_view demangled, std::string_view pattern);
 

@@ -29,6 +29,26 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
   return kExitOk;
 }
 
+void addSitePatternOptions(CLI::App& cmd, symbols::SitePatterns& patterns, std::string_view when) {
+  const CLI::Validator not_empty(
+      [](const std::string& pattern) {
+        return pattern.empty() ? std::string("an empty pattern matches no frame") : std::string();
+      },
+      "GLOB");
+  cmd.add_option("--site-include", patterns.include,
+                 fmt::format("a frame whose file or module path matches this glob is the user's "
+                             "code and may name a site, even where an exclude pattern matches "
+                             "(repeatable{})",
+                             when))
+      ->check(not_empty);
+  cmd.add_option("--site-exclude", patterns.exclude,
+                 fmt::format("a frame whose file or module path matches this glob names no site, "
+                             "as the libraries of PyTorch, CUDA, Python and the system do not "
+                             "(repeatable{})",
+                             when))
+      ->check(not_empty);
+}
+
 void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   auto request = std::make_shared<AnalyzeRequest>();
   CLI::App* cmd = app.add_subcommand("analyze",
@@ -60,6 +80,7 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--top", request->traces.options.top_sites,
                   "retaining sites listed per idle window")
       ->capture_default_str();
+  addSitePatternOptions(*cmd, request->traces.options.site_patterns);
   cmd->add_flag("!--no-table", request->print_table, "do not print the floor table");
   cmd->callback([request, &exit_code] { exit_code = analyzeTraceFile(*request); });
 }

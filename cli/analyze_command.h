@@ -2,9 +2,12 @@
 // table out.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 
 #include "analysis/analyze_traces.h"
+#include "symbols/site_namer.h"
 
 namespace memfloor::cli {
 
@@ -17,5 +20,11 @@ struct AnalyzeRequest {
 // analysis::analyzeTraces, then writes the report, prints the table and warns of traces that end
 // without a trailer. Returns kExitOk.
 int analyzeTraceFile(const AnalyzeRequest& request);
+
+// --site-include and --site-exclude (repeatable) into `patterns`, for every command that names
+// sites (analyze, export, run --analyze); an empty pattern is refused when the options are parsed.
+// `when` ends the options' help ("; with --analyze").
+void addSitePatternOptions(CLI::App& cmd, symbols::SitePatterns& patterns,
+                           std::string_view when = "");
 
 }  // namespace memfloor::cli

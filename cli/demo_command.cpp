@@ -16,6 +16,7 @@
 #include "cli/gate_command.h"
 #include "cli/report_command.h"
 #include "common/error.h"
+#include "reports/memory_label.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 
@@ -123,8 +124,12 @@ std::string check(const DemoRequest& request, const fs::path& out) {
   return findings.string();
 }
 
-uint64_t steadyDeviceFloor(const analysis::MergedReport& m) {
-  return m.worst ? m.worst->idle_floor : 0;
+// The worst run's steady idle floor: of device memory, or where blocks were recorded the allocated
+// one (reports::headlineFloor shows the reserved one beside it).
+uint64_t steadyFloor(const analysis::MergedReport& m) { return m.worst ? m.worst->idle_floor : 0; }
+
+std::string floorText(const analysis::MergedReport& m) {
+  return m.worst ? reports::headlineFloor(m) : reports::formatBytes(0);
 }
 
 int runDemo(const DemoRequest& request) {
@@ -208,14 +213,14 @@ int runDemo(const DemoRequest& request) {
       }
     }
   }
-  uint64_t fixed_floor = steadyDeviceFloor(merged["fixed"]);
-  uint64_t bug_floor = steadyDeviceFloor(bug);
+  uint64_t fixed_floor = steadyFloor(merged["fixed"]);
+  uint64_t bug_floor = steadyFloor(bug);
   fmt::print(
       "\nfiles in {}/: hc-bug.html, fixed.html, *.report.json, findings.json, gate.md, "
       "gate.txt\n",
       out.string());
-  fmt::print("1. idle floor: hc-bug {} vs fixed {} (+{} kept per idle window)\n",
-             reports::formatBytes(bug_floor), reports::formatBytes(fixed_floor),
+  fmt::print("1. idle floor: hc-bug {} vs fixed {} (+{} kept per idle window)\n", floorText(bug),
+             floorText(merged["fixed"]),
              reports::formatBytes(bug_floor > fixed_floor ? bug_floor - fixed_floor : 0));
   fmt::print("2. explained: {} of it by {}\n", reports::formatBytes(explained), finding);
   fmt::print("3. gate: fixed -> hc-bug {} (exit {}), fixed -> fixed {} (exit {})\n",

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/analyze_traces.h"
+#include "cli/analyze_command.h"
 #include "cli/command.h"
 #include "common/error.h"
 #include "reports/perfetto_export.h"
@@ -75,6 +76,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--warmup", request->options.warmup_iterations,
                   "iterations whose allocations count as persistent")
       ->capture_default_str();
+  addSitePatternOptions(*cmd, request->options.site_patterns);
   cmd->callback([request, &exit_code] { exit_code = exportTraces(*request); });
 }
 

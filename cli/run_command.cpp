@@ -102,6 +102,22 @@ std::string findHook(const std::string& explicit_path) {
   return {};
 }
 
+std::string findCompanion() {
+  auto holds = [](const fs::path& dir) { return isFile(dir / "sitecustomize.py"); };
+  std::error_code ec;
+  if (const char* env = std::getenv("MEMFLOOR_PYTHON_DIR"); env != nullptr && *env != '\0') {
+    return holds(env) ? fs::weakly_canonical(env, ec).string() : std::string();
+  }
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  fs::path dir = exe.parent_path();
+  for (const fs::path& candidate :
+       {dir / "python", dir / ".." / "python", dir / ".." / "share" / "memfloor" / "python"}) {
+    if (holds(candidate)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return {};
+}
+
 std::vector<std::string> tracedEnvironment(const RunRequest& request, const std::string& hook,
                                            const std::string& output_dir,
                                            const std::vector<std::string>& base,
@@ -126,6 +142,12 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
   if (!request.iteration_pattern.empty()) {
     setEnv(env, "MEMFLOOR_ITERATION_PATTERN", request.iteration_pattern);
   }
+  if (!request.companion_dir.empty()) {
+    // Python imports the companion's sitecustomize first; it runs the one it shadows.
+    std::string path = envValue(env, "PYTHONPATH");
+    setEnv(env, "PYTHONPATH",
+           path.empty() ? request.companion_dir : request.companion_dir + ":" + path);
+  }
   if (request.torch_allocator == "async") {
     // PyTorch reads PYTORCH_CUDA_ALLOC_CONF (and, from 2.9, PYTORCH_ALLOC_CONF).
     std::string user = envValue(env, "PYTORCH_CUDA_ALLOC_CONF");
@@ -144,8 +166,17 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
   return env;
 }
 
-int runTraced(const RunRequest& request) {
-  validate(request);
+int runTraced(const RunRequest& given) {
+  validate(given);
+  RunRequest request = given;
+  if (request.companion) {
+    request.companion_dir = findCompanion();
+    if (request.companion_dir.empty() && !request.quiet) {
+      fmt::print(stderr,
+                 "memfloor: the Python companion is not next to memfloor (set "
+                 "MEMFLOOR_PYTHON_DIR); Python processes are traced without it\n");
+    }
+  }
   std::string hook = findHook(request.hook_path);
   if (hook.empty()) {
     fmt::print(stderr,
@@ -208,6 +239,7 @@ int runTraced(const RunRequest& request) {
     if (!request.iteration_pattern.empty()) {
       analyze.traces.options.iteration_pattern = request.iteration_pattern;
     }
+    analyze.traces.options.site_patterns = request.site_patterns;
     try {
       std::fflush(stdout);
       analyzeTraceFile(analyze);
@@ -240,7 +272,10 @@ void addRunCommand(CLI::App& app, int& exit_code) {
                   "unless already set")
       ->check(CLI::IsMember({"async", "native"}));
   cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so");
+  cmd->add_flag("!--no-companion", request->companion,
+                "no Python companion (PyTorch's allocator blocks are then not recorded)");
   cmd->add_flag("--analyze", request->analyze, "analyze each new trace and print the floor table");
+  addSitePatternOptions(*cmd, request->site_patterns, "; with --analyze");
   cmd->add_flag("-q,--quiet", request->quiet, "no notes on stderr");
   // Everything from the program's name on (or after --) belongs to the program, its options too.
   // CLI11 2.1 has no such positional: the declared one rejects every value (validate_positionals),

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "symbols/site_namer.h"
+
 namespace memfloor::cli {
 
 struct RunRequest {
@@ -14,7 +16,10 @@ struct RunRequest {
   std::string buffer_size;        // empty: the hook's default (8m)
   std::string torch_allocator;    // empty | async | native
   std::string hook_path;          // empty: MEMFLOOR_HOOK, then next to the executable
+  bool companion = true;          // the Python companion (python/memfloor/) in Python processes
+  std::string companion_dir;      // where it is (runTraced finds it; empty: none)
   bool analyze = false;
+  symbols::SitePatterns site_patterns;  // for --analyze
   bool quiet = false;
 };
 
@@ -28,6 +33,11 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
 // Finds libmemfloor_hook.so: the explicit path, $MEMFLOOR_HOOK, then next to the memfloor binary
 // (<exe dir>, ../runtime_hook in the build tree, ../lib when installed). Empty if none exists.
 std::string findHook(const std::string& explicit_path);
+
+// The folder holding the Python companion (sitecustomize.py and memfloor/): $MEMFLOOR_PYTHON_DIR,
+// then next to the memfloor binary (<exe dir>/python, ../python in the build tree,
+// ../share/memfloor/python when installed). Empty if none exists.
+std::string findCompanion();
 
 // Runs the request; returns the program's exit code (128 + signal when a signal ended it), or
 // kExitError when the hook is missing or the program cannot be started. Throws memfloor::Error

@@ -267,12 +267,20 @@ GateResult runGate(const ReportMetrics& baseline, const ReportMetrics& current,
     std::map<SlotKey, std::pair<const SlotMetrics*, const SlotMetrics*>> slots;
     for (const SlotMetrics& s : base.slots) slots[{s.device, s.kind}].first = &s;
     for (const SlotMetrics& s : cur.slots) slots[{s.device, s.kind}].second = &s;
+    std::set<uint32_t> block_devices;
+    for (const auto& [key, pair] : slots) {
+      if (key.second == trace::toString(trace::MemoryKind::kBlock)) block_devices.insert(key.first);
+    }
     for (const auto& [key, pair] : slots) {
       SlotMetrics empty;
       empty.device = key.first;
       empty.kind = key.second;
+      const size_t first = result.checks.size();
       compareSlot(cur.label, pair.first ? *pair.first : empty, pair.second ? *pair.second : empty,
                   base.peak_sites && cur.peak_sites, thresholds, result.checks);
+      for (size_t c = first; c < result.checks.size(); ++c) {
+        result.checks[c].device_has_blocks = block_devices.contains(key.first);
+      }
     }
   }
   std::unordered_set<std::string_view> known;

@@ -83,6 +83,9 @@ struct GateCheck {
   std::string run;
   uint32_t device = 0;
   std::string kind;
+  // Either run has allocator blocks on the device: kind device is what the allocator reserved
+  // (reports/memory_label.h names it so).
+  bool device_has_blocks = false;
   std::string site;  // kSiteRetained and kSitePeak only
   int64_t baseline = 0;
   int64_t current = 0;

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <vector>
 
+#include "reports/memory_label.h"
 #include "reports/report_table.h"
 
 namespace memfloor::reports {
@@ -32,7 +33,9 @@ std::string_view metricLabel(Metric metric) {
   return "?";
 }
 
-std::string memoryLabel(const GateCheck& c) { return fmt::format("{}:{}", c.device, c.kind); }
+std::string memoryLabel(const GateCheck& c) {
+  return fmt::format("{}:{}", c.device, kindLabel(c.kind, c.device_has_blocks));
+}
 
 uint64_t magnitude(int64_t v) {
   return v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v);

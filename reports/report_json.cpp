@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "analysis/memory_levels.h"
 #include "reports/json_stream.h"
 #include "symbols/symbols.h"
 
@@ -89,18 +90,21 @@ json toJson(const analysis::ProcessMeta& p) {
           {"properties", p.properties}};
 }
 
-json toJson(const analysis::Anomalies& a) {
-  return {{"unmatched_frees", toJson(a.unmatched_frees)},
-          {"double_allocations", toJson(a.double_allocations)},
-          {"size_mismatches", a.size_mismatches},
-          {"unmatched_range_ends", a.unmatched_range_ends},
-          {"unclosed_ranges", a.unclosed_ranges},
-          {"out_of_order_records", a.out_of_order_records},
-          {"cut_tail", a.cut_tail.known
-                           ? json{{"from_ns", a.cut_tail.from_ns},
-                                  {"unmatched_frees", toJson(a.cut_tail.unmatched_frees)},
-                                  {"double_allocations", toJson(a.cut_tail.double_allocations)}}
-                           : json(nullptr)}};
+// `blocks_outside_segments` only in runs with allocator blocks: the others cannot have any.
+json toJson(const analysis::Anomalies& a, bool blocks) {
+  json j = {{"unmatched_frees", toJson(a.unmatched_frees)},
+            {"double_allocations", toJson(a.double_allocations)},
+            {"size_mismatches", a.size_mismatches},
+            {"unmatched_range_ends", a.unmatched_range_ends},
+            {"unclosed_ranges", a.unclosed_ranges},
+            {"out_of_order_records", a.out_of_order_records},
+            {"cut_tail", a.cut_tail.known
+                             ? json{{"from_ns", a.cut_tail.from_ns},
+                                    {"unmatched_frees", toJson(a.cut_tail.unmatched_frees)},
+                                    {"double_allocations", toJson(a.cut_tail.double_allocations)}}
+                             : json(nullptr)}};
+  if (blocks) j["blocks_outside_segments"] = a.blocks_outside_segments;
+  return j;
 }
 
 json toJson(const analysis::MemorySummary& m) {
@@ -249,7 +253,7 @@ json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders
   return {{"trace", toJson(r.input, r)},
           {"process", toJson(r.process)},
           {"dropped", {{"cupti", r.dropped_cupti}, {"writer", r.dropped_writer}}},
-          {"anomalies", toJson(r.anomalies)},
+          {"anomalies", toJson(r.anomalies, analysis::hasBlocks(r))},
           {"iteration_source", toString(r.iteration_source)},
           {"detection", detectionJson(r.detection)},
           {"iteration_pattern", r.iteration_pattern},

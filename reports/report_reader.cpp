@@ -20,7 +20,8 @@ using nlohmann::json;
 
 constexpr std::array<trace::MemoryKind, trace::kMemoryKindCount> kMemoryKinds = {
     trace::MemoryKind::kDevice,       trace::MemoryKind::kPinned, trace::MemoryKind::kManaged,
-    trace::MemoryKind::kDeviceStatic, trace::MemoryKind::kPool,   trace::MemoryKind::kUnknown};
+    trace::MemoryKind::kDeviceStatic, trace::MemoryKind::kPool,   trace::MemoryKind::kUnknown,
+    trace::MemoryKind::kBlock};
 constexpr std::array<trace::FrameKind, trace::kFrameKindCount> kFrameKinds = {
     trace::FrameKind::kNative, trace::FrameKind::kPython};
 constexpr std::array<analysis::TrendVerdict, 3> kVerdicts = {analysis::TrendVerdict::kUnknown,
@@ -220,6 +221,9 @@ analysis::Anomalies anomalies(const JsonFields& f, const json& j, const std::str
   a.unmatched_range_ends = f.u64(j, c, "unmatched_range_ends");
   a.unclosed_ranges = f.u64(j, c, "unclosed_ranges");
   a.out_of_order_records = f.u64(j, c, "out_of_order_records");
+  if (f.optional(j, c, "blocks_outside_segments") != nullptr) {  // added within memfloor.report/2
+    a.blocks_outside_segments = f.u64(j, c, "blocks_outside_segments");
+  }
   if (const json* cut = f.optional(j, c, "cut_tail")) {  // added within memfloor.report/2
     const std::string cc = JsonFields::field(c, "cut_tail");
     f.object(*cut, cc);

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/memory_levels.h"
 #include "common/units.h"
+#include "reports/memory_label.h"
 
 namespace memfloor::reports {
 namespace {
@@ -18,10 +20,6 @@ constexpr double kNsPerMillisecond = 1e6;
 constexpr double kNsPerSecond = 1e9;
 
 using Out = std::back_insert_iterator<std::string>;
-
-std::string memoryLabel(const analysis::MemoryKey& key) {
-  return fmt::format("{}:{}", key.device, trace::toString(key.kind));
-}
 
 void header(Out out, const analysis::Report& r) {
   fmt::format_to(out, "trace: {} (format {}.{}, {})\n", r.input.path, r.input.major, r.input.minor,
@@ -59,13 +57,17 @@ void header(Out out, const analysis::Report& r) {
   if (a.out_of_order_records > 0) {
     fmt::format_to(out, "warning: {} records out of timestamp order\n", a.out_of_order_records);
   }
+  if (a.blocks_outside_segments > 0) {
+    fmt::format_to(out, "warning: {} allocator blocks outside every live segment of their device\n",
+                   a.blocks_outside_segments);
+  }
 }
 
 void summary(Out out, const analysis::Report& r) {
   fmt::format_to(out, "\n{:<16} {:>10} {:>10} {:>10} {:>10}\n", "memory", "peak", "at end",
                  "allocs", "frees");
   for (const analysis::MemorySummary& m : r.memory) {
-    fmt::format_to(out, "{:<16} {:>10} {:>10} {:>10} {:>10}\n", memoryLabel(m.key),
+    fmt::format_to(out, "{:<16} {:>10} {:>10} {:>10} {:>10}\n", memoryLabel(r, m.key),
                    formatBytes(m.peak), formatBytes(m.live_at_end), m.allocated.count,
                    m.freed.count);
   }
@@ -93,7 +95,7 @@ void iterationRows(Out out, const analysis::Report& r) {
         }
       }
       fmt::format_to(out, "{:>4}{:1} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", row.index,
-                     mark, memoryLabel(m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
+                     mark, memoryLabel(r, m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
                      formatBytes(m.idle.retained.persistent.bytes),
                      formatBytes(m.idle.retained.inter_iteration.bytes),
                      formatBytes(m.idle.retained.leak.bytes), site);
@@ -107,7 +109,7 @@ void trends(Out out, const analysis::Report& r) {
   for (const analysis::Trend& t : r.trends) {
     if (t.points == 0) continue;
     fmt::format_to(out, "  {:<16} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {})\n",
-                   memoryLabel(t.key), toString(t.verdict), t.slope_bytes_per_iteration,
+                   memoryLabel(r, t.key), toString(t.verdict), t.slope_bytes_per_iteration,
                    t.first_iteration, t.last_iteration, formatBytes(t.first_floor),
                    formatBytes(t.last_floor));
   }
@@ -125,7 +127,7 @@ void topSites(Out out, const analysis::Report& r) {
                  "where");
   for (const analysis::RetainedSite& s : row.top_sites) {
     analysis::Tally total = s.retained.total();
-    fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", memoryLabel(s.key),
+    fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", memoryLabel(r, s.key),
                    toString(s.retained.dominant()), formatBytes(total.bytes), total.count, s.where);
   }
 }
@@ -153,7 +155,7 @@ void peakComposition(Out out, const analysis::Report& r) {
     const analysis::IterationMemory& m = r.iterations[i].memory[k];
     const analysis::PeakTally& live = m.peak_composition->live;
     fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
-                   memoryLabel(m.key), r.iterations[i].index, formatBytes(m.peak),
+                   memoryLabel(r, m.key), r.iterations[i].index, formatBytes(m.peak),
                    formatBytes(live.iteration.bytes), formatBytes(live.earlier_iteration.bytes),
                    formatBytes(live.inter_iteration.bytes), formatBytes(live.leak.bytes),
                    formatBytes(live.persistent.bytes));
@@ -162,7 +164,7 @@ void peakComposition(Out out, const analysis::Report& r) {
     const analysis::IterationMemory& m = r.iterations[i].memory[k];
     if (m.peak_composition->sites.empty()) continue;
     fmt::format_to(out, "top sites at the peak of iteration {}, {} (+{} into it):\n",
-                   r.iterations[i].index, memoryLabel(m.key),
+                   r.iterations[i].index, memoryLabel(r, m.key),
                    formatDuration(m.peak_composition->at_ns - r.iterations[i].start_ns));
     fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", "class", "bytes", "allocs", "where");
     for (const analysis::PeakSite& s : m.peak_composition->sites) {
@@ -170,6 +172,37 @@ void peakComposition(Out out, const analysis::Report& r) {
       fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", toString(s.live.dominant()),
                      formatBytes(total.bytes), total.count, s.where);
     }
+  }
+}
+
+// One line per run: its largest steady floor over the devices' headline memories (allocated where
+// a device has blocks), and with blocks in any run, the reserved floor of the same device.
+void runsTable(Out out, const analysis::MergedReport& m) {
+  const bool blocks = std::any_of(m.runs.begin(), m.runs.end(),
+                                  [](const analysis::Report& r) { return analysis::hasBlocks(r); });
+  fmt::format_to(out, "\nruns: {}\n  {:<24} {:>16}{} {:>10}  {}\n", m.runs.size(), "run",
+                 "steady idle floor", blocks ? fmt::format(" {:>10}", "reserved") : "", "iteration",
+                 "trend");
+  for (size_t i = 0; i < m.runs.size(); ++i) {
+    const analysis::Report& run = m.runs[i];
+    const analysis::SteadyFloor* top = nullptr;
+    for (const analysis::SteadyFloor& s : run.steady) {
+      if (s.key == analysis::headlineKey(run, s.key.device) &&
+          (top == nullptr || s.idle_floor >= top->idle_floor)) {
+        top = &s;
+      }
+    }
+    std::string reserved;
+    if (blocks) {
+      const analysis::SteadyFloor* r =
+          top != nullptr && top->key.kind == trace::MemoryKind::kBlock
+              ? analysis::steadyFloorOf(run, {top->key.device, trace::MemoryKind::kDevice})
+              : nullptr;
+      reserved = fmt::format(" {:>10}", r != nullptr ? formatBytes(r->idle_floor) : "-");
+    }
+    fmt::format_to(out, "  {:<24} {:>16}{} {:>10}  {}\n", m.labels[i],
+                   formatBytes(top != nullptr ? top->idle_floor : 0), reserved,
+                   top != nullptr ? top->iteration : 0, toString(run.verdict));
   }
 }
 
@@ -233,25 +266,10 @@ std::string formatTable(const analysis::MergedReport& m) {
     if (m.runs.size() > 1) fmt::format_to(out, "{}== {} ==\n", i == 0 ? "" : "\n", m.labels[i]);
     text += formatTable(m.runs[i]);
   }
-  if (m.runs.size() > 1) {
-    fmt::format_to(out, "\nruns: {}\n  {:<24} {:>16} {:>10}  {}\n", m.runs.size(), "run",
-                   "steady idle floor", "iteration", "trend");
-    for (size_t i = 0; i < m.runs.size(); ++i) {
-      uint64_t floor = 0;
-      uint32_t iteration = 0;
-      for (const analysis::SteadyFloor& s : m.runs[i].steady) {
-        if (s.key.kind == trace::MemoryKind::kDevice && s.idle_floor >= floor) {
-          floor = s.idle_floor;
-          iteration = s.iteration;
-        }
-      }
-      fmt::format_to(out, "  {:<24} {:>16} {:>10}  {}\n", m.labels[i], formatBytes(floor),
-                     iteration, toString(m.runs[i].verdict));
-    }
-  }
+  if (m.runs.size() > 1) runsTable(out, m);
   if (m.worst) {
     fmt::format_to(out, "\nworst: {} (device {}): idle floor {} after iteration {}\n",
-                   m.labels[m.worst->run], m.worst->key.device, formatBytes(m.worst->idle_floor),
+                   m.labels[m.worst->run], m.worst->key.device, headlineFloor(m),
                    m.worst->iteration);
   }
   if (m.findings) {

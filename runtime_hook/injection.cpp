@@ -1,11 +1,13 @@
 // The hook's exported entry points: InitializeInjection (CUDA_INJECTION64_PATH),
-// InitializeInjectionNvtx2 (NVTX_INJECTION64_PATH, forwarded to CUPTI) and the markers C API.
+// InitializeInjectionNvtx2 (NVTX_INJECTION64_PATH, forwarded to CUPTI), the markers C API and the
+// companion API (include/memfloor/companion.h).
 // Everything else in libmemfloor_hook.so is hidden (runtime_hook/exports.map).
 #include <dlfcn.h>
 
 #include <cstdint>
 #include <cstdio>
 
+#include "include/memfloor/companion.h"
 #include "include/memfloor/markers.h"
 #include "runtime_hook/session.h"
 
@@ -56,6 +58,26 @@ __attribute__((visibility("default"))) int memfloor_marker_v1(int type, const ch
     memfloor::hook::Session* session = memfloor::hook::Session::current();
     if (session == nullptr) return 0;
     return session->marker(type, name, id) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+__attribute__((visibility("default"))) uint32_t memfloor_python_stack_v1(
+    const memfloor_python_frame_v1* frames, uint32_t count) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    return session != nullptr ? session->pythonStack(frames, count) : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+__attribute__((visibility("default"))) uint64_t memfloor_blocks_v1(
+    const memfloor_block_event_v1* events, uint64_t count) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    return session != nullptr ? session->blocks(events, count) : 0;
   } catch (...) {
     return 0;
   }

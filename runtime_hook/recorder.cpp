@@ -6,6 +6,7 @@
 
 #include "runtime_hook/allocation_calls.h"
 #include "runtime_hook/call_stamp.h"
+#include "runtime_hook/companion_calls.h"
 #include "runtime_hook/translate.h"
 
 namespace memfloor::hook {
@@ -17,7 +18,7 @@ Recorder::Recorder(const Config& config, TraceOutput& output)
       stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
 
 void Recorder::drainStacks(TraceOutput::Batch& batch) {
-  if (stack_mode_ == StackMode::kNative && stacks_.hasPending()) stacks_.drain(batch);
+  if (stacks_.hasPending()) stacks_.drain(batch);  // native stacks, or a companion's
 }
 
 void Recorder::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
@@ -77,6 +78,25 @@ void Recorder::writeMarker(const MarkerCall& call) {
   marker.name = batch.intern(call.name);
   marker.domain = batch.intern(call.domain);
   batch.write(marker);
+}
+
+trace::StackId Recorder::internPythonStack(const memfloor_python_frame_v1* frames, uint32_t count) {
+  std::vector<StackTable::PythonFrame> converted = pythonFrames(frames, count);
+  return stacks_.internPython(converted.data(), converted.size());
+}
+
+uint64_t Recorder::writeBlocks(const memfloor_block_event_v1* events, uint64_t count) {
+  if (events == nullptr) return 0;
+  ClockPair now = clockPairNow();
+  TraceOutput::Batch batch(output_);
+  drainStacks(batch);
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::optional<trace::Record> record = blockRecord(events[i], now);
+    if (record && batch.write(*record)) ++written;
+  }
+  batch.flush();  // one call, one chunk: a companion reports between iterations, in batches
+  return written;
 }
 
 void Recorder::onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <unordered_set>
 
+#include "include/memfloor/companion.h"
 #include "runtime_hook/config.h"
 #include "runtime_hook/correlation_table.h"
 #include "runtime_hook/marker_call.h"
@@ -30,6 +31,9 @@ class Recorder {
   void onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void onNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data);
   void writeMarker(const MarkerCall& call);
+  // The companion's entry points: a stack of Python frames, and block allocations and frees.
+  trace::StackId internPythonStack(const memfloor_python_frame_v1* frames, uint32_t count);
+  uint64_t writeBlocks(const memfloor_block_event_v1* events, uint64_t count);
   // One completed CUPTI activity buffer: written as one complete chunk.
   void onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
 

@@ -312,11 +312,23 @@ void Session::onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, con
 }
 
 bool Session::marker(int type, const char* name, uint64_t id) {
-  if (!active_.load(std::memory_order_acquire) || g_forked_child.load()) return false;
+  if (!tracing()) return false;
   MarkerCall call;
   if (!apiMarkerCall(type, name, id, call)) return false;
   recorder_->writeMarker(call);
   return true;
+}
+
+bool Session::tracing() const {
+  return active_.load(std::memory_order_acquire) && !g_forked_child.load();
+}
+
+uint32_t Session::pythonStack(const memfloor_python_frame_v1* frames, uint32_t count) {
+  return tracing() ? recorder_->internPythonStack(frames, count) : trace::kNoId;
+}
+
+uint64_t Session::blocks(const memfloor_block_event_v1* events, uint64_t count) {
+  return tracing() ? recorder_->writeBlocks(events, count) : 0;
 }
 
 }  // namespace memfloor::hook

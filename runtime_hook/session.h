@@ -27,6 +27,10 @@ class Session {
   // The markers C API (memfloor_marker_v1): false if not recorded (a bad type, tracing is over).
   bool marker(int type, const char* name, uint64_t id);
 
+  // The companion API (include/memfloor/companion.h): 0 when tracing is off.
+  uint32_t pythonStack(const memfloor_python_frame_v1* frames, uint32_t count);
+  uint64_t blocks(const memfloor_block_event_v1* events, uint64_t count);
+
   // Makes every record so far durable; final also writes the trailer.
   void flush(bool final);
 
@@ -41,6 +45,7 @@ class Session {
  private:
   Session(Config config, ProcessFacts facts);
   bool subscribe();
+  bool tracing() const;  // started, not ended, not a forked child
   void enableCallbacks();
   bool openTrace();
   void writeMetadata();

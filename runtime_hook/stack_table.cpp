@@ -202,7 +202,10 @@ trace::StackId StackTable::intern(const uint64_t* frames, size_t count) {
       continue;
     }
     uint64_t offset = ok[i] ? unknown[i] - found[i].bias : unknown[i];
-    frames_.push_back(Frame{module, offset});
+    Frame frame;
+    frame.module = module;
+    frame.offset = offset;
+    frames_.push_back(std::move(frame));
     auto id = static_cast<trace::FrameId>(frames_.size());
     frame_ids_.emplace(unknown[i], id);
     pending_.frames.push_back(id);
@@ -230,6 +233,39 @@ trace::StackId StackTable::captureAndIntern(size_t max_depth) {
   return intern(frames, n);
 }
 
+trace::StackId StackTable::internPython(const PythonFrame* frames, size_t count) {
+  if (count == 0) return trace::kNoId;
+  std::vector<trace::FrameId> ids(count);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < count; ++i) {
+    const PythonFrame& f = frames[i];
+    std::string key;
+    key.append(f.file).append(1, '\0').append(f.function).append(1, '\0');
+    key.append(std::to_string(f.line));
+    auto [it, inserted] = python_frame_ids_.try_emplace(std::move(key), trace::kNoId);
+    if (inserted) {
+      Frame frame;
+      frame.kind = trace::FrameKind::kPython;
+      frame.file = f.file;
+      frame.function = f.function;
+      frame.line = f.line;
+      frames_.push_back(std::move(frame));
+      it->second = static_cast<trace::FrameId>(frames_.size());
+      pending_.frames.push_back(it->second);
+    }
+    ids[i] = it->second;
+  }
+  std::string key(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(trace::FrameId));
+  auto [it, inserted] = python_stack_ids_.try_emplace(std::move(key), trace::kNoId);
+  if (inserted) {
+    stacks_.push_back(std::move(ids));
+    raw_.emplace_back();  // never equal to a native stack's addresses (those are never empty)
+    it->second = static_cast<trace::StackId>(stacks_.size());
+    pending_.stacks.push_back(it->second);
+  }
+  return it->second;
+}
+
 bool StackTable::hasPending() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return !pending_.stacks.empty() || !pending_.frames.empty() || !pending_.modules.empty();
@@ -248,11 +284,17 @@ void StackTable::drain(TraceOutput::Batch& batch) {
     batch.write(trace::Record{def});
   }
   for (trace::FrameId id : pending_.frames) {
+    const Frame& frame = frames_[id - 1];
     trace::FrameDef def;
     def.id = id;
-    def.kind = trace::FrameKind::kNative;
-    def.module = frames_[id - 1].module;
-    def.offset = frames_[id - 1].offset;
+    def.kind = frame.kind;
+    def.module = frame.module;
+    def.offset = frame.offset;
+    if (frame.kind == trace::FrameKind::kPython) {
+      def.file = batch.intern(frame.file);
+      def.function = batch.intern(frame.function);
+      def.line = frame.line;
+    }
     batch.write(trace::Record{def});
   }
   for (trace::StackId id : pending_.stacks) {

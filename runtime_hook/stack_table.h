@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +45,16 @@ class StackTable {
   // Captures the calling thread's stack and interns it.
   trace::StackId captureAndIntern(size_t max_depth);
 
+  // A Python frame as a companion reports it; the strings need to live during the call only.
+  struct PythonFrame {
+    std::string_view file;
+    std::string_view function;
+    uint32_t line = 0;
+  };
+  // Interns a stack of Python frames (innermost first); the same frames give the same id. Thread-
+  // safe. Returns kNoId for an empty stack.
+  trace::StackId internPython(const PythonFrame* frames, size_t count);
+
   // Writes the definitions made since the last drain (modules, then frames, then stacks). The
   // caller holds `batch`, so nothing else writes in between.
   bool hasPending() const;
@@ -58,8 +69,11 @@ class StackTable {
     std::vector<trace::StackId> stacks;
   };
   struct Frame {
+    trace::FrameKind kind = trace::FrameKind::kNative;
     trace::ModuleId module = trace::kNoId;
     uint64_t offset = 0;
+    std::string file, function;  // Python frames
+    uint32_t line = 0;
   };
 
   trace::StackId lookupLocked(uint64_t hash, const uint64_t* frames, size_t count) const;
@@ -73,6 +87,9 @@ class StackTable {
   std::vector<std::vector<trace::FrameId>> stacks_;            // index = StackId - 1
   std::unordered_multimap<uint64_t, trace::StackId> by_hash_;  // raw address hash -> id
   std::vector<std::vector<uint64_t>> raw_;  // raw addresses per stack, for compare
+  // Python frames by "file\0function\0line", and Python stacks by their frame ids' bytes.
+  std::unordered_map<std::string, trace::FrameId> python_frame_ids_;
+  std::unordered_map<std::string, trace::StackId> python_stack_ids_;
   Pending pending_;
 };
 

@@ -4,7 +4,8 @@
 set -eu
 BUILD=${1:-build-hook}
 cmake --build "$BUILD" -j2 --target memfloor memfloor_hook memfloor_runtime_hook_tests \
-  memfloor_alloc_paths memfloor_trace_probe memfloor_hook_bench memfloor_min_consumer memfloor_lifecycle
+  memfloor_alloc_paths memfloor_trace_probe memfloor_hook_bench memfloor_min_consumer memfloor_lifecycle \
+  memfloor_python
 DIST="$BUILD/dist"
 rm -rf "$DIST"
 mkdir -p "$DIST"
@@ -16,4 +17,5 @@ cp "$BUILD/cli/memfloor" "$BUILD/runtime_hook/libmemfloor_hook.so" \
    "$(find "$BUILD" -name memfloor_hook_bench -type f | head -1)" \
    "$(find "$BUILD" -name libmemfloor_min_consumer.so -type f | head -1)" "$DIST/"
 strip --strip-debug "$DIST"/*
+cp -r "$BUILD/python" "$DIST/python"  # the companion: memfloor finds it next to itself
 du -sh "$DIST"

@@ -8,6 +8,7 @@ packages=(
   clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev  # checker, fuzzing
   libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev catch2
   chromium  # the HTML report's browser test (tests/html)
+  python3-torch  # the Python companion's tests (tests/python), on CPU
 )
 # Node and npm for that test: Debian's, unless a node is there already (NodeSource's nodejs
 # bundles npm, and Debian's npm package would conflict with it).

@@ -95,32 +95,26 @@ std::string Symbols::render(const Frame& frame) {
   return fmt::format("{}+{:#x}", module, frame.offset);
 }
 
-size_t Symbols::sharedDepth(const std::vector<trace::StackId>& ids) const {
-  std::vector<Frame> first;
-  size_t depth = SIZE_MAX;
-  size_t known = 0;
+std::unordered_map<trace::StackId, std::string> Symbols::siteNames(
+    const std::vector<trace::StackId>& ids, const SiteNamer& namer) const {
+  std::unordered_map<trace::StackId, std::string> names;
+  std::vector<trace::StackId> known;
+  std::vector<Stack> stacks;
   for (trace::StackId id : ids) {
-    if (stacks_.count(id) == 0) continue;
-    std::vector<Frame> frames = stack(id).frames;
-    ++known;
-    if (known == 1) {
-      first = std::move(frames);
-      depth = first.empty() ? 0 : first.size() - 1;
-      continue;
+    if (names.count(id) != 0) continue;
+    if (id == trace::kNoId) {
+      names.emplace(id, "(no stack)");
+    } else if (stacks_.count(id) == 0) {
+      names.emplace(id, fmt::format("(unknown stack {})", id));
+    } else {
+      names.emplace(id, std::string());
+      known.push_back(id);
+      stacks.push_back(stack(id));
     }
-    size_t shared = 0;
-    while (shared < depth && shared < frames.size() && frames[shared] == first[shared]) ++shared;
-    depth = std::min(shared, frames.empty() ? 0 : frames.size() - 1);
   }
-  return known < 2 ? 0 : depth;
-}
-
-std::string Symbols::where(trace::StackId id, size_t skip) const {
-  if (id == trace::kNoId) return "(no stack)";
-  if (stacks_.count(id) == 0) return fmt::format("(unknown stack {})", id);
-  std::vector<Frame> frames = stack(id).frames;
-  if (frames.empty()) return "(empty stack)";
-  return render(frames[std::min(skip, frames.size() - 1)]);
+  std::vector<std::string> named = namer.name(stacks);
+  for (size_t i = 0; i < known.size(); ++i) names[known[i]] = std::move(named[i]);
+  return names;
 }
 
 }  // namespace memfloor::symbols

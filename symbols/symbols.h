@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "symbols/frame.h"
+#include "symbols/site_namer.h"
 #include "trace/records.h"
 
 namespace memfloor::symbols {
@@ -51,16 +52,14 @@ class Symbols {
   // empty Frame.
   Stack stack(trace::StackId id) const;
 
-  // How many innermost frames all of `ids` share (unknown stacks do not count), kept at least
-  // one frame short of the shortest stack: the allocator's own frames (cudaMalloc, a caching
-  // allocator, a tensor constructor) that would name every site alike. 0 with fewer than two
-  // known stacks: nothing to tell apart, and the innermost frame is then the most specific.
-  size_t sharedDepth(const std::vector<trace::StackId>& ids) const;
+  // The names of the stacks `ids`, which one report lists together (SiteNamer::name): also
+  // "(no stack)" for kNoId and "(unknown stack N)" for a stack never defined, which are not
+  // compared with the others.
+  std::unordered_map<trace::StackId, std::string> siteNames(const std::vector<trace::StackId>& ids,
+                                                            const SiteNamer& namer) const;
 
-  // One line naming a site: its frame `skip` (0: the innermost, clamped to the outermost) as
-  // "function (file:line)", "function", "module+0xoffset"; or "(no stack)" / "(unknown stack N)".
-  std::string where(trace::StackId id, size_t skip = 0) const;
-
+  // One frame as the report's stacks show it: "function (file:line)", "function (file)",
+  // "function", or "module+0xoffset" (the module's file name).
   static std::string render(const Frame& frame);
 
   // The frames resolve() found for a frame definition, innermost first; null when none.

@@ -113,7 +113,8 @@ struct FieldCursor {
     problems |= static_cast<uint32_t>(v >= count) * kUnknownEnum;
     return static_cast<Enum>(v < count ? v : 0);
   }
-  // Mapped, not rejected: a minor version may add memory kinds.
+  // Mapped, not rejected: a minor version may add memory kinds. A kind's value keeps its meaning
+  // in every 1.x file, so the file's minor is not consulted (docs/trace-format.md, version rules).
   [[gnu::always_inline]] MemoryKind memoryKind() {
     const uint64_t v = u64();
     return v < kMemoryKindCount ? static_cast<MemoryKind>(v) : MemoryKind::kUnknown;

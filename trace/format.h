@@ -25,7 +25,7 @@ namespace memfloor::trace {
 
 inline constexpr char kMagic[8] = {'M', 'F', 'T', 'R', 'A', 'C', 'E', '\0'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 1;
+inline constexpr uint16_t kMinorVersion = 2;          // 1.2: memory kind block (records.h)
 inline constexpr uint32_t kMaxChunkBody = 16u << 20;  // readers refuse larger chunks
 
 // The file header; integers little endian.

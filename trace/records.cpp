@@ -41,6 +41,8 @@ std::string_view toString(MemoryKind kind) {
       return "device_static";
     case MemoryKind::kPool:
       return "pool";
+    case MemoryKind::kBlock:
+      return "block";
     case MemoryKind::kUnknown:
       break;
   }

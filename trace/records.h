@@ -24,8 +24,11 @@ enum class MemoryKind : uint8_t {
   kDeviceStatic = 3,  // module globals (__device__ variables)
   kPool = 4,          // memory reserved by a memory pool (not handed out yet)
   kUnknown = 5,
+  // 1.2: a block handed out by an allocator inside memory it reserved (PyTorch's caching
+  // allocator); the same bytes are also counted by their segment, kind device.
+  kBlock = 6,
 };
-inline constexpr uint8_t kMemoryKindCount = 6;
+inline constexpr uint8_t kMemoryKindCount = 7;
 
 enum class MarkerType : uint8_t {
   kPush = 0,     // nvtxRangePush: nests per thread, closed by kPop on the same thread

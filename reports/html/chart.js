@@ -52,8 +52,10 @@ function chart(run, key, series, worstIteration) {
   const x = (t) => px(L + (Math.min(Math.max(t, t0), t1) - t0) / (t1 - t0) * (W - L - R));
   const y = (v) => px(T + (1 - v / yAxis.max) * (H - T - B));
 
+  const blocks = hasBlocks(run, key.device);
+  const level = levelOf(key.kind, blocks) ? levelOf(key.kind, blocks) + ' ' : '';
   const root = svg('svg', {viewBox: `0 0 ${W} ${H}`, role: 'img',
-    'aria-label': 'live bytes over time, ' + keyName(key)});
+    'aria-label': 'live bytes over time, ' + keyName(key, blocks)});
 
   // Iterations and idle windows.
   const bands = svg('g', {class: 'bands'});
@@ -128,16 +130,16 @@ function chart(run, key, series, worstIteration) {
     const right = worstMark.x > W - 180;
     marks.appendChild(svg('text', {class: 'floor-label', x: worstMark.x + (right ? -6 : 6),
       y: Math.max(T + 12, worstMark.y - 6), 'text-anchor': right ? 'end' : 'start'},
-      'steady idle floor ' + fmtBytes(worstMark.floor)));
+      'steady ' + level + 'idle floor ' + fmtBytes(worstMark.floor)));
   }
   root.appendChild(marks);
 
   const legend = h('div', {class: 'legend'},
     h('span', null, h('span', {class: 'swatch band'}), 'min' + DASH + 'max live bytes per ' + fmtNs(bucket)),
-    h('span', null, h('span', {class: 'swatch last'}), 'live bytes'),
+    h('span', null, h('span', {class: 'swatch last'}), level + 'live bytes'),
     h('span', null, h('span', {class: 'swatch iter'}), 'iteration'),
     h('span', null, h('span', {class: 'swatch idle'}), 'idle window'),
-    h('span', null, h('span', {class: 'swatch floor'}), 'idle floor'));
+    h('span', null, h('span', {class: 'swatch floor'}), level + 'idle floor'));
   return h('figure', {class: 'chart'}, root, legend,
     h('figcaption', null, plural(points.length, 'point') + ' over ' + fmtNs(t1 - t0) + ' (time since the trace began)'));
 }

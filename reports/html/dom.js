@@ -44,8 +44,10 @@ const tallyBytes = (t) => (t && typeof t === 'object' ? t.bytes : undefined);
 
 // ---- What the sections are made of --------------------------------------------------------------
 
-// Table cells name memory shortly: "device 0 · pinned".
-const memCell = (x) => h('td', {class: 'nowrap'}, 'device ' + num(x.device) + ' \u00b7 ' + str(x.kind));
+// Table cells name memory shortly: "device 0 · pinned"; "device 0 · allocated" for blocks and
+// "device 0 · reserved" for the device memory of a device with blocks (levelOf).
+const memCell = (x, blocks) => h('td', {class: 'nowrap'}, 'device ' + num(x.device) + ' \u00b7 ' +
+  (levelOf(x.kind, blocks) || str(x.kind)));
 const bytesCell = (n) => h('td', {class: 'num', title: exactBytes(n)}, fmtBytes(n));
 const badge = (text, cls) => h('span', {class: 'badge ' + (cls || '')}, text);
 

@@ -27,7 +27,7 @@ function explainsTable(ctx, item) {
   }
   const rows = [...groups.values()].map((g) => h('tr', null,
     h('td', null, h('a', {href: '#run-' + num(g.e.run)}, str(obj(ctx.runs[num(g.e.run)]).label) || 'run ' + num(g.e.run))),
-    memCell(g.e), h('td', null, ranges(g.iterations)),
+    memCell(g.e, hasBlocks(ctx.runs[num(g.e.run)], g.e.device)), h('td', null, ranges(g.iterations)),
     h('td', {class: 'num', title: exactBytes(g.max)}, fmtBytes(g.max)), h('td', {class: 'num'}, String(g.at))));
   return table(['run', 'memory', 'idle windows', ['most explained', 'num'], ['in window', 'num']], rows, {class: 'explains'});
 }

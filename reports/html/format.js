@@ -40,7 +40,23 @@ function fmtPercent(p) {
   return isNum(p) ? (p > 0 ? '+' : '') + p.toFixed(1) + '%' : DASH;
 }
 
-function kindName(kind) {
+// PyTorch's caching allocator on one device: the blocks it hands out (kind block) are what it
+// allocated, the segments it took from CUDA (kind device) what it reserved. `blocks`: the run
+// has blocks on the device. '' for memory that is neither.
+function levelOf(kind, blocks) {
+  if (kind === 'block') return 'allocated';
+  return blocks && kind === 'device' ? 'reserved' : '';
+}
+
+const hasBlocks = (run, device) =>
+  arr(obj(run).memory).some((m) => obj(m).kind === 'block' && num(obj(m).device) === num(device));
+
+// The memory a device's headline floor is read from: its blocks where the run has any.
+const headlineKind = (run, device) => (hasBlocks(run, device) ? 'block' : 'device');
+
+function kindName(kind, blocks) {
+  const level = levelOf(kind, blocks);
+  if (level) return level + ' memory (allocator ' + (kind === 'block' ? 'blocks' : 'segments') + ')';
   const names = {
     device: 'device memory',
     pinned: 'pinned host memory',
@@ -51,7 +67,7 @@ function kindName(kind) {
   return names[kind] || str(kind) + ' memory';
 }
 
-const keyName = (x) => 'device ' + num(x.device) + ' \u00b7 ' + kindName(x.kind);
+const keyName = (x, blocks) => 'device ' + num(x.device) + ' \u00b7 ' + kindName(x.kind, blocks);
 const sameKey = (a, b) => num(a.device) === num(b.device) && str(a.kind) === str(b.kind);
 const locText = (l) => str(obj(l).file) + (num(obj(l).line) ? ':' + num(obj(l).line) : '');
 

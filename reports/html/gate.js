@@ -15,9 +15,11 @@ function gateSection(gate) {
   const verdict = str(g.verdict);
   const checks = arr(g.checks).map(obj);
   const regressed = checks.filter((c) => c.regression === true);
+  // A run with blocks on a device has checks of kind block there: its device memory is reserved.
+  const blockDevices = new Set(checks.filter((c) => c.kind === 'block').map((c) => str(c.run) + '\u0000' + num(c.device)));
   const thresholds = Object.entries(obj(g.thresholds));
   const rows = (list) => list.map((c) => h('tr', {class: c.regression === true ? 'regressed' : null},
-    h('td', {class: 'nowrap'}, str(c.metric)), h('td', {class: 'nowrap'}, str(c.run)), memCell(c),
+    h('td', {class: 'nowrap'}, str(c.metric)), h('td', {class: 'nowrap'}, str(c.run)), memCell(c, blockDevices.has(str(c.run) + '\u0000' + num(c.device))),
     h('td', {class: 'where'}, str(c.site)),
     bytesCell(c.baseline), bytesCell(c.current),
     h('td', {class: 'num', title: exactBytes(c.delta)}, fmtSignedBytes(c.delta)),

@@ -27,7 +27,8 @@ function runWarnings(run) {
   // "name: count" reads right for any count (no plural to get wrong).
   if (num(tallyBytes(a.unmatched_frees)) || num(obj(a.unmatched_frees).count)) odd.push('unmatched frees: ' + fmtInt(num(obj(a.unmatched_frees).count)));
   if (num(obj(a.double_allocations).count)) odd.push('double allocations: ' + fmtInt(num(obj(a.double_allocations).count)));
-  for (const k of ['size_mismatches', 'unmatched_range_ends', 'unclosed_ranges', 'out_of_order_records']) {
+  for (const k of ['size_mismatches', 'unmatched_range_ends', 'unclosed_ranges', 'out_of_order_records',
+    'blocks_outside_segments']) {
     if (num(a[k])) odd.push(k.replace(/_/g, ' ') + ': ' + fmtInt(num(a[k])));
   }
   if (odd.length) out.push(h('div', {class: 'warning'}, 'Anomalies: ' + odd.join(', ') + '.'));
@@ -113,7 +114,7 @@ function memorySection(run, index, mem) {
       ', threshold ' + fmtBytes(num(trend.threshold_bytes)) + ')'
     : 'fewer than 3 idle windows to fit';
   return h('div', {class: 'memory', id: 'run-' + index + '-' + key.device + '-' + key.kind},
-    h('h3', null, keyName(key), ' ', badge(verdict, verdict)),
+    h('h3', null, keyName(key, hasBlocks(run, key.device)), ' ', badge(verdict, verdict)),
     h('p', null, 'Peak ', h('strong', {title: exactBytes(mem.peak)}, fmtBytes(mem.peak)), ' at +' +
       fmtNs(num(mem.peak_ns) - num(obj(run.trace).first_ns)) + '; live at the end ' + fmtBytes(mem.live_at_end) +
       '; ' + fmtInt(num(obj(mem.allocated).count)) + ' allocations (' + fmtBytes(num(obj(mem.allocated).bytes)) + ')' +

@@ -57,7 +57,7 @@ function sitesSection(ctx, run) {
     });
     return h('tr', null,
       h('td', {class: 'where'}, str(e.site.where), stackDetails(stacks, e.site.stack)),
-      memCell(e.site),
+      memCell(e.site, hasBlocks(run, e.site.device)),
       h('td', null, badge(cls.replace('_', '-'), cls)),
       h('td', {class: 'num', title: exactBytes(e.max)}, fmtBytes(e.max)),
       h('td', {class: 'num'}, String(e.maxIteration)),
@@ -68,6 +68,6 @@ function sitesSection(ctx, run) {
   return [h('h3', null, 'Retaining sites'),
     h('p', {class: 'muted'}, 'The sites listed among the top retainers of at least one idle window; ' +
       'sites allocating in counted iterations first, then persistent ones.'),
-    table(['site (first frame not shared by every stack)', 'memory', 'class', ['most retained', 'num'],
+    table(['site (its frame in the user\'s code)', 'memory', 'class', ['most retained', 'num'],
       ['in window', 'num'], 'listed in windows', 'explained by'], rows, {class: 'sites'})];
 }

@@ -1,12 +1,21 @@
 // The report page's overview: the summary cards (trend verdict, worst steady idle floor, runs,
 // findings, gate) and, when the report has more than one run, the table of runs.
 
-function steadyDeviceFloor(run) {
+// A run's largest steady idle floor over its devices' headline memories (headlineKind: allocated
+// where a device has blocks, else device memory).
+function steadyFloor(run) {
   let best = null;
   for (const s of arr(run.steady_idle_floor)) {
-    if (obj(s).kind === 'device' && (!best || num(s.idle_floor) > num(best.idle_floor))) best = s;
+    const isHeadline = obj(s).kind === headlineKind(run, obj(s).device);
+    if (isHeadline && (!best || num(s.idle_floor) > num(best.idle_floor))) best = s;
   }
   return best;
+}
+
+// Beside an allocated floor: the reserved floor of the same run and device (null otherwise).
+function reservedBeside(run, floor) {
+  if (!floor || obj(floor).kind !== 'block') return null;
+  return arr(obj(run).steady_idle_floor).find((s) => obj(s).kind === 'device' && num(obj(s).device) === num(floor.device)) || null;
 }
 
 const VERDICT_TEXT = {
@@ -21,12 +30,16 @@ function summarySection(ctx) {
   const worst = ctx.worst;
   const items = arr(obj(ctx.report.findings).items);
   const explaining = items.filter((f) => num(f.max_explained_bytes) > 0).length;
+  const worstRun = worst ? ctx.runs[num(worst.run)] : null;
+  const reserved = reservedBeside(worstRun, worst);
   const cards = [
     card('Idle-floor trend', badge(verdict, verdict), VERDICT_TEXT[verdict] || ''),
     worst
       ? card('Worst steady idle floor', h('span', {id: 'worst-idle-floor', title: exactBytes(worst.idle_floor)}, fmtBytes(worst.idle_floor)),
-        ['in ', h('a', {href: '#run-' + num(worst.run), id: 'worst-run'}, str(worst.label)), ', ' + keyName(worst) +
-          ', after iteration ' + num(worst.iteration)])
+        ['in ', h('a', {href: '#run-' + num(worst.run), id: 'worst-run'}, str(worst.label)), ', ' +
+          keyName(worst, hasBlocks(worstRun, worst.device)) + ', after iteration ' + num(worst.iteration),
+        reserved ? ['; reserved ', h('span', {id: 'worst-reserved-floor', title: exactBytes(reserved.idle_floor)},
+          fmtBytes(reserved.idle_floor))] : null])
       : card('Worst steady idle floor', DASH, 'no run has an idle window of device memory'),
     card('Runs', String(num(summary.runs) || ctx.runs.length), ctx.runs.length > 1 ? 'one per trace (rank or process)' : 'one trace'),
     card('Findings', String(items.length), typeof obj(ctx.report.findings).source === 'string'
@@ -42,11 +55,15 @@ function summarySection(ctx) {
 }
 
 function runsTable(ctx) {
+  const blocks = ctx.runs.some((run) => arr(run.memory).some((m) => obj(m).kind === 'block'));
   const rows = ctx.runs.map((run, i) => {
-    const steady = steadyDeviceFloor(run);
+    const steady = steadyFloor(run);
+    const reserved = reservedBeside(run, steady);
     const isWorst = i === ctx.worstRun;
     let peak;
-    for (const m of arr(run.memory)) if (obj(m).kind === 'device') peak = Math.max(peak || 0, num(m.peak));
+    for (const m of arr(run.memory)) {
+      if (obj(m).kind === headlineKind(run, obj(m).device)) peak = Math.max(peak || 0, num(m.peak));
+    }
     const trend = str(obj(run.trend).verdict) || 'unknown';
     const notes = [];
     if (!obj(run.trace).complete) notes.push('trace incomplete');
@@ -58,6 +75,7 @@ function runsTable(ctx) {
       h('td', {class: 'mono break'}, str(obj(run.trace).path)),
       h('td', {class: 'num'}, String(arr(run.iterations).length)),
       bytesCell(steady ? steady.idle_floor : undefined),
+      blocks ? bytesCell(reserved ? reserved.idle_floor : undefined) : null,
       h('td', {class: 'num'}, steady ? String(num(steady.iteration)) : DASH),
       bytesCell(peak),
       h('td', null, badge(trend, trend)),
@@ -65,7 +83,9 @@ function runsTable(ctx) {
   });
   return h('section', {id: 'runs'}, h('h2', null, 'Runs'),
     ctx.worst ? h('p', null, 'Worst run: ', h('strong', null, str(ctx.worst.label)),
-      ', whose steady idle floor of device memory is the largest.') : null,
-    table(['run', 'trace', ['iterations', 'num'], ['steady idle floor (device)', 'num'], ['after iteration', 'num'],
-      ['peak (device)', 'num'], 'trend', 'notes'], rows, {id: 'runs-table'}));
+      ', whose steady idle floor of ' + (blocks ? 'allocated memory (device memory where no blocks were recorded)'
+        : 'device memory') + ' is the largest.') : null,
+    table(['run', 'trace', ['iterations', 'num'], [blocks ? 'steady idle floor (allocated)' : 'steady idle floor (device)', 'num'],
+      blocks ? ['steady reserved floor', 'num'] : null, ['after iteration', 'num'],
+      [blocks ? 'peak (allocated)' : 'peak (device)', 'num'], 'trend', 'notes'].filter((x) => x), rows, {id: 'runs-table'}));
 }

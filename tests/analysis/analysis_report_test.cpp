@@ -7,6 +7,7 @@
 #include <set>
 
 #include "checked_analysis.h"
+#include "common/error.h"
 #include "invariants.h"
 #include "trace_builder.h"
 
@@ -58,23 +59,23 @@ class NaiveReplay {
     peaks_.emplace_back();
   }
   void end() {
-    peaks_.back() = at_peak_;
-    finishPhase(iterations_);
-    snapshot_.clear();
-    for (const auto& [key, a] : live_) snapshot_.insert(a.id);
-    in_iteration_ = false;
+    closeIteration();
+    run_end_ = snapshot_;  // the run's end so far: what is live now was not freed in the run
   }
-  // An iteration the trace ended inside has no idle window after it: it retains nothing.
+  // An iteration the trace ended inside has no idle window after it: it retains nothing, and the
+  // run ended with the iteration before.
   void finish() {
     bool cut = in_iteration_;
-    if (cut) end();
+    if (cut) closeIteration();
     if (started_ > 0) closeWindow(cut);
   }
 
   const std::vector<Row>& iterations() const { return iterations_; }
   const std::vector<Row>& windows() const { return windows_; }
 
-  // Retained bytes by class, per window and slot.
+  // Retained bytes by class, per window and slot. Fates are those at the run's end (the end of
+  // the last complete iteration): a retained allocation live then was never freed in the run,
+  // whatever the teardown did after.
   std::vector<std::array<RetainedTally, kSlots.size()>> retention() const {
     const Fates fates = fatesAtEnd();
     std::vector<std::array<RetainedTally, kSlots.size()>> out(retained_.size());
@@ -120,7 +121,14 @@ class NaiveReplay {
   }
 
  private:
-  // Who left what alive at the end of the trace, for the classes (docs/design.md, "Retention").
+  void closeIteration() {
+    peaks_.back() = at_peak_;
+    finishPhase(iterations_);
+    snapshot_.clear();
+    for (const auto& [key, a] : live_) snapshot_.insert(a.id);
+    in_iteration_ = false;
+  }
+  // Who left what alive at the run's end, for the classes (docs/design.md, "Retention").
   struct Fates {
     std::set<uint64_t> alive;
     std::map<std::pair<size_t, trace::StackId>, std::set<uint32_t>> births;
@@ -128,17 +136,16 @@ class NaiveReplay {
   };
   Fates fatesAtEnd() const {
     Fates f;
-    for (const auto& [key, a] : live_) f.alive.insert(a.id);
+    f.alive = run_end_;
     for (const auto& ids : retained_) {
       for (uint64_t id : ids) {
         const Alloc& a = all_[id];
-        if (!a.persistent_born && !f.alive.contains(id))
+        if (a.persistent_born) continue;
+        if (f.alive.contains(id)) {
+          f.births[{a.slot, a.stack}].insert(a.first_window);
+        } else {
           f.freed_after_retained.insert({a.slot, a.stack});
-      }
-    }
-    for (const Alloc& a : all_) {
-      if (f.alive.contains(a.id) && !a.persistent_born && a.first_window < retained_.size()) {
-        f.births[{a.slot, a.stack}].insert(a.first_window);
+        }
       }
     }
     return f;
@@ -212,7 +219,8 @@ class NaiveReplay {
   std::array<uint64_t, kSlots.size()> bytes_{};
   Row current_{};
   std::vector<Row> iterations_, windows_;
-  std::set<uint64_t> snapshot_;
+  std::set<uint64_t> snapshot_;  // live at the last iteration's end
+  std::set<uint64_t> run_end_;   // the same at the last complete iteration's end
   std::vector<std::vector<uint64_t>> retained_;
   std::array<std::vector<uint64_t>, kSlots.size()> at_peak_;  // the open iteration's, so far
   std::vector<std::array<std::vector<uint64_t>, kSlots.size()>> peaks_;  // by iteration
@@ -351,6 +359,37 @@ TEST_CASE("The report agrees with a naive replay on random traces", "[analysis_r
   CHECK(seen.peak_earlier > 100);
   CHECK(seen.peak_inter > 100);
   CHECK(seen.peak_leak > 100);
+}
+
+TEST_CASE("Retaining sites are named by the user's frames, as the site patterns say",
+          "[analysis_report]") {
+  using trace::FrameKind;
+  TraceBuilder t;
+  const std::string torch = "/venv/lib/python3.11/site-packages/torch/";
+  trace::StackId kept =
+      t.stack({{"", "", 0, "/usr/local/cuda/lib64/libcudart.so.13", 0x1589d},
+               {"", "", 0, torch + "lib/libc10_cuda.so", 0x40},
+               {"forward", torch + "nn/modules/linear.py", 116, "", 0, FrameKind::kPython},
+               {"Block.forward", "model.py", 42, "", 0, FrameKind::kPython},
+               {"<module>", "train.py", 9, "", 0, FrameKind::kPython},
+               {"main", "", 0, "/usr/bin/python3.11", 0x200}});
+  t.push(100, "iteration 1").alloc(110, 0x1000, 4096, {.stack = kept}).pop(200);
+  t.push(300, "iteration 2").free(310, 0x1000).pop(400);
+  auto where = [&t](const AnalysisOptions& options) {
+    Report report = analyze(t, options);
+    REQUIRE(report.iterations.size() == 2);
+    REQUIRE(report.iterations[0].top_sites.size() == 1);
+    CHECK(report.stacks.at(0).frames.size() == 6);  // the whole stack stays in the report
+    return report.iterations[0].top_sites[0].where;
+  };
+  AnalysisOptions options;
+  CHECK(where(options) == "model.py:42 in Block.forward");
+  options.site_patterns.exclude = {"model.py"};
+  CHECK(where(options) == "train.py:9 in <module>");
+  options.site_patterns.include = {"*/torch/nn/*"};
+  CHECK(where(options) == torch + "nn/modules/linear.py:116 in forward");
+  options.site_patterns = {.include = {""}};
+  CHECK_THROWS_WITH(analyze(t, options), Catch::Contains("empty site include pattern"));
 }
 
 }  // namespace

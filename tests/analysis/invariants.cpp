@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "analysis/memory_levels.h"
+
 namespace memfloor::analysis::test {
 
 const IterationMemory& memoryOf(const IterationRow& row, uint32_t device, trace::MemoryKind kind) {
@@ -52,12 +54,17 @@ void checkPeak(const IterationRow& row, const IterationMemory& m) {
 
 void checkInvariants(const Report& r) {
   REQUIRE(r.trends.size() == r.memory.size());
+  uint64_t block_allocs = 0;
   for (const MemorySummary& m : r.memory) {
     INFO("memory " << m.key.device << ":" << trace::toString(m.key.kind));
     CHECK(m.allocated.bytes - m.freed.bytes == m.live_at_end);
     CHECK(m.allocated.count >= m.freed.count);
     CHECK(m.live_at_end <= m.peak);
+    if (m.key.kind == trace::MemoryKind::kBlock) block_allocs += m.allocated.count;
   }
+  // Blocks and their segments come from two sources: a device's allocated bytes may exceed its
+  // reserved ones (not asserted); what is counted is blocks outside the segments, at most all.
+  CHECK(r.anomalies.blocks_outside_segments <= block_allocs);
   for (size_t i = 0; i < r.iterations.size(); ++i) {
     const IterationRow& row = r.iterations[i];
     INFO("iteration " << row.index);
@@ -112,6 +119,7 @@ void checkInvariants(const MergedReport& report) {
   const WorstRun& worst = *report.worst;
   REQUIRE(worst.run < report.runs.size());
   const Report& run = report.runs[worst.run];
+  CHECK(worst.key == headlineKey(run, worst.key.device));  // allocated where there are blocks
   REQUIRE(worst.iteration >= 1);
   REQUIRE(worst.iteration <= run.iterations.size());
   CHECK(

@@ -58,7 +58,7 @@ TEST_CASE("Seed 003: an input kept to the end of the iteration raises the peak a
         CHECK(at_peak.sites[1].stack == bug.activations);
         CHECK(at_peak.sites[2].stack == bug.gradients);
         CHECK(at_peak.sites[3].stack == bug.loss_input);
-        CHECK(at_peak.sites[3].where == "LossNode::forward (combined_1f1b.cpp:88)");
+        CHECK(at_peak.sites[3].where == "combined_1f1b.cpp:88 in LossNode::forward");
         CHECK(at_peak.sites[3].live.iteration == Tally{4 * kMiB, 1});
         CHECK(at_peak.sites[3].live.dominant() == PeakClass::kIteration);
       }
@@ -148,7 +148,7 @@ TEST_CASE("Bytes at the peak made before the iteration take the classes of the w
     CHECK(at_peak.sites[0].stack == c.weights);
     CHECK(at_peak.sites[1].stack == c.activations);
     CHECK(at_peak.sites[2].stack == c.kept);
-    CHECK(at_peak.sites[2].where == "Layer::forwardPostMlp (layer.cpp:2305)");
+    CHECK(at_peak.sites[2].where == "layer.cpp:2305 in Layer::forwardPostMlp");
     CHECK(at_peak.sites[2].live.total() == Tally{16 * kMiB, 2});
   }
 }

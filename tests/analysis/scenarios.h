@@ -14,18 +14,23 @@ inline constexpr uint64_t kMiB = 1024 * kKiB;
 // A loop in the shape of seed 000: weights allocated before the first iteration; each iteration
 // makes transient activations (freed inside it) and one buffer that a layer keeps until the next
 // iteration's forward overwrites it (inter-iteration); optionally one buffer per iteration that
-// is never freed (a leak). Iteration i runs over [1000 i + 100, 1000 i + 900].
+// the run never frees (a leak), and state the first iteration makes and the run keeps (optimizer
+// moments). Iteration i runs over [1000 i + 100, 1000 i + 900]. With teardown, the process frees
+// all that is still live after the last iteration, as an interpreter does at exit.
 struct LoopOptions {
   uint32_t iterations = 5;
   uint64_t weights = 64 * kMiB;
   uint64_t activations = 32 * kMiB;
   uint64_t retained = 8 * kMiB;  // the inter-iteration buffer, 0 for none
   uint64_t leak = 0;             // leaked per iteration, 0 for none
+  uint64_t state = 0;            // made in the first iteration and kept, 0 for none
+  bool teardown = false;         // everything freed at 1000 n + 200 onwards
 };
 
 struct Loop {
   TraceBuilder trace;
   trace::StackId weights_site = 0, activation_site = 0, retained_site = 0, leak_site = 0;
+  trace::StackId state_site = 0;  // with LoopOptions::state
 };
 
 inline Loop trainingLoop(const LoopOptions& o = {}) {
@@ -35,6 +40,7 @@ inline Loop trainingLoop(const LoopOptions& o = {}) {
   loop.activation_site = t.stack({{"Layer::forward", "layer.cpp", 40}});
   loop.retained_site = t.stack({{"Layer::forwardPostMlp", "layer.cpp", 2305}});
   loop.leak_site = t.stack({{"History::append", "history.cpp", 7}});
+  if (o.state > 0) loop.state_site = t.stack({{"AdamW::initState", "optim.cpp", 3}});
   t.alloc(10, 0x10000000, o.weights, {.stack = loop.weights_site});
   for (uint64_t i = 0; i < o.iterations; ++i) {
     uint64_t base = 1000 * i;
@@ -48,8 +54,18 @@ inline Loop trainingLoop(const LoopOptions& o = {}) {
     if (o.leak > 0)
       t.alloc(base + 400, 0x40000000 + i * 0x1000000, o.leak, {.stack = loop.leak_site});
     t.pop(base + 500);
+    if (o.state > 0 && i == 0) t.alloc(base + 600, 0x50000000, o.state, {.stack = loop.state_site});
     t.free(base + 800, 0x20000000);
     t.pop(base + 900);
+  }
+  if (o.teardown) {
+    uint64_t ts = 1000 * o.iterations + 200;
+    t.free(ts, 0x10000000);
+    if (o.retained > 0) t.free(ts += 10, 0x30000000 + (o.iterations - 1) * 0x1000000);
+    for (uint64_t i = 0; o.leak > 0 && i < o.iterations; ++i) {
+      t.free(ts += 10, 0x40000000 + i * 0x1000000);
+    }
+    if (o.state > 0) t.free(ts + 10, 0x50000000);
   }
   return loop;
 }

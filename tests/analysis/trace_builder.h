@@ -27,8 +27,9 @@ struct FrameSpec {
   std::string function;
   std::string file;
   uint32_t line = 0;
-  std::string module = "libtrain.so";
+  std::string module = "libtrain.so";  // empty: none (a Python frame's)
   uint64_t offset = 0;
+  trace::FrameKind kind = trace::FrameKind::kNative;
 };
 
 class TraceBuilder {
@@ -44,14 +45,19 @@ class TraceBuilder {
   trace::StackId stack(const std::vector<FrameSpec>& frames) {
     trace::StackDef def{next_stack_++, {}};
     for (const FrameSpec& f : frames) {
-      trace::StringId path = name(f.module);
-      auto [m, inserted] = modules_.try_emplace(path, next_module_);
-      if (inserted) {
-        records_.push_back(trace::ModuleDef{next_module_++, path, 0x400000, 1 << 20, trace::kNoId});
+      trace::ModuleId module = trace::kNoId;
+      if (!f.module.empty()) {
+        trace::StringId path = name(f.module);
+        auto [m, inserted] = modules_.try_emplace(path, next_module_);
+        if (inserted) {
+          records_.push_back(
+              trace::ModuleDef{next_module_++, path, 0x400000, 1 << 20, trace::kNoId});
+        }
+        module = m->second;
       }
       trace::FrameDef frame{next_frame_++,
-                            trace::FrameKind::kNative,
-                            m->second,
+                            f.kind,
+                            module,
                             f.offset,
                             f.function.empty() ? trace::kNoId : name(f.function),
                             f.file.empty() ? trace::kNoId : name(f.file),

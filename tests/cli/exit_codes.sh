@@ -37,6 +37,8 @@ expect 2 "bad.txt:1:" -- analyze "$work/bad.txt"
 expect 2 "unknown-command|following argument|subcommand" -- no-such-command
 expect 2 "missing.mftrace.*(No such file|does not exist)" -- export --perfetto "$work/missing.mftrace" -o "$work/out.json"
 expect 2 "perfetto.*required" -- export "$work/empty.mftrace" -o "$work/out.json"
+expect 2 "--site-include: an empty pattern" -- analyze "$testdata/demo/retention.mftrace" --site-include ''
+expect 2 "--site-exclude: an empty pattern" -- export --perfetto "$testdata/demo/retention.mftrace" -o "$work/out.json" --site-exclude ''
 expect 2 "--prefix-map.*'/work': expected OLD=NEW" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map /work
 expect 2 "--prefix-map.*OLD .*is empty" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map =/opt
 [ -e "$work/sym.mftrace" ] && { echo "FAIL: a refused trace symbolize left its output"; failures=$((failures + 1)); }

@@ -4,10 +4,13 @@
 // Writes a full-page screenshot.
 //
 //   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
-//        --plain-html plain.html --detected-html detected.html --peaks-html peaks.html
+//        --plain-html plain.html --detected-html detected.html --peaks-html peaks.html \
+//        --blocks-html blocks.html
 // page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone;
 // detected.html: a model trace analyzed with its markers ignored; peaks.html: a model trace
-// analyzed by this build, with the peaks' compositions the shipped reports predate.
+// analyzed by this build, with the peaks' compositions the shipped reports predate; blocks.html:
+// the caching allocator fixture (testdata/analysis/caching_allocator.txt) with its gate against
+// itself.
 import puppeteer from 'puppeteer-core';
 import {pathToFileURL} from 'node:url';
 import {parseArgs} from 'node:util';
@@ -20,9 +23,10 @@ const {values: args} = parseArgs({
     'plain-html': {type: 'string'},
     'detected-html': {type: 'string'},
     'peaks-html': {type: 'string'},
+    'blocks-html': {type: 'string'},
   },
 });
-for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html']) {
+for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html']) {
   if (!args[name]) {
     console.error(`report_page_test: --${name} is required`);
     process.exit(2);
@@ -124,6 +128,33 @@ try {
     check(false, 'the checks of the peaks page stopped: ' + e.message);
   }
   for (const p of peaks.problems) check(false, p);
+
+  // Blocks: the allocator's two floors, named reserved and allocated; the headline is the allocated one.
+  const blocks = await openPage(args['blocks-html']);
+  try {
+    const text = async (selector) => blocks.page.$eval(selector, (el) => el.textContent).catch(() => null);
+    const texts = async (selector) => blocks.page.$$eval(selector, (els) => els.map((el) => el.textContent));
+    check((await text('#worst-idle-floor')) === '9.00 MiB', 'blocks: the headline floor is the allocated 9.00 MiB');
+    check((await text('#worst-reserved-floor')) === '22.0 MiB', 'blocks: the reserved 22.0 MiB beside it');
+    check((await text('#summary')).includes('allocated memory (allocator blocks)'), 'blocks: the summary names allocated memory');
+    const headings = await texts('.memory h3');
+    check(headings.length === 2 && headings[0].startsWith('device 0 \u00b7 reserved memory (allocator segments)') &&
+      headings[1].startsWith('device 0 \u00b7 allocated memory (allocator blocks)'), `blocks: reserved and allocated headings (${headings})`);
+    const legends = await texts('figure.chart .legend');
+    check(legends.length === 2 && legends[0].includes('reserved live bytes') && legends[1].includes('allocated idle floor'),
+      'blocks: the chart legends name the level');
+    check((await texts('#run-0 svg .floor-label')).includes('steady allocated idle floor 9.00 MiB'), 'blocks: the steady allocated floor is labelled');
+    const cells = await texts('table.sites td.nowrap');
+    check(cells.includes('device 0 \u00b7 allocated') && cells.includes('device 0 \u00b7 reserved'), `blocks: sites name their memory (${cells})`);
+    const gateCells = await texts('#gate td.nowrap');
+    check(gateCells.includes('device 0 \u00b7 allocated') && gateCells.includes('device 0 \u00b7 reserved'), 'blocks: gate checks name their memory');
+    const body = await blocks.page.evaluate(() => document.body.innerText);
+    check(!body.includes('block memory') && !/\u00b7 (device|block)\b/.test(body),
+      'blocks: no raw kind name where a level applies');
+  } catch (e) {
+    check(false, 'the checks of the blocks page stopped: ' + e.message);
+  }
+  for (const p of blocks.problems) check(false, p);
 } finally {
   await browser.close();
 }

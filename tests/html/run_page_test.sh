@@ -29,6 +29,13 @@ detected=$out/detected.html
 peaks=$out/peaks.html
 "$memfloor" analyze "$testdata/model/combined-loss-bug.mftrace" --no-table -o "$out/peaks.report.json"
 "$memfloor" report "$out/peaks.report.json" -o "$peaks"
+# PyTorch's caching allocator: segments (reserved) and blocks (allocated), with the gate of the
+# report against itself.
+blocks=$out/blocks.html
+"$memfloor" analyze "$testdata/analysis/caching_allocator.txt" --no-table -o "$out/blocks.report.json"
+"$memfloor" gate --baseline "$out/blocks.report.json" "$out/blocks.report.json" --json "$out/blocks.gate.json" \
+  >/dev/null
+"$memfloor" report "$out/blocks.report.json" --gate "$out/blocks.gate.json" -o "$blocks"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || missing "no chromium"
@@ -36,4 +43,4 @@ command -v node >/dev/null || missing "no node"
 [ -f "$here/node_modules/puppeteer-core/package.json" ] || missing "no puppeteer-core in tests/html/node_modules"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
-  --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks"
+  --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks" --blocks-html "$blocks"

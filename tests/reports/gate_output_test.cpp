@@ -2,6 +2,8 @@
 #include "reports/gate_output.h"
 
 #include <catch2/catch.hpp>
+#include <set>
+#include <string>
 
 #include "tests/reports/report_doc_builder.h"
 
@@ -107,6 +109,38 @@ TEST_CASE("gate annotations: GitHub workflow commands, escaped") {
 
   CHECK(reports::escapeAnnotationData("a%b\r\nc:d,e") == "a%25b%0D%0Ac:d,e");
   CHECK(reports::escapeAnnotationProperty("a%b\nc:d,e") == "a%25b%0Ac%3Ad%2Ce");
+}
+
+TEST_CASE("gate output names a caching allocator's memories reserved and allocated") {
+  MemorySpec reserved = spec(22 * kMiB, 22 * kMiB);
+  MemorySpec allocated = spec(9 * kMiB, 15 * kMiB);
+  allocated.kind = "block";
+  MemorySpec grown = allocated;
+  grown.idle_floor = 12 * kMiB;
+  MemorySpec more_reserved = reserved;
+  more_reserved.peak = 40 * kMiB;
+  auto base = makeReport({makeRun("rank 0", {reserved, allocated})});
+  auto cur = makeReport({makeRun("rank 0", {more_reserved, grown})});
+  reports::GateResult r = reports::runGate(reports::extractMetrics(base, "base.json"),
+                                           reports::extractMetrics(cur, "cur.json"), {});
+  std::string table = reports::formatGateTable(r);
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("idle floor    rank 0 0:allocated"));
+  CHECK_THAT(table, Catch::Contains("peak          rank 0 0:reserved"));
+  CHECK_THAT(table, !Catch::Contains("0:device"));
+  CHECK_THAT(table, !Catch::Contains("0:block"));
+  std::string md = reports::formatGateMarkdown(r);
+  CHECK_THAT(md, Catch::Contains("| **regression** | idle floor | rank 0 | 0:allocated |"));
+  CHECK_THAT(md, Catch::Contains("| **regression** | peak | rank 0 | 0:reserved |"));
+  CHECK_THAT(reports::formatGateAnnotations(r),
+             Catch::Contains("::error title=memfloor gate%3A idle floor::idle floor of rank 0 "
+                             "0:allocated rose by +3.00 MiB (9.00 MiB -> 12.0 MiB), more than the "
+                             "1.00 MiB allowed\n"));
+  // The JSON keeps the report's kind names: what the gate compares by.
+  nlohmann::json j = reports::toJson(r);
+  std::set<std::string> kinds;
+  for (const nlohmann::json& c : j.at("checks")) kinds.insert(c.at("kind").get<std::string>());
+  CHECK(kinds == std::set<std::string>{"block", "device"});
 }
 
 TEST_CASE("gate JSON: schema memfloor.gate/1") {

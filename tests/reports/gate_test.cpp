@@ -281,7 +281,7 @@ TEST_CASE("gate: an input kept to the end of the iteration fails at the peak, no
   CHECK_FALSE(check(r, Metric::kIdleFloor).regression);
   CHECK(check(r, Metric::kPeak).regression);
   const reports::GateCheck& c =
-      check(r, Metric::kSitePeak, "LossNode::forward (combined_1f1b.cpp:88)");
+      check(r, Metric::kSitePeak, "combined_1f1b.cpp:88 in LossNode::forward");
   CHECK(c.regression);
   CHECK(c.baseline == 0);
   CHECK(c.current == static_cast<int64_t>(8 * kMiB));
@@ -404,6 +404,47 @@ TEST_CASE("gate: memories on one side only compare with zero") {
   }
   CHECK(pinned_regressed);
   CHECK_FALSE(gate(two, one).regression);
+}
+
+TEST_CASE("gate: a caching allocator's blocks compare as their own memory") {
+  // Device 0 reserved 22 MiB (kind device) and allocated 9 MiB (kind block); device 1 has no
+  // blocks. The allocated floor rises by 24 MiB inside the same reserved memory.
+  MemorySpec reserved = memory(22 * kMiB, 22 * kMiB);
+  MemorySpec allocated = memory(9 * kMiB, 15 * kMiB);
+  allocated.kind = "block";
+  allocated.sites = {{"Model.forward (model.py:40)", kMiB}};
+  MemorySpec other = memory(4 * kMiB, 4 * kMiB);
+  other.device = 1;
+  MemorySpec grown = allocated;
+  grown.idle_floor += 24 * kMiB;
+  grown.sites = {{"Model.forward (model.py:40)", 25 * kMiB}};
+  auto base = makeReport({makeRun("rank 0", {reserved, allocated, other})});
+  auto cur = makeReport({makeRun("rank 0", {reserved, grown, other})});
+  reports::GateResult r = gate(base, cur);
+  CHECK(r.regression);
+  size_t block_checks = 0;
+  for (const reports::GateCheck& c : r.checks) {
+    INFO(c.device << ":" << c.kind << " " << reports::toString(c.metric));
+    CHECK(c.device_has_blocks == (c.device == 0));
+    if (c.kind == "block") ++block_checks;
+    const bool moved =
+        c.kind == "block" && (c.metric == Metric::kIdleFloor || c.metric == Metric::kSiteRetained);
+    CHECK(c.regression == moved);
+    CHECK((c.delta == 24 * static_cast<int64_t>(kMiB)) == moved);
+  }
+  CHECK(block_checks == 4);  // idle floor, peak, growth, one site
+
+  // A baseline without blocks: the new block memory compares with zero, and device 0's device
+  // memory is named reserved on both sides of the comparison.
+  reports::GateResult added = gate(makeReport({makeRun("rank 0", {reserved, other})}), base);
+  CHECK(added.regression);
+  for (const reports::GateCheck& c : added.checks) {
+    CHECK(c.device_has_blocks == (c.device == 0));
+    if (c.kind == "block" && c.metric == Metric::kIdleFloor) {
+      CHECK(c.baseline == 0);
+      CHECK(c.regression);
+    }
+  }
 }
 
 TEST_CASE("gate: new findings") {

@@ -91,6 +91,19 @@ TEST_CASE("report.json counts anomalies", "[report_json]") {
   }
 }
 
+TEST_CASE("report.json names blocks; blocks outside segments only in runs with blocks",
+          "[report_json]") {
+  CHECK_FALSE(toJson(sampleReport()).at("anomalies").contains("blocks_outside_segments"));
+  analysis::test::TraceBuilder t;
+  const analysis::test::At block{.kind = trace::MemoryKind::kBlock};
+  t.alloc(1, 0x10000, 4096).alloc(2, 0x10000, 512, block).alloc(3, 0x90000, 512, block);
+  json run = toJson(analysis::test::analyze(t));
+  CHECK(run.at("anomalies").at("blocks_outside_segments") == 1);
+  REQUIRE(run.at("memory").size() == 2);
+  CHECK(run.at("memory").at(0).at("kind") == "device");
+  CHECK(run.at("memory").at(1).at("kind") == "block");
+}
+
 TEST_CASE("report.json has per-iteration rows with floors and retention", "[report_json]") {
   json j = toJson(sampleReport());
   CHECK(j.at("iteration_source") == "markers");
@@ -125,7 +138,7 @@ TEST_CASE("report.json has per-iteration rows with floors and retention", "[repo
   CHECK(site.at("device") == 0);
   CHECK(site.at("kind") == "device");
   CHECK(site.at("stack").is_number_unsigned());
-  CHECK(site.at("where") == "Layer::forwardPostMlp (layer.cpp:2305)");
+  CHECK(site.at("where") == "layer.cpp:2305 in Layer::forwardPostMlp");
   CHECK(site.at("class") == "inter_iteration");
 }
 
@@ -146,7 +159,7 @@ TEST_CASE("report.json has each iteration's peak by class and by site", "[report
   CHECK(at_peak.at("iteration").at("bytes") == 41 * analysis::test::kMiB);
   REQUIRE(at_peak.at("sites").size() == 4);
   const json& site = at_peak.at("sites").at(1);
-  CHECK(site.at("where") == "Layer::forward (layer.cpp:40)");
+  CHECK(site.at("where") == "layer.cpp:40 in Layer::forward");
   CHECK(site.at("stack").is_number_unsigned());
   CHECK(site.at("bytes") == 32 * analysis::test::kMiB);
   CHECK(site.at("count") == 1);

@@ -189,6 +189,21 @@ TEST_CASE("report_reader: a report made by the analysis comes back through the r
   CHECK_FALSE(back.findings);
 }
 
+TEST_CASE("report_reader: a report with allocator blocks comes back through the reader") {
+  analysis::Report run = analysis::test::analyzeFile(kDir + "analysis/caching_allocator.txt");
+  run.anomalies.blocks_outside_segments = 3;  // read back as written
+  const json doc = toJson(analysis::test::merge({run}));
+  CHECK(doc.at("summary").at("worst").at("kind") == "block");
+  const analysis::MergedReport back = readReport(doc, "blocks.json");
+  CHECK(toJson(back) == doc);
+  REQUIRE(back.runs.size() == 1);
+  CHECK(back.runs[0].anomalies.blocks_outside_segments == 3);
+  REQUIRE(back.runs[0].memory.size() == 2);
+  CHECK(back.runs[0].memory[1].key.kind == trace::MemoryKind::kBlock);
+  REQUIRE(back.worst);
+  CHECK(back.worst->key.kind == trace::MemoryKind::kBlock);
+}
+
 TEST_CASE("report_reader: findings, what they explain and the sites linked to them") {
   const json doc = shipped("reports/two_runs.report.json");
   const analysis::MergedReport report = readReport(doc, "two_runs.json");
@@ -302,7 +317,7 @@ TEST_CASE("report_reader: what is malformed is an error naming the file and the 
   fails([](json& d) { d.erase("summary"); }, "summary: missing");
   fails([](json& d) { d["runs"][0]["memory"][0]["kind"] = "vram"; },
         "runs[0].memory[0].kind: expected one of device, pinned, managed, device_static, pool, "
-        "unknown, not \"vram\"");
+        "unknown, block, not \"vram\"");
   fails([](json& d) { d["runs"][0]["trace"]["version"]["major"] = 70000; },
         "runs[0].trace.version.major: value out of range");
   fails([](json& d) { d["runs"][0]["memory"][0]["peak"] = -1; },

@@ -1,10 +1,14 @@
 // Tests of formatTable and formatBytes: what a person reads after `memfloor analyze`.
 #include "reports/report_table.h"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "tests/analysis/checked_analysis.h"
 #include "tests/analysis/scenarios.h"
+#include "trace/format.h"
 
 namespace memfloor::reports::test {
 namespace {
@@ -29,17 +33,18 @@ TEST_CASE("The table shows floors, retention classes and the top site", "[report
   analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 4});
   std::string table = formatTable(analysis::test::analyze(loop.trace));
   INFO(table);
-  CHECK_THAT(table,
-             Catch::Contains("trace: built.mftrace (format 1.1, complete (trailer present))"));
+  CHECK_THAT(table, Catch::Contains(fmt::format(
+                        "trace: built.mftrace (format {}.{}, complete (trailer present))",
+                        trace::kMajorVersion, trace::kMinorVersion)));
   CHECK_THAT(table, Catch::Contains("iterations: 4 from markers"));
   CHECK_THAT(table, Catch::Contains("idle floor"));
   // iteration 2: peak 104 MiB, idle floor 72 MiB = 64 persistent + 8 inter-iteration
   CHECK_THAT(table, Catch::Contains("   2  0:device          104.0 MiB   72.0 MiB   64.0 MiB"
-                                    "   8.00 MiB        0 B  Layer::forwardPostMlp "
-                                    "(layer.cpp:2305) (inter_iteration)"));
+                                    "   8.00 MiB        0 B  layer.cpp:2305 in "
+                                    "Layer::forwardPostMlp (inter_iteration)"));
   CHECK_THAT(table, Catch::Contains("idle-floor trend: stable"));
   CHECK_THAT(table, Catch::Contains("top retaining sites in the idle window after iteration 3"));
-  CHECK_THAT(table, Catch::Contains("Model::Model (model.cpp:10)"));
+  CHECK_THAT(table, Catch::Contains("model.cpp:10 in Model::Model"));
 }
 
 TEST_CASE("The table shows what is live at the largest peak, by class and site", "[report_table]") {
@@ -54,10 +59,10 @@ TEST_CASE("The table shows what is live at the largest peak, by class and site",
                                       "       0 B        0 B   64.0 MiB\n"));
     CHECK_THAT(table, Catch::Contains("top sites at the peak of iteration 1, 0:device (+200 ns "
                                       "into it):\n  class                   bytes  allocs  where\n"
-                                      "  persistent           64.0 MiB       1  Model::Model "
-                                      "(model.cpp:10)\n"
-                                      "  iteration            32.0 MiB       1  Layer::forward "
-                                      "(layer.cpp:40)\n"));
+                                      "  persistent           64.0 MiB       1  model.cpp:10 in "
+                                      "Model::Model\n"
+                                      "  iteration            32.0 MiB       1  layer.cpp:40 in "
+                                      "Layer::forward\n"));
   }
   SECTION("a leak raises every peak: the last iteration's, the earlier leaks a leak there") {
     analysis::test::Loop loop =
@@ -99,6 +104,55 @@ TEST_CASE("The table elides the middle of long runs", "[report_table]") {
   CHECK_THAT(table, Catch::Contains("   1w 0:device"));
   CHECK_THAT(table, Catch::Contains("  60  0:device"));
   CHECK_THAT(table, !Catch::Contains("  30  0:device"));
+}
+
+TEST_CASE("The table names a caching allocator's two floors", "[report_table]") {
+  // testdata/analysis/caching_allocator.txt: segments of 22 MiB, 9 MiB of blocks kept.
+  const std::string fixture =
+      std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/caching_allocator.txt";
+  const analysis::Report run = analysis::test::analyzeFile(fixture);
+  std::string table = formatTable(analysis::test::merge({run}));
+  INFO(table);
+  CHECK_THAT(table,
+             Catch::Contains("0:reserved         22.0 MiB   22.0 MiB          2          0"));
+  CHECK_THAT(table,
+             Catch::Contains("0:allocated        15.0 MiB   9.00 MiB         17         15"));
+  CHECK_THAT(table, Catch::Contains("   2  0:reserved         22.0 MiB   22.0 MiB   22.0 MiB"));
+  CHECK_THAT(table, Catch::Contains("   2  0:allocated        15.0 MiB   9.00 MiB   8.00 MiB"
+                                    "   1.00 MiB        0 B  model.py:40 in Model.forward "
+                                    "(inter_iteration)"));
+  CHECK_THAT(table, Catch::Contains("  0:allocated      stable   +0 B/iteration"));
+  CHECK_THAT(table, Catch::Contains("  0:allocated      inter_iteration    1.00 MiB       1  "
+                                    "model.py:40 in Model.forward"));
+  CHECK_THAT(table, Catch::Contains("worst: rank 0 (device 0): idle floor 9.00 MiB allocated "
+                                    "(reserved 22.0 MiB) after iteration 1\n"));
+  CHECK_THAT(table, !Catch::Contains("0:device"));
+  CHECK_THAT(table, !Catch::Contains("0:block"));
+  CHECK_THAT(table, !Catch::Contains("outside every live segment"));
+
+  // Beside a run without blocks: the runs' headline floors, and the reserved one where it applies.
+  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 4});
+  std::string runs = formatTable(analysis::test::merge({run, analysis::test::analyze(loop.trace)}));
+  INFO(runs);
+  CHECK_THAT(runs, Catch::Contains("  run                      steady idle floor   reserved  "
+                                   "iteration  trend\n"));
+  CHECK_THAT(runs, Catch::Contains("  rank 0                           9.00 MiB   22.0 MiB  "
+                                   "        1  stable\n"));
+  CHECK_THAT(runs, Catch::Contains("  built.mftrace                    72.0 MiB          -  "
+                                   "        1  stable\n"));
+  CHECK_THAT(runs, Catch::Contains("   2  0:device          104.0 MiB   72.0 MiB"));
+}
+
+TEST_CASE("The table warns of blocks outside every live segment", "[report_table]") {
+  analysis::test::TraceBuilder t;
+  t.alloc(1, 0x10000, 4096).alloc(2, 0x10000, 512, {.kind = trace::MemoryKind::kBlock});
+  t.alloc(3, 0x90000, 512, {.kind = trace::MemoryKind::kBlock});
+  std::string table = formatTable(analysis::test::analyze(t));
+  INFO(table);
+  CHECK_THAT(table,
+             Catch::Contains("warning: 1 allocator blocks outside every live segment of their "
+                             "device\n"));
+  CHECK_THAT(table, Catch::Contains("0:reserved"));
 }
 
 }  // namespace

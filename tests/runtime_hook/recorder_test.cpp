@@ -168,3 +168,31 @@ TEST_CASE("NVTX ranges and C API markers are written with names and domains", "[
   CHECK(w.text(w.markers[2].name) == "epoch");
   CHECK(w.text(w.markers[2].domain) == "memfloor");
 }
+
+TEST_CASE("a companion's blocks are written with their Python stacks, in any stack mode",
+          "[runtime_hook]") {
+  trace::StackId stack = trace::kNoId;
+  uint64_t written = 0;
+  Written w = record(hook::StackMode::kNone, [&](hook::Recorder& r) {
+    memfloor_python_frame_v1 frames[] = {{"train.py", "forward", 21, 0},
+                                         {"train.py", "<module>", 50, 0}};
+    stack = r.internPythonStack(frames, 2);
+    CHECK(r.internPythonStack(frames, 2) == stack);
+    memfloor_block_event_v1 events[3] = {};
+    events[0] = {1000, 0x7000, 512, 0, 0, stack, MEMFLOOR_BLOCK_ALLOC};
+    events[1] = {2000, 0x7000, 512, 0, 0, stack, MEMFLOOR_BLOCK_FREE};
+    events[2] = {3000, 0x7000, 512, 0, 0, 0, 42};  // an unknown type: skipped
+    written = r.writeBlocks(events, 3);
+    CHECK(r.writeBlocks(nullptr, 3) == 0);
+  });
+  CHECK(written == 2);
+  CHECK(stack != trace::kNoId);
+  CHECK(w.stacks == 1);
+  REQUIRE(w.allocs.size() == 1);
+  CHECK(w.allocs[0].kind == trace::MemoryKind::kBlock);
+  CHECK(w.allocs[0].stack == stack);
+  CHECK(w.allocs[0].size == 512);
+  REQUIRE(w.frees.size() == 1);
+  CHECK(w.frees[0].kind == trace::MemoryKind::kBlock);
+  CHECK(w.frees[0].timestamp - w.allocs[0].timestamp == 1000);  // one offset for a whole batch
+}

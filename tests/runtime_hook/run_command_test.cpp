@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -184,4 +185,29 @@ TEST_CASE("the command line: options before --, the program's own options after"
   CHECK_THROWS_AS(runCli({"run"}), Error);
   CHECK_THROWS_AS(runCli({"run", "--"}), Error);
   CHECK(std::system(("rm -rf " + dir).c_str()) == 0);
+}
+
+TEST_CASE("the Python companion goes first on PYTHONPATH, the user's path after it",
+          "[runtime_hook][run]") {
+  RunRequest request;
+  request.companion_dir = "/opt/memfloor/python";
+  std::vector<std::string> notes;
+  std::vector<std::string> env = tracedEnvironment(request, "/h.so", "/out", {}, notes);
+  CHECK(has(env, "PYTHONPATH=/opt/memfloor/python"));
+  env = tracedEnvironment(request, "/h.so", "/out", {"PYTHONPATH=/src:/lib"}, notes);
+  CHECK(has(env, "PYTHONPATH=/opt/memfloor/python:/src:/lib"));
+  request.companion_dir.clear();  // --no-companion, or not found
+  env = tracedEnvironment(request, "/h.so", "/out", {"PYTHONPATH=/src"}, notes);
+  CHECK(has(env, "PYTHONPATH=/src"));
+  CHECK(notes.empty());
+}
+
+TEST_CASE("the companion is found through MEMFLOOR_PYTHON_DIR", "[runtime_hook][run]") {
+  std::string dir = tempDir();
+  std::ofstream(dir + "/sitecustomize.py") << "\n";
+  ::setenv("MEMFLOOR_PYTHON_DIR", dir.c_str(), 1);
+  CHECK(findCompanion() == std::filesystem::weakly_canonical(dir).string());
+  ::setenv("MEMFLOOR_PYTHON_DIR", "/nonexistent", 1);
+  CHECK(findCompanion().empty());
+  ::unsetenv("MEMFLOOR_PYTHON_DIR");
 }

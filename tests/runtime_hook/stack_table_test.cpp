@@ -91,3 +91,54 @@ TEST_CASE("draining writes modules, frames and stacks before use", "[runtime_hoo
   CHECK_FALSE(modules.empty());
   for (const auto& [id, m] : modules) CHECK(m.size > 0);
 }
+
+TEST_CASE("Python stacks are interned by their frames and drained as Python frame definitions",
+          "[runtime_hook]") {
+  std::vector<uint8_t> bytes;
+  trace::StackId a = trace::kNoId;
+  trace::StackId b = trace::kNoId;
+  {
+    hook::TraceOutput out(std::make_unique<SharedSink>(bytes), 1 << 16);
+    REQUIRE(out.begin());
+    hook::StackTable table;
+    hook::StackTable::PythonFrame inner{"train.py", "forward", 12};
+    hook::StackTable::PythonFrame outer{"train.py", "<module>", 40};
+    hook::StackTable::PythonFrame stack[] = {inner, outer};
+    a = table.internPython(stack, 2);
+    CHECK(a != trace::kNoId);
+    CHECK(table.internPython(stack, 2) == a);
+    b = table.internPython(stack + 1, 1);  // shares a frame, a different stack
+    CHECK(b != a);
+    hook::StackTable::PythonFrame moved[] = {{"train.py", "forward", 13}, outer};
+    CHECK(table.internPython(moved, 2) != a);  // another line is another frame
+    CHECK(table.internPython(stack, 0) == trace::kNoId);
+    uint64_t native[] = {0x1000};
+    CHECK(table.intern(native, 1) != a);  // native and Python stacks never alias
+    {
+      hook::TraceOutput::Batch batch(out);
+      table.drain(batch);
+    }
+    CHECK(out.finish(1));
+  }
+  trace::MemorySource source(bytes);
+  trace::FileOrderReader reader(source);
+  std::map<trace::StringId, std::string> strings;
+  std::map<trace::FrameId, trace::FrameDef> frames;
+  std::map<trace::StackId, trace::StackDef> stacks;
+  trace::Record r;
+  while (reader.next(r)) {
+    if (auto* s = std::get_if<trace::StringDef>(&r)) strings[s->id] = s->text;
+    if (auto* f = std::get_if<trace::FrameDef>(&r)) frames[f->id] = *f;
+    if (auto* s = std::get_if<trace::StackDef>(&r)) stacks[s->id] = *s;
+  }
+  REQUIRE(stacks.count(a) == 1);
+  REQUIRE(stacks[a].frames.size() == 2);
+  const trace::FrameDef& first = frames.at(stacks[a].frames[0]);
+  CHECK(first.kind == trace::FrameKind::kPython);
+  CHECK(strings.at(first.file) == "train.py");
+  CHECK(strings.at(first.function) == "forward");
+  CHECK(first.line == 12);
+  CHECK(first.module == trace::kNoId);
+  REQUIRE(stacks.at(b).frames.size() == 1);
+  CHECK(stacks.at(b).frames[0] == stacks[a].frames[1]);  // the shared frame is defined once
+}

@@ -103,7 +103,8 @@ TEST_CASE("format 1.0 and 1.1 traces read", "[trace][reader]") {
   checkReadsMinor<FileOrderReader>(v10, 0, records);
   checkReadsMinor<TimeOrderReader>(v10, 0, records);
 
-  const Bytes v11 = testing::writeBinary(records, 1024, false);
+  Bytes v11 = testing::writeBinary(records, 1024, false);
+  codec::storeLe16(v11.data() + FileHeaderLayout::kMinorAt, 1);
   checkReadsMinor<FileOrderReader>(v11, 1, records);
   checkReadsMinor<TimeOrderReader>(v11, 1, records);
   auto packed = [](const Bytes& file) {  // packed allocs and frees in the file
@@ -120,6 +121,34 @@ TEST_CASE("format 1.0 and 1.1 traces read", "[trace][reader]") {
   };
   CHECK(packed(v10) == 0);
   CHECK(packed(v11) == 600);
+}
+
+// 1.2 added the memory kind block (6). Its value means block in every 1.x file: a 1.1 file that
+// holds one (no 1.1 writer wrote it) reads it as block too, through both readers and both forms.
+TEST_CASE("format 1.2 traces hold blocks; a 1.1 file's kind 6 reads as block", "[trace][reader]") {
+  std::vector<Record> records;
+  Alloc segment = testing::makeAlloc(100, 0x7f0000000000, 20 << 20);
+  records.emplace_back(segment);
+  for (uint64_t i = 0; i < 50; ++i) {
+    Alloc block = testing::makeAlloc(200 + 10 * i, 0x7f0000000000 + (i << 16), 512);
+    block.kind = MemoryKind::kBlock;
+    block.stream = 7;
+    records.emplace_back(block);
+    Free back = testing::makeFree(205 + 10 * i, block.address);
+    back.kind = MemoryKind::kBlock;
+    back.stream = 7;
+    records.emplace_back(back);
+  }
+  records.emplace_back(Trailer{records.size(), 9000});
+  for (const Writer::Encoding encoding : {Writer::Encoding::kPacked, Writer::Encoding::kVarint}) {
+    Bytes v12 = testing::writeBinary(records, 1024, false, 0, encoding);
+    CHECK(codec::loadLe16(v12.data() + FileHeaderLayout::kMinorAt) == 2);
+    checkReadsMinor<FileOrderReader>(v12, 2, records);
+    checkReadsMinor<TimeOrderReader>(v12, 2, records);
+    codec::storeLe16(v12.data() + FileHeaderLayout::kMinorAt, 1);
+    checkReadsMinor<FileOrderReader>(v12, 1, records);
+    checkReadsMinor<TimeOrderReader>(v12, 1, records);
+  }
 }
 
 TEST_CASE("describe says how a trace ended", "[trace][reader]") {

@@ -23,6 +23,9 @@ TEST_CASE("timed records are the events", "[trace][records]") {
 
 TEST_CASE("enum names", "[trace][records]") {
   CHECK(toString(MemoryKind::kDeviceStatic) == "device_static");
+  CHECK(toString(MemoryKind::kBlock) == "block");
+  CHECK(static_cast<uint8_t>(MemoryKind::kBlock) == 6);  // a file-format value (1.2)
+  CHECK(kMemoryKindCount == 7);
   CHECK(toString(static_cast<MemoryKind>(99)) == "unknown");
   CHECK(toString(MarkerType::kInstant) == "instant");
   CHECK(toString(PoolEventType::kTrimmed) == "trimmed");

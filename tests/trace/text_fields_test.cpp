@@ -123,11 +123,22 @@ TEST_CASE("names, flags, frames and inline strings", "[trace][text_fields]") {
   g.memoryKind(kind);
   CHECK(kind == MemoryKind::kUnknown);
 
+  auto kindOf = [](const char* line) {
+    Parsed parsed(line);
+    TextFields fields = parsed.fields();
+    MemoryKind read = MemoryKind::kDevice;
+    fields.memoryKind(read);
+    return read;
+  };
+  CHECK(kindOf("kind=block") == MemoryKind::kBlock);
+  CHECK(kindOf("kind=6") == MemoryKind::kBlock);
+  CHECK(kindOf("kind=7") == MemoryKind::kUnknown);
+
   Parsed bad_kind("kind=gpu");
   TextFields h = bad_kind.fields();
   CHECK_THROWS_WITH(h.memoryKind(kind),
                     "f.txt:3: kind=gpu: expected a memory kind (device, pinned, managed, "
-                    "device_static, pool, unknown) or a number");
+                    "device_static, pool, unknown, block) or a number");
   Parsed bad_flags("flags=async|");
   TextFields i = bad_flags.fields();
   CHECK_THROWS_AS(i.flags(flags), Error);

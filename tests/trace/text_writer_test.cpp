@@ -34,6 +34,17 @@ TEST_CASE("canonical lines of every record type", "[trace][text_writer]") {
   CHECK(testing::toText(testing::everyRecordType()) == expected);
 }
 
+TEST_CASE("a block's kind is written by name", "[trace][text_writer]") {
+  Alloc block = testing::makeAlloc(5, 0x7f0000200000, 512);
+  block.kind = MemoryKind::kBlock;
+  block.stream = 7;
+  Free back{block};  // the same fields, later
+  back.timestamp = 9;
+  CHECK(testing::toText({block, back}) ==
+        "alloc t=5 kind=block dev=0 stream=7 addr=0x7f0000200000 size=512\n"
+        "free t=9 kind=block dev=0 stream=7 addr=0x7f0000200000 size=512\n");
+}
+
 TEST_CASE("defaults are omitted, the always-written fields are not", "[trace][text_writer]") {
   CHECK(testing::toText({Alloc{}}) == "alloc t=0 kind=device dev=0 addr=0x0 size=0\n");
   CHECK(testing::toText({Free{}}) == "free t=0 kind=device dev=0 addr=0x0 size=0\n");

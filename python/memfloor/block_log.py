@@ -1,0 +1,119 @@
+"""PyTorch's allocator history and state as block events (no torch needed: plain dicts in).
+
+The caching allocator's memory history (torch.cuda.memory._record_memory_history) keeps a trace
+of block allocations and frees with their Python frames; the companion takes it in batches
+(`_snapshot()`, then clears it). A batch's entries and the allocator's state in the same snapshot
+are consistent; what happens between taking a snapshot and clearing the history is not in any
+batch, so each batch is reconciled with the state: a block the state holds but the log does not
+was allocated in that gap, a block the log holds but the state does not was freed in it. Both are
+dated to the gap.
+"""
+
+from typing import Callable, Dict, List, Sequence, Tuple
+
+from memfloor.hook_api import BLOCK_ALLOC, BLOCK_FREE, Event, Frame
+
+# Block states that PyTorch counts as allocated (torch.cuda.memory_allocated): a block whose free
+# waits for a stream's event is still allocated.
+ALLOCATED_STATES = ("active_allocated", "active_awaiting_free")
+NS_PER_US = 1000
+
+StackOf = Callable[[Sequence[Frame]], int]
+
+
+def frames_of(entry: dict) -> Tuple[Frame, ...]:
+    """An entry's or a block's frames, innermost first, as (file, function, line)."""
+    return tuple(
+        (str(f.get("filename", "")), str(f.get("name", "")), int(f.get("line", 0) or 0))
+        for f in entry.get("frames") or ()
+    )
+
+
+class BlockLog:
+    """The blocks live on every device as the trace knows them, and the events that keep it so."""
+
+    def __init__(self) -> None:
+        self.live: Dict[Tuple[int, int], Tuple[int, int]] = {}  # (device, address) -> (size, stream)
+        self._streams: Dict[int, int] = {0: 0}
+        self.reconciled_allocs = 0  # blocks found in the state but in no entry
+        self.reconciled_frees = 0
+        self.unknown_frees = 0  # frees of blocks never seen allocated (skipped)
+        self.events_written = 0
+        self.resized = 0  # blocks larger than the entry said (sized from the state)
+
+    def stream_id(self, handle: int) -> int:
+        """A small id per stream handle, in order of first use; 0 is the default stream."""
+        return self._streams.setdefault(handle, len(self._streams))
+
+    def events(self, snapshot: dict, gap_ns: int, stack_of: StackOf) -> List[Event]:
+        """The events of one snapshot. gap_ns: when the previous batch was cleared (the gap's
+        time, for reconciled blocks)."""
+        out: List[Event] = []
+        state = self._state(snapshot.get("segments") or ())
+        last_alloc: Dict[Tuple[int, int], int] = {}  # block -> index in out of its last alloc
+        for device, entries in enumerate(snapshot.get("device_traces") or ()):
+            for entry in entries:
+                self._entry(device, entry, gap_ns, stack_of, out, last_alloc)
+        self._resize(state, last_alloc, out)
+        self._reconcile(state, gap_ns, stack_of, out)
+        self.events_written += len(out)
+        return out
+
+    def _state(self, segments) -> Dict[Tuple[int, int], Tuple[int, int, dict]]:
+        state: Dict[Tuple[int, int], Tuple[int, int, dict]] = {}
+        for segment in segments:
+            device = int(segment.get("device", 0))
+            stream = self.stream_id(int(segment.get("stream", 0)))
+            for block in segment.get("blocks") or ():
+                if block.get("state") in ALLOCATED_STATES:
+                    state[(device, int(block["address"]))] = (int(block["size"]), stream, block)
+        return state
+
+    def _entry(self, device: int, entry: dict, gap_ns: int, stack_of: StackOf, out: List[Event],
+               last_alloc: Dict[Tuple[int, int], int]) -> None:
+        action = entry.get("action")
+        if action not in ("alloc", "free_completed"):
+            return  # segments are CUPTI's to see; free_requested is not a free yet
+        key = (device, int(entry["addr"]))
+        when = int(entry["time_us"]) * NS_PER_US
+        if action == "alloc":
+            if key in self.live:  # freed in a gap and reused: close the old block first
+                self._free(key, gap_ns, out)
+                self.reconciled_frees += 1
+            size, stream = int(entry["size"]), self.stream_id(int(entry.get("stream", 0)))
+            self.live[key] = (size, stream)
+            last_alloc[key] = len(out)
+            out.append((when, key[1], size, stream, device, stack_of(frames_of(entry)), BLOCK_ALLOC))
+        elif key in self.live:
+            self._free(key, when, out)
+        else:
+            self.unknown_frees += 1
+
+    def _resize(self, state, last_alloc: Dict[Tuple[int, int], int], out: List[Event]) -> None:
+        """A history entry holds the size asked for; a block can be larger (the allocator does not
+        split a large free block for a small remainder), and PyTorch counts the block. A block
+        still live when its batch ends takes its size from the state; one freed within its batch
+        keeps the entry's."""
+        for key, index in last_alloc.items():
+            if key in self.live and key in state and state[key][0] != self.live[key][0]:
+                size = state[key][0]
+                self.live[key] = (size, self.live[key][1])
+                event = out[index]
+                out[index] = event[:2] + (size,) + event[3:]
+                self.resized += 1
+
+    def _free(self, key: Tuple[int, int], when: int, out: List[Event]) -> None:
+        size, stream = self.live.pop(key)
+        out.append((when, key[1], size, stream, key[0], 0, BLOCK_FREE))
+
+    def _reconcile(self, state, gap_ns: int, stack_of: StackOf, out: List[Event]) -> None:
+        for key in [k for k in self.live if k not in state]:
+            self._free(key, gap_ns, out)
+            self.reconciled_frees += 1
+        for key, (size, stream, block) in state.items():
+            if key in self.live:
+                continue
+            self.live[key] = (size, stream)
+            stack = stack_of(frames_of(block))
+            out.append((gap_ns, key[1], size, stream, key[0], stack, BLOCK_ALLOC))
+            self.reconciled_allocs += 1

@@ -1,0 +1,128 @@
+"""PyTorch's caching-allocator blocks into the trace, drained from its memory history."""
+
+import inspect
+import os
+import sys
+import threading
+import time
+import types
+from typing import Dict, Optional, Sequence, Tuple
+
+from memfloor.block_log import BlockLog
+from memfloor.hook_api import Frame, Hook, find_hook
+
+# The history is a ring: a batch larger than this loses its oldest entries (the state's
+# reconciliation still closes every block). Drained every flush period, it is far from full.
+MAX_ENTRIES = 1_000_000
+HISTORY = dict(enabled="all", context="alloc", stacks="python", max_entries=MAX_ENTRIES)
+# What PyTorch's snapshot imports when it first turns frames into Python (PyTorch 2.x: the whole
+# of torch._dynamo, some 900 modules). The companion's thread takes no snapshot before the program
+# has imported these itself (any optimizer does): an import of ours would race with the program's
+# (Python hands a thread a partly initialized module rather than deadlock) and load what the
+# program never asked for. Until then the history keeps its entries; the last drain, at exit,
+# takes them whatever was imported.
+SNAPSHOT_IMPORTS = ("torch._dynamo",)
+
+
+def _imported(name: str) -> bool:
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    return module is not None and not getattr(spec, "_initializing", False)
+
+
+def _say(text: str) -> None:
+    print(f"memfloor: {text}", file=sys.stderr)
+
+
+class TorchBlocks:
+    """The one recorder of a process: enables the allocator's history when CUDA initializes, then
+    drains it into the hook every period and at exit."""
+
+    def __init__(self, torch: types.ModuleType, period_s: float) -> None:
+        self._torch = torch
+        self._period_s = period_s
+        self._lock = threading.Lock()
+        self._log = BlockLog()
+        self._stacks: Dict[Tuple[Frame, ...], int] = {}
+        self._hook: Optional[Hook] = None
+        self._gap_ns = time.time_ns()
+        self._on = False
+        self._stop = threading.Event()
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    def start(self) -> bool:
+        """Asks PyTorch to enable the history when it initializes CUDA; False if it cannot."""
+        memory = getattr(getattr(self._torch, "cuda", None), "memory", None)
+        record = getattr(memory, "_record_memory_history", None)
+        lazy_call = getattr(self._torch.cuda, "_lazy_call", None)
+        if record is None or lazy_call is None or not hasattr(memory, "_snapshot"):
+            return False
+        if "clear_history" not in inspect.signature(record).parameters:
+            _say(f"PyTorch {self._torch.__version__} cannot clear its memory history: "
+                 "allocator blocks are not recorded (segments still are)")
+            return False
+        lazy_call(self._enable)  # runs inside PyTorch's CUDA initialization, or now if done
+        return True
+
+    def _enable(self) -> None:
+        # Called by PyTorch's lazy CUDA initialization: an exception here would fail the program.
+        try:
+            memory = self._torch.cuda.memory
+            if memory.get_allocator_backend() != "native":
+                return  # cudaMallocAsync: CUPTI sees every block itself
+            memory._record_memory_history(**HISTORY)
+            self._gap_ns = time.time_ns()
+            self._on = True
+            os.register_at_fork(after_in_child=self._stop.set)
+            threading.Thread(target=self._run, name="memfloor-blocks", daemon=True).start()
+        except Exception as error:  # noqa: BLE001
+            _say(f"cannot record PyTorch's allocator blocks: {error!r}")
+
+    # -- draining ----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._period_s):
+            if all(_imported(name) for name in SNAPSHOT_IMPORTS):
+                self.drain()
+
+    def _stack_of(self, frames: Sequence[Frame]) -> int:
+        key = tuple(frames)
+        stack = self._stacks.get(key)
+        if stack is None:
+            stack = self._hook.python_stack(key) if key and self._hook is not None else 0
+            if stack:
+                self._stacks[key] = stack
+        return stack
+
+    def drain(self) -> None:
+        """Moves the history so far into the trace. Safe from any thread, at any time."""
+        if not self._on or self._stop.is_set():
+            return
+        with self._lock:
+            try:
+                if self._hook is None:
+                    self._hook = find_hook()
+                    if self._hook is None:
+                        return  # the driver has not loaded it yet: the history keeps the entries
+                memory = self._torch.cuda.memory
+                snapshot = memory._snapshot()
+                memory._record_memory_history(**HISTORY, clear_history=True)
+                gap_ns, self._gap_ns = self._gap_ns, time.time_ns()
+                events = self._log.events(snapshot, gap_ns, self._stack_of)
+                if events:
+                    self._hook.blocks(events)
+            except Exception as error:  # noqa: BLE001
+                self._on = False
+                _say(f"stopped recording PyTorch's allocator blocks: {error!r}")
+
+    def stop(self) -> None:
+        """The last drain (at exit)."""
+        self.drain()
+        self._stop.set()
+        if os.environ.get("MEMFLOOR_VERBOSE") == "1":
+            log = self._log
+            _say(f"PyTorch blocks: {log.events_written} events, {len(self._stacks)} stacks; "
+                 f"reconciled with the allocator's state: {log.reconciled_allocs} allocations, "
+                 f"{log.reconciled_frees} frees, {log.resized} sizes; "
+                 f"{log.unknown_frees} frees of unseen blocks")

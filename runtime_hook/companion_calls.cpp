@@ -1,0 +1,57 @@
+// Block events and Python frames from the companion -> trace records.
+#include "runtime_hook/companion_calls.h"
+
+#include <time.h>
+
+#include "common/units.h"
+#include "runtime_hook/call_stamp.h"
+
+namespace memfloor::hook {
+
+ClockPair clockPairNow() {
+  timespec wall{};
+  ::clock_gettime(CLOCK_REALTIME, &wall);
+  ClockPair pair;
+  pair.cupti_ns = cuptiNow();
+  pair.unix_ns =
+      static_cast<uint64_t>(wall.tv_sec) * units::kNsPerS + static_cast<uint64_t>(wall.tv_nsec);
+  return pair;
+}
+
+uint64_t toCuptiTime(uint64_t unix_ns, const ClockPair& now) {
+  if (now.cupti_ns >= now.unix_ns) return unix_ns + (now.cupti_ns - now.unix_ns);
+  uint64_t behind = now.unix_ns - now.cupti_ns;
+  return unix_ns > behind ? unix_ns - behind : 0;
+}
+
+std::optional<trace::Record> blockRecord(const memfloor_block_event_v1& event,
+                                         const ClockPair& now) {
+  trace::MemoryEvent e;
+  e.timestamp = toCuptiTime(event.unix_ns, now);
+  e.address = event.address;
+  e.size = event.size;
+  e.stream = event.stream;
+  e.stack = event.stack;
+  e.device = event.device;
+  e.kind = trace::MemoryKind::kBlock;
+  if (event.type == MEMFLOOR_BLOCK_ALLOC) return trace::Record{trace::Alloc{e}};
+  if (event.type == MEMFLOOR_BLOCK_FREE) return trace::Record{trace::Free{e}};
+  return std::nullopt;
+}
+
+std::vector<StackTable::PythonFrame> pythonFrames(const memfloor_python_frame_v1* frames,
+                                                  uint32_t count) {
+  std::vector<StackTable::PythonFrame> out;
+  if (frames == nullptr) return out;
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    StackTable::PythonFrame f;
+    if (frames[i].file != nullptr) f.file = frames[i].file;
+    if (frames[i].function != nullptr) f.function = frames[i].function;
+    f.line = frames[i].line;
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace memfloor::hook

@@ -1,0 +1,34 @@
+// The companion's entry points (include/memfloor/companion.h) as trace records: block events on
+// CUPTI's clock, Python frames as the stack table's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "include/memfloor/companion.h"
+#include "runtime_hook/stack_table.h"
+#include "trace/records.h"
+
+namespace memfloor::hook {
+
+// One moment on both clocks: what moves a wall-clock time onto CUPTI's.
+struct ClockPair {
+  uint64_t cupti_ns = 0;
+  uint64_t unix_ns = 0;
+};
+
+ClockPair clockPairNow();
+
+// CUPTI's time of a wall-clock time (0 if it would fall before CUPTI's epoch).
+uint64_t toCuptiTime(uint64_t unix_ns, const ClockPair& now);
+
+// The block event as an allocation or a free of kind block; nullopt for an unknown type.
+std::optional<trace::Record> blockRecord(const memfloor_block_event_v1& event,
+                                         const ClockPair& now);
+
+// The frames as the stack table takes them (null strings read as empty).
+std::vector<StackTable::PythonFrame> pythonFrames(const memfloor_python_frame_v1* frames,
+                                                  uint32_t count);
+
+}  // namespace memfloor::hook

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The PyTorch checks that need a GPU, in one call on the device machine (a summary last):
+#   1. planted programs (tests/gpu/pytorch/planted.py: attr, list, plain) under PyTorch's default
+#      caching allocator and under cudaMallocAsync: the report's idle floors against
+#      memory_allocated() / memory_reserved(), the top site's name and class
+#   2. transformers' GPT-2 from a config: persistent bytes against parameters + optimizer state
+#   3. bench/torch_step.py step time, untraced vs traced, both allocators, interleaved rounds
+# usage: scripts/gpu-torch.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
+#        build-hook/dist); parts: any of "planted gpt2 overhead" (default all); ROUNDS (5).
+set -u
+DIST=$(cd "${1:-build-hook/dist}" && pwd)
+PARTS=${2:-planted gpt2 overhead}
+FINAL=${OUT:-$PWD/gpu-torch-out}  # summary.txt and gpu-torch.tgz (reports, tables, logs) go here
+mkdir -p "$FINAL"
+WORK=$(mktemp -d /tmp/memfloor-gpu-torch.XXXXXX)
+OUT="$WORK/out"
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1
+M="$DIST/memfloor"
+SUMMARY="$OUT/summary.txt"
+: >"$SUMMARY"
+ROUNDS=${ROUNDS:-5}
+T=tests/gpu/pytorch
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else print a[int((NR+1)/2)]}'; }
+
+traced() {  # traced NAME ALLOCATOR -- CMD...: one run, its report, in $WORK/NAME
+  local name=$1 alloc=$2; shift 3
+  local flags=()
+  [ "$alloc" = async ] && flags=(--torch-allocator async)
+  rm -rf "$WORK/$name"
+  "$M" run -q "${flags[@]}" -o "$WORK/$name" -- "$@" 2>&1 | tail -n 5
+  "$M" analyze "$WORK/$name" -o "$WORK/$name/report.json" >"$WORK/$name/table.txt" 2>&1
+  cp "$WORK/$name/table.txt" "$OUT/$name.table.txt"
+  cp "$WORK/$name/report.json" "$OUT/$name.report.json"
+  cp "$(ls "$WORK/$name"/*.mftrace | head -1)" "$OUT/$name.mftrace"  # to analyze again elsewhere
+}
+
+if [[ " $PARTS " == *" planted "* ]]; then
+  echo "== 1. planted programs"
+  for alloc in native async; do
+    for case in attr list plain; do
+      traced "$case-$alloc" "$alloc" -- python3 $T/planted.py --case "$case" --log "$WORK/$case-$alloc.json"
+      cp "$WORK/$case-$alloc.json" "$OUT/"
+      python3 $T/check_report.py "$WORK/$case-$alloc/report.json" "$WORK/$case-$alloc.json" | tee -a "$SUMMARY"
+    done
+  done
+  ls -l "$WORK"/attr-native/*.mftrace | awk '{print "trace bytes attr-native:", $5}' | tee -a "$SUMMARY"
+fi
+
+if [[ " $PARTS " == *" gpt2 "* ]]; then
+  echo "== 2. transformers GPT-2"
+  traced gpt2-native native -- python3 $T/gpt2_steps.py --log "$WORK/gpt2.json"
+  cp "$WORK/gpt2.json" "$OUT/"
+  python3 $T/check_report.py "$WORK/gpt2-native/report.json" "$WORK/gpt2.json" | tee -a "$SUMMARY"
+  head -n 40 "$WORK/gpt2-native/table.txt"
+fi
+
+if [[ " $PARTS " == *" overhead "* ]]; then
+  echo "== 3. torch_step overhead, $ROUNDS interleaved rounds"
+  STEP="bench/torch_step.py --steps 30 --warmup 5"
+  for r in $(seq "$ROUNDS"); do
+    for alloc in native async; do
+      conf=()
+      [ "$alloc" = async ] && conf=(env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync)
+      "${conf[@]}" python3 $STEP --label "untraced-$alloc" | grep torch_step | tee -a "$WORK/step.log"
+      flags=(); [ "$alloc" = async ] && flags=(--torch-allocator async)
+      for stacks in none native; do
+        "$M" run -q "${flags[@]}" --stacks "$stacks" -o "$WORK/step-$alloc-$stacks" -- \
+          python3 $STEP --label "traced-$alloc-$stacks" | grep torch_step | tee -a "$WORK/step.log"
+        rm -rf "$WORK/step-$alloc-$stacks"
+      done
+    done
+  done
+  for alloc in native async; do
+    base=$(grep "torch_step untraced-$alloc " "$WORK/step.log" | sed -E 's/.*step_ms_median=([0-9.]+).*/\1/' | median)
+    for stacks in none native; do
+      t=$(grep "torch_step traced-$alloc-$stacks " "$WORK/step.log" | sed -E 's/.*step_ms_median=([0-9.]+).*/\1/' | median)
+      printf '%-40s untraced %s ms, traced %s ms: %+.2f%%\n' "step $alloc --stacks $stacks" "$base" "$t" \
+        "$(awk -v a="$t" -v b="$base" 'BEGIN {print 100 * (a - b) / b}')" | tee -a "$SUMMARY"
+    done
+  done
+  cp "$WORK/step.log" "$OUT/"
+fi
+
+echo
+echo "================ gpu-torch summary ================"
+cat "$SUMMARY"
+cp "$SUMMARY" "$FINAL/summary.txt"
+tar -czf "$FINAL/gpu-torch.tgz" -C "$OUT" .
+rm -rf "$WORK"

@@ -1,0 +1,150 @@
+// SiteNamer: the user's frames told by path patterns, and sites named within groups of stacks.
+#include "symbols/site_namer.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "symbols/function_name.h"
+#include "symbols/symbols.h"
+
+namespace memfloor::symbols {
+namespace {
+
+using FrameRefs = std::vector<const Frame*>;
+
+bool matches(std::string_view pattern, std::string_view path) {
+  if (pattern.find('/') == std::string_view::npos) {
+    if (auto slash = path.rfind('/'); slash != std::string_view::npos)
+      path.remove_prefix(slash + 1);
+  }
+  return ::fnmatch(std::string(pattern).c_str(), std::string(path).c_str(), 0) == 0;
+}
+
+// Whether a pattern matches the frame's file or its module's path.
+template <typename Patterns>
+bool anyMatches(const Patterns& patterns, const Frame& frame) {
+  return std::any_of(patterns.begin(), patterns.end(), [&frame](std::string_view pattern) {
+    return (!frame.file.empty() && matches(pattern, frame.file)) ||
+           (!frame.module.empty() && matches(pattern, frame.module));
+  });
+}
+
+bool sameFrames(const FrameRefs& a, const FrameRefs& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Frame* x, const Frame* y) { return *x == *y; });
+}
+
+// How many leading frames all of `stacks` share, kept one short of the shortest; 0 unless two of
+// them differ (one stack, or copies of one, has nothing to tell apart: its first frame is the most
+// specific).
+size_t sharedDepth(const std::vector<const FrameRefs*>& stacks) {
+  if (stacks.empty()) return 0;
+  const FrameRefs& first = *stacks.front();
+  size_t depth = first.size() - 1;
+  bool distinct = false;
+  for (const FrameRefs* frames : stacks) {
+    distinct |= !sameFrames(*frames, first);
+    size_t shared = 0;
+    while (shared < depth && shared < frames->size() && *(*frames)[shared] == *first[shared]) {
+      ++shared;
+    }
+    depth = std::min(shared, frames->size() - 1);
+  }
+  return distinct ? depth : 0;
+}
+
+// Names the stacks `members` (indexes into `frames`, none empty) by their frame at the depth that
+// all of them share.
+void nameGroup(const std::vector<size_t>& members, const std::vector<FrameRefs>& frames,
+               std::vector<std::string>& names) {
+  std::vector<const FrameRefs*> group;
+  group.reserve(members.size());
+  for (size_t i : members) group.push_back(&frames[i]);
+  size_t depth = sharedDepth(group);
+  for (size_t i : members) names[i] = SiteNamer::write(*frames[i][depth]);
+}
+
+}  // namespace
+
+SiteNamer::SiteNamer(SitePatterns patterns) : patterns_(std::move(patterns)) {
+  for (const auto* list : {&patterns_.include, &patterns_.exclude}) {
+    for (const std::string& pattern : *list) {
+      if (pattern.empty()) {
+        throw Error(
+            fmt::format("empty site {} pattern: a pattern is a path glob, such as "
+                        "'*/my_project/*' or 'my_allocator.cpp'",
+                        list == &patterns_.include ? "include" : "exclude"));
+      }
+    }
+  }
+}
+
+const std::vector<std::string_view>& SiteNamer::defaultExcludes() {
+  static const std::vector<std::string_view> kPatterns = {
+      // Python: installed packages, PyTorch (also from a source tree), the standard library.
+      "*/site-packages/*", "*/dist-packages/*", "*/torch/*", "torch/*", "*/lib/python3.*/*",
+      "*/lib64/python3.*/*", "<frozen *>", "*/bin/python*",
+      // CUDA's libraries and the toolkit's headers.
+      "libcuda.so*", "libcudart.so*", "libcublas*", "libcudnn*", "libnccl*", "libcufft*",
+      "libcurand*", "libcusolver*", "libcusparse*", "libcupti*", "libnvrtc*", "libnvJitLink*",
+      "libnvToolsExt*", "libnvidia-*", "/usr/local/cuda*",
+      // PyTorch's native libraries.
+      "libtorch*", "libc10*", "libshm.so*",
+      // The system's libraries, and the C++ standard library's headers inlined into user code.
+      "libc.so*", "libm.so*", "libdl.so*", "librt.so*", "libpthread.so*", "ld-linux*", "libstdc++*",
+      "libgcc_s*", "libgomp*", "libpython*", "/usr/include/*", "*/include/c++/*",
+      // This tool's own hook.
+      "libmemfloor*"};
+  return kPatterns;
+}
+
+bool SiteNamer::isUserFrame(const Frame& frame) const {
+  if (frame.file.empty() && frame.module.empty()) return false;  // nowhere a user could look
+  if (anyMatches(patterns_.include, frame)) return true;
+  return !anyMatches(defaultExcludes(), frame) && !anyMatches(patterns_.exclude, frame);
+}
+
+std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const {
+  std::vector<std::string> names(stacks.size(), "(empty stack)");
+  std::vector<FrameRefs> all(stacks.size()), user(stacks.size());
+  std::vector<size_t> without_user;
+  std::vector<std::vector<size_t>> groups;  // by innermost user frame, in order of appearance
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    for (const Frame& frame : stacks[i].frames) {
+      all[i].push_back(&frame);
+      if (isUserFrame(frame)) user[i].push_back(&frame);
+    }
+    if (all[i].empty()) continue;
+    if (user[i].empty()) {
+      without_user.push_back(i);
+      continue;
+    }
+    const Frame& innermost = *user[i].front();
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
+      return *user[g.front()].front() == innermost;
+    });
+    if (group == groups.end()) {
+      groups.push_back({i});
+    } else {
+      group->push_back(i);
+    }
+  }
+  nameGroup(without_user, all, names);
+  for (const std::vector<size_t>& group : groups) nameGroup(group, user, names);
+  return names;
+}
+
+std::string SiteNamer::write(const Frame& frame) {
+  std::string function = frame.function;
+  if (frame.kind == trace::FrameKind::kNative) {
+    if (std::string name = functionName(frame.function); !name.empty()) function = std::move(name);
+  }
+  if (frame.file.empty()) return function.empty() ? Symbols::render(frame) : function;
+  std::string at = frame.line == 0 ? frame.file : fmt::format("{}:{}", frame.file, frame.line);
+  return function.empty() ? at : fmt::format("{} in {}", at, function);
+}
+
+}  // namespace memfloor::symbols

@@ -1,0 +1,53 @@
+// SiteNamer: which frame of an allocating stack names its site, and how that frame is written
+// (docs/design.md, "Site names").
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symbols/frame.h"
+
+namespace memfloor::symbols {
+
+// Path globs, matched with fnmatch(3) (`*` also matches `/`), that say which frames are the user's
+// code. A frame is matched by its file, or by its module's path when it has no file. A pattern with
+// a `/` is matched against the whole path, one without against the path's last component.
+struct SitePatterns {
+  // The user's code even where an exclude pattern matches.
+  std::vector<std::string> include{};
+  // Not the user's code, on top of SiteNamer::defaultExcludes().
+  std::vector<std::string> exclude{};
+};
+
+// Names the stacks that one report lists. A stack's user frames are the frames in the user's code
+// (not excluded, or included), innermost first. Stacks are grouped by their innermost user frame;
+// within a group of distinct stacks, the innermost user frames they all share (an allocator
+// wrapper of the user's own) are skipped, keeping at least one: each stack is named by its first
+// user frame that not every stack of its group shares. A stack without a user frame is named as
+// before user frames were told apart: by its first frame, of all its frames, that not every such
+// stack shares.
+class SiteNamer {
+ public:
+  // Throws memfloor::Error for an empty pattern.
+  explicit SiteNamer(SitePatterns patterns = {});
+
+  // Libraries, interpreters and their standard libraries: CUDA's, PyTorch's, Python's and the
+  // system's (docs/design.md lists them).
+  static const std::vector<std::string_view>& defaultExcludes();
+
+  bool isUserFrame(const Frame& frame) const;
+
+  // One name per stack, in order (unknown stacks count as empty: "(empty stack)").
+  std::vector<std::string> name(const std::vector<Stack>& stacks) const;
+
+  // "file:line in function" (native functions without parameters or template arguments), "file
+  // in function" without a line, "function" without a file, "file:line" without a function, and
+  // "module+0xoffset" (the module's file name) for a frame that was not resolved.
+  static std::string write(const Frame& frame);
+
+ private:
+  SitePatterns patterns_;
+};
+
+}  // namespace memfloor::symbols

@@ -1,0 +1,140 @@
+// Tests of a caching allocator's two levels in the replay and the report: blocks get a timeline
+// of their own (allocated) beside their segments' (reserved), the headline floor is the
+// allocated one, and blocks outside the live segments of their device are counted.
+#include "analysis/memory_levels.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "checked_analysis.h"
+#include "invariants.h"
+#include "scenarios.h"
+
+namespace memfloor::analysis::test {
+namespace {
+
+constexpr uint64_t kSegment = 0x7f0000000000;
+constexpr uint64_t kSmallSegment = kSegment + 20 * kMiB;
+const At kBlockAt{.kind = MemoryKind::kBlock};
+
+// PyTorch's default allocator: two segments reserved once and never freed, 8 MiB of weights'
+// blocks before the first iteration, then per iteration 6 MiB of blocks freed inside it and one
+// 1 MiB block kept until the next iteration frees it. Iteration i runs over [1000 i + 100,
+// 1000 i + 900].
+TraceBuilder cachingAllocator(uint32_t iterations) {
+  TraceBuilder t;
+  const trace::StackId kept = t.stack({{"Model.forward", "model.py", 40}});
+  t.alloc(10, kSegment, 20 * kMiB).alloc(20, kSmallSegment, 2 * kMiB);
+  t.alloc(30, kSegment, 8 * kMiB, kBlockAt);
+  for (uint64_t i = 0; i < iterations; ++i) {
+    const uint64_t base = 1000 * (i + 1);
+    t.push(base + 100, "iteration " + std::to_string(i + 1));
+    if (i > 0) t.free(base + 110, kSegment + (16 + (i - 1) % 2) * kMiB, kBlockAt);
+    t.alloc(base + 200, kSegment + 8 * kMiB, 4 * kMiB, kBlockAt);
+    t.alloc(base + 210, kSmallSegment, 512, kBlockAt);
+    t.alloc(base + 300, kSegment + (16 + i % 2) * kMiB, kMiB,
+            {.kind = MemoryKind::kBlock, .stack = kept});
+    t.alloc(base + 400, kSegment + 12 * kMiB, 2 * kMiB, kBlockAt);
+    t.free(base + 450, kSmallSegment, kBlockAt);
+    t.free(base + 500, kSegment + 8 * kMiB, kBlockAt);
+    t.free(base + 600, kSegment + 12 * kMiB, kBlockAt);
+    t.pop(base + 900);
+  }
+  return t;
+}
+
+TEST_CASE("Blocks have their own floors: reserved is the segments, allocated what is kept",
+          "[memory_levels]") {
+  const Report r = analyze(cachingAllocator(4));
+  REQUIRE(r.memory.size() == 2);
+  CHECK(r.memory[0].key == MemoryKey{0, MemoryKind::kDevice});
+  CHECK(r.memory[1].key == MemoryKey{0, MemoryKind::kBlock});
+  CHECK(r.memory[0].allocated.count == 2);
+  CHECK(r.memory[0].freed.count == 0);
+  REQUIRE(r.iterations.size() == 4);
+  for (const IterationRow& row : r.iterations) {
+    INFO("window after iteration " << row.index);
+    const IterationMemory& reserved = memoryOf(row, 0, MemoryKind::kDevice);
+    const IterationMemory& allocated = memoryOf(row, 0, MemoryKind::kBlock);
+    CHECK(reserved.idle.floor == 22 * kMiB);
+    CHECK(reserved.idle.retained.persistent.bytes == 22 * kMiB);
+    CHECK(allocated.idle.floor == 9 * kMiB);
+    CHECK(allocated.idle.retained.persistent.bytes == 8 * kMiB);
+    CHECK(allocated.idle.retained.inter_iteration.bytes == kMiB);
+    CHECK(allocated.peak == 15 * kMiB + 512);
+  }
+  CHECK(r.anomalies.blocks_outside_segments == 0);
+
+  CHECK(hasBlocks(r));
+  CHECK(hasBlocks(r, 0));
+  CHECK_FALSE(hasBlocks(r, 1));
+  CHECK(headlineKey(r, 0) == MemoryKey{0, MemoryKind::kBlock});
+  CHECK(headlineKey(r, 1) == MemoryKey{1, MemoryKind::kDevice});
+  REQUIRE(steadyFloorOf(r, {0, MemoryKind::kDevice}) != nullptr);
+  CHECK(steadyFloorOf(r, {0, MemoryKind::kDevice})->idle_floor == 22 * kMiB);
+  REQUIRE(steadyFloorOf(r, {0, MemoryKind::kBlock}) != nullptr);
+  CHECK(steadyFloorOf(r, {0, MemoryKind::kBlock})->idle_floor == 9 * kMiB);
+  CHECK(steadyFloorOf(r, {0, MemoryKind::kPinned}) == nullptr);
+
+  // The run's headline: the allocated floor, not the larger reserved one.
+  const MergedReport m = merge({r});
+  REQUIRE(m.worst);
+  CHECK(m.worst->key == MemoryKey{0, MemoryKind::kBlock});
+  CHECK(m.worst->idle_floor == 9 * kMiB);
+}
+
+TEST_CASE("A device without blocks is headed by its device memory", "[memory_levels]") {
+  // Device 0 has blocks (reserved 22 MiB, allocated 9 MiB); device 1 plain device memory, 12 MiB
+  // kept: the worst headline is device 1's, although device 0 reserved more.
+  TraceBuilder t = cachingAllocator(3);
+  t.alloc(50, 0x1000, 12 * kMiB, {.device = 1});
+  const Report r = analyze(t);
+  CHECK(headlineKey(r, 1) == MemoryKey{1, MemoryKind::kDevice});
+  const MergedReport m = merge({r});
+  REQUIRE(m.worst);
+  CHECK(m.worst->key == MemoryKey{1, MemoryKind::kDevice});
+  CHECK(m.worst->idle_floor == 12 * kMiB);
+
+  const Report plain = analyze(trainingLoop().trace);
+  CHECK_FALSE(hasBlocks(plain));
+  CHECK(headlineKey(plain, 0) == MemoryKey{0, MemoryKind::kDevice});
+}
+
+TEST_CASE("Blocks outside every live segment of their device are counted", "[memory_levels]") {
+  TraceBuilder t;
+  t.alloc(5, kSegment, 4 * kMiB);                   // before the first block: found in the live set
+  t.alloc(10, kSegment + kMiB, 512, kBlockAt);      // inside
+  t.alloc(20, kSegment + 4 * kMiB, 512, kBlockAt);  // just past the segment: outside (1)
+  t.alloc(30, kSegment + 3 * kMiB, 2 * kMiB, kBlockAt);  // runs past its end: outside (2)
+  t.alloc(40, kSegment + 4 * kMiB, 4 * kMiB);            // an adjacent piece (expandable segments)
+  t.alloc(50, kSegment + 2 * kMiB, 4 * kMiB, kBlockAt);  // across both pieces: inside
+  t.alloc(60, kSegment, 64, {.device = 1, .kind = MemoryKind::kBlock});  // device 1: outside (3)
+  t.free(70, kSegment + 4 * kMiB);
+  t.alloc(80, kSegment + 5 * kMiB, 64, kBlockAt);        // its piece was freed: outside (4)
+  t.alloc(90, kSegment + 4 * kMiB, 2 * kMiB);            // mapped again
+  t.alloc(95, kSegment + 4 * kMiB, kMiB);                // replaced at its address (a lost free)
+  t.alloc(100, kSegment + 5 * kMiB + 64, 64, kBlockAt);  // past the smaller one: outside (5)
+  t.alloc(110, kSegment + 4 * kMiB + 64, 64, kBlockAt);  // inside the smaller one
+  const Report r = analyze(t);
+  CHECK(r.anomalies.blocks_outside_segments == 5);
+  CHECK(r.anomalies.double_allocations.count == 1);
+}
+
+TEST_CASE("Blocks with no segment at all: allocated above reserved is reported as it is",
+          "[memory_levels]") {
+  // The two kinds come from two sources: nothing makes a device's blocks fit its segments, and
+  // the report does not pretend they do.
+  TraceBuilder t;
+  t.push(100, "iteration 1").alloc(200, kSegment, 8 * kMiB, kBlockAt).pop(300);
+  t.push(400, "iteration 2").pop(500);
+  const Report r = analyze(t);
+  REQUIRE(r.memory.size() == 1);
+  CHECK(r.memory[0].key == MemoryKey{0, MemoryKind::kBlock});
+  CHECK(memoryOf(r.iterations[0], 0, MemoryKind::kBlock).idle.floor == 8 * kMiB);
+  CHECK(r.anomalies.blocks_outside_segments == 1);
+  REQUIRE(merge({r}).worst);
+  CHECK(merge({r}).worst->key == MemoryKey{0, MemoryKind::kBlock});
+}
+
+}  // namespace
+}  // namespace memfloor::analysis::test

@@ -1,0 +1,64 @@
+// The CPU-side twin of scripts/gpu-torch.sh: a PyTorch run recorded on an H200 with the Python
+// companion (testdata/analysis/torch_planted_attr.txt: tests/gpu/pytorch/planted.py --case attr),
+// analyzed here and compared with what the program itself logged in every idle window.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "reports/report_json.h"
+#include "tests/analysis/checked_analysis.h"
+
+using namespace memfloor;
+using nlohmann::json;
+
+namespace {
+
+// torch.cuda.memory_allocated() after every iteration, as planted.py logged it.
+constexpr uint64_t kAllocatedInEveryWindow = 403861504;
+constexpr uint64_t kKeptLogits = 4096ull * 8192 * 4;  // batch x vocab fp32, kept by planted.py:33
+// Where the logits are allocated: the forward's one line (planted.py:31). The statement that keeps
+// them (self.kept_logits = logits, line 33) is a holder, not an allocation site.
+constexpr const char* kLogitsSite = "tests/gpu/pytorch/planted.py:31 in forward";
+// AdamW's moments: made by the first opt.step() (planted.py:68), kept to the end; the program
+// logged their bytes (optimizer_state_bytes).
+constexpr uint64_t kOptimizerState = 134324224;
+constexpr const char* kOptimizerSite = "tests/gpu/pytorch/planted.py:68 in main";
+
+const json& memoryOf(const json& iteration, const std::string& kind) {
+  for (const json& m : iteration.at("memory")) {
+    if (m.at("kind") == kind) return m;
+  }
+  FAIL("no " << kind << " memory in iteration " << iteration.at("index"));
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("a PyTorch run's block floor is torch's memory_allocated, its site the planted line") {
+  json run = reports::toJson(analysis::test::analyzeFile(std::string(MEMFLOOR_TESTDATA_DIR) +
+                                                         "/analysis/torch_planted_attr.txt"));
+  const json& iterations = run.at("iterations");
+  REQUIRE(iterations.size() == 8);
+  for (const json& it : iterations) {
+    if (it.at("idle").at("final") == true) continue;  // ends with the trace: teardown
+    INFO("iteration " << it.at("index"));
+    const json& blocks = memoryOf(it, "block");
+    CHECK(blocks.at("idle").at("floor") == kAllocatedInEveryWindow);
+    // The kept logits (and what their graph saves) are replaced by the next forward:
+    // inter-iteration. The optimizer's lazily made moments are persistent.
+    CHECK(blocks.at("idle").at("retained").at("inter_iteration").at("bytes") >= kKeptLogits);
+    uint64_t logits = 0;
+    uint64_t moments = 0;
+    for (const json& site : it.at("top_sites")) {
+      if (site.at("kind") != "block") continue;
+      if (site.at("where") == kLogitsSite)
+        logits += site.at("inter_iteration").at("bytes").get<uint64_t>();
+      if (site.at("where") == kOptimizerSite) {
+        CHECK(site.at("inter_iteration").at("bytes") == 0);
+        moments += site.at("persistent").at("bytes").get<uint64_t>();
+      }
+    }
+    CHECK(logits >= kKeptLogits);
+    CHECK(moments == kOptimizerState);
+  }
+}

@@ -1,0 +1,225 @@
+// Tests of symbols/site_namer: which frames are the user's code, which frame names a site, and how
+// it is written.
+#include "symbols/site_namer.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace memfloor::symbols {
+namespace {
+
+using trace::FrameKind;
+
+Frame python(std::string file, uint32_t line, std::string function) {
+  Frame f;
+  f.kind = FrameKind::kPython;
+  f.file = std::move(file);
+  f.line = line;
+  f.function = std::move(function);
+  return f;
+}
+
+Frame native(std::string module, uint64_t offset, std::string function = "", std::string file = "",
+             uint32_t line = 0) {
+  Frame f;
+  f.module = std::move(module);
+  f.offset = offset;
+  f.function = std::move(function);
+  f.file = std::move(file);
+  f.line = line;
+  return f;
+}
+
+// A C++ program's frame in its own binary, resolved.
+Frame app(std::string file, uint32_t line, std::string function) {
+  return native("/opt/app/bin/train", line, std::move(function), std::move(file), line);
+}
+
+Stack stack(std::vector<Frame> frames) { return Stack{1, std::move(frames)}; }
+
+// What the CUDA caching allocator and PyTorch put innermost, under every Python frame.
+std::vector<Frame> torchNative() {
+  return {native("/usr/local/cuda/lib64/libcudart.so.13", 0x1589d),
+          native("/venv/lib/python3.11/site-packages/torch/lib/libc10_cuda.so", 0x4a10),
+          native("/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", 0x77, "at::empty",
+                 "/pytorch/aten/src/ATen/Empty.cpp", 88)};
+}
+
+Stack pythonStack(std::vector<Frame> python_frames) {
+  std::vector<Frame> frames = torchNative();
+  frames.insert(frames.end(), python_frames.begin(), python_frames.end());
+  frames.push_back(native("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", 0x100));
+  frames.push_back(native("/usr/bin/python3.11", 0x200, "main"));
+  return stack(std::move(frames));
+}
+
+std::string nameOne(const SiteNamer& namer, Stack s) { return namer.name({std::move(s)}).at(0); }
+
+TEST_CASE("Library, interpreter and system frames are not the user's code", "[symbols]") {
+  SiteNamer namer;
+  CHECK_FALSE(namer.isUserFrame(
+      python("/venv/lib/python3.11/site-packages/torch/nn/linear.py", 116, "forward")));
+  CHECK_FALSE(namer.isUserFrame(python("/usr/lib/python3/dist-packages/numpy/core.py", 1, "f")));
+  CHECK_FALSE(namer.isUserFrame(python("/src/pytorch/torch/nn/modules/module.py", 1, "_call")));
+  CHECK_FALSE(namer.isUserFrame(python("torch/nn/modules/module.py", 1, "_call_impl")));
+  CHECK_FALSE(namer.isUserFrame(python("/usr/lib/python3.11/threading.py", 1, "run")));
+  CHECK_FALSE(namer.isUserFrame(python("<frozen importlib._bootstrap>", 1, "_load")));
+  CHECK_FALSE(namer.isUserFrame(native("/usr/local/cuda/lib64/libcublasLt.so.13", 0x10)));
+  CHECK_FALSE(namer.isUserFrame(native("/lib/x86_64-linux-gnu/libc.so.6", 0x10)));
+  CHECK_FALSE(namer.isUserFrame(native("/lib64/ld-linux-x86-64.so.2", 0x10)));
+  CHECK_FALSE(namer.isUserFrame(native("/usr/bin/python3.11", 0x10, "main")));
+  // A library resolved with its own sources is still the library.
+  CHECK_FALSE(namer.isUserFrame(torchNative()[2]));
+  // The C++ standard library's headers, inlined into the user's binary.
+  CHECK_FALSE(namer.isUserFrame(app("/usr/include/c++/12/bits/shared_ptr.h", 1010, "make_shared")));
+  CHECK_FALSE(namer.isUserFrame(Frame{}));  // no file, no module: nowhere to look
+
+  CHECK(namer.isUserFrame(python("train.py", 42, "forward")));
+  CHECK(namer.isUserFrame(python("/home/me/project/model.py", 7, "Block.forward")));
+  CHECK(namer.isUserFrame(python("<string>", 1, "<module>")));  // code run by exec()
+  CHECK(namer.isUserFrame(app("src/layer.cpp", 53, "Layer::forward")));
+  CHECK(namer.isUserFrame(native("/opt/app/bin/train", 0x62db2)));  // the user's, unresolved
+  CHECK(namer.isUserFrame(native("reference_model", 0x62db2)));
+}
+
+TEST_CASE("Patterns: include wins over exclude, a pattern without a slash is a file name",
+          "[symbols]") {
+  const Frame mine = python("/venv/lib/python3.11/site-packages/mylib/ops.py", 12, "fused");
+  const Frame helper = app("src/util/alloc_helpers.cpp", 9, "allocBuffer");
+  const Frame layer = app("src/layer.cpp", 53, "Layer::forward");
+
+  SiteNamer plain;
+  CHECK_FALSE(plain.isUserFrame(mine));
+  CHECK(plain.isUserFrame(helper));
+
+  SiteNamer tuned({.include = {"*/site-packages/mylib/*"}, .exclude = {"alloc_helpers.cpp"}});
+  CHECK(tuned.isUserFrame(mine));  // over the default exclude of site-packages
+  CHECK_FALSE(tuned.isUserFrame(helper));
+  CHECK(tuned.isUserFrame(layer));
+
+  SiteNamer both({.include = {"*/util/*"}, .exclude = {"*/util/*"}});
+  CHECK(both.isUserFrame(helper));
+
+  // With a slash the whole path must match: "util/alloc_helpers.cpp" is not the path.
+  SiteNamer whole({.exclude = {"util/alloc_helpers.cpp"}});
+  CHECK(whole.isUserFrame(helper));
+  SiteNamer glob({.exclude = {"*/util/alloc_helpers.cpp"}});
+  CHECK_FALSE(glob.isUserFrame(helper));
+  // A module is matched as a file is: an unresolved frame of a library the user names.
+  SiteNamer lib({.exclude = {"libvendor.so*"}});
+  CHECK_FALSE(lib.isUserFrame(native("/opt/vendor/lib/libvendor.so.2", 0x10)));
+}
+
+TEST_CASE("An empty site pattern is an error", "[symbols]") {
+  CHECK_THROWS_AS(SiteNamer({.include = {""}}), Error);
+  CHECK_THROWS_WITH(SiteNamer({.exclude = {"*/ok/*", ""}}),
+                    Catch::Contains("empty site exclude pattern"));
+  CHECK_THROWS_WITH(SiteNamer({.include = {""}}), Catch::Contains("empty site include pattern"));
+  CHECK_NOTHROW(SiteNamer({.include = {"*"}, .exclude = {"*"}}));
+}
+
+TEST_CASE("A Python site is named by its innermost frame in the user's code", "[symbols]") {
+  SiteNamer namer;
+  Stack s = pythonStack(
+      {python("/venv/lib/python3.11/site-packages/torch/nn/functional.py", 2000, "linear"),
+       python("/venv/lib/python3.11/site-packages/torch/nn/modules/linear.py", 116, "forward"),
+       python("model.py", 42, "forward"), python("train.py", 9, "<module>")});
+  CHECK(nameOne(namer, s) == "model.py:42 in forward");
+
+  // The user's own exclude moves the name out to the caller.
+  SiteNamer outer({.exclude = {"model.py"}});
+  CHECK(nameOne(outer, s) == "train.py:9 in <module>");
+}
+
+TEST_CASE("A stack without a user frame is named as before: the first frame not all share",
+          "[symbols]") {
+  SiteNamer namer;
+  const std::string cudart = "/usr/local/cuda/lib64/libcudart.so.13";
+  const std::string torch = "/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so";
+  Stack a = stack({native(cudart, 0x1589d), native(torch, 0x30)});
+  Stack b = stack({native(cudart, 0x1589d), native(torch, 0x40)});
+  Stack c = stack({native(cudart, 0x1589d), native(torch, 0x50), native(torch, 0x60)});
+  CHECK(namer.name({a, b, c}) == std::vector<std::string>{"libtorch_cuda.so+0x30",
+                                                          "libtorch_cuda.so+0x40",
+                                                          "libtorch_cuda.so+0x50"});
+  CHECK(namer.name({a}) == std::vector<std::string>{"libcudart.so.13+0x1589d"});  // alone
+  // Copies of one stack (two ids, the same frames) tell nothing apart.
+  CHECK(namer.name({a, a}) ==
+        std::vector<std::string>{"libcudart.so.13+0x1589d", "libcudart.so.13+0x1589d"});
+  // A stack with user frames is named by them, and does not shorten the others' shared frames.
+  Stack user = pythonStack({python("train.py", 3, "step")});
+  CHECK(namer.name({a, user, b}) == std::vector<std::string>{"libtorch_cuda.so+0x30",
+                                                             "train.py:3 in step",
+                                                             "libtorch_cuda.so+0x40"});
+  CHECK(namer.name({stack({}), a}) ==
+        std::vector<std::string>{"(empty stack)", "libcudart.so.13+0x1589d"});
+}
+
+TEST_CASE("User frames that all stacks through them share are skipped: a user's allocator",
+          "[symbols]") {
+  SiteNamer namer;
+  const Frame cudart = native("/usr/local/cuda/lib64/libcudart.so.13", 0x1589d, "cudaMallocAsync");
+  const Frame allocate = app("src/allocator.cpp", 25, "ns::Allocator::allocate(unsigned long)");
+  const Frame empty = app("src/tensor.cpp", 29, "ns::Tensor::empty(std::vector<long> const&)");
+  const Frame shared_ptr = app("/usr/include/c++/12/bits/shared_ptr.h", 1010, "std::make_shared");
+  const Frame main = app("src/main.cpp", 20, "main");
+  Stack layer =
+      stack({cudart, allocate, shared_ptr, empty,
+             app("src/layer.cpp", 53, "ns::Layer::forward(ns::Tensor const&) const"), main});
+  Stack adam = stack({cudart, allocate, shared_ptr, empty,
+                      app("src/optimizer.cpp", 17, "ns::Adam::Adam(float)"), main});
+  // The same allocation line reached from another caller keeps the line's name.
+  Stack layer_again =
+      stack({cudart, allocate, shared_ptr, empty,
+             app("src/layer.cpp", 53, "ns::Layer::forward(ns::Tensor const&) const"),
+             app("src/recompute.cpp", 21, "ns::recompute()"), main});
+  // A library's workspace, made by the user's code without the allocator, is its own group: it
+  // does not stop the others from skipping the allocator's frames.
+  Stack workspace = stack({native("/usr/local/cuda/lib64/libcublas.so.13", 0x5b45ee),
+                           app("src/context.cpp", 16, "ns::Context::Context()"), main});
+
+  CHECK(namer.name({layer, adam, layer_again, workspace}) ==
+        std::vector<std::string>{"src/layer.cpp:53 in ns::Layer::forward",
+                                 "src/optimizer.cpp:17 in ns::Adam::Adam",
+                                 "src/layer.cpp:53 in ns::Layer::forward",
+                                 "src/context.cpp:16 in ns::Context::Context"});
+  // Alone, a stack is named by its innermost user frame: nothing to tell apart.
+  CHECK(namer.name({layer}) ==
+        std::vector<std::string>{"src/allocator.cpp:25 in ns::Allocator::allocate"});
+  // Never past the shortest stack's last user frame (a stack cut short).
+  Stack cut = stack({cudart, allocate, empty});
+  CHECK(namer.name({layer, cut}) ==
+        std::vector<std::string>{"src/tensor.cpp:29 in ns::Tensor::empty",
+                                 "src/tensor.cpp:29 in ns::Tensor::empty"});
+}
+
+TEST_CASE("Stacks alike in their user frames are named by the innermost one", "[symbols]") {
+  // One line allocating through two library paths (say, a cache hit and a miss).
+  SiteNamer namer;
+  const std::vector<Frame> user = {python("model.py", 42, "forward"),
+                                   python("train.py", 9, "main")};
+  Stack hit = stack({native("/usr/lib/libtorch_cuda.so", 0x10), user[0], user[1]});
+  Stack miss = stack({native("/usr/lib/libtorch_cuda.so", 0x20), user[0], user[1]});
+  CHECK(namer.name({hit, miss}) ==
+        std::vector<std::string>{"model.py:42 in forward", "model.py:42 in forward"});
+}
+
+TEST_CASE("A site's frame is written file:line in function", "[symbols]") {
+  CHECK(SiteNamer::write(python("train.py", 42, "forward")) == "train.py:42 in forward");
+  CHECK(SiteNamer::write(python("train.py", 1, "<module>")) == "train.py:1 in <module>");
+  CHECK(SiteNamer::write(python("train.py", 3, "")) == "train.py:3");
+  CHECK(SiteNamer::write(app("path/file.cpp", 53, "void ns::Class<int>::method(int) const")) ==
+        "path/file.cpp:53 in ns::Class::method");
+  CHECK(SiteNamer::write(native("/opt/app/bin/train", 0x10, "helper", "util.h")) ==
+        "util.h in helper");
+  CHECK(SiteNamer::write(native("/usr/lib/libcuda.so.1", 0x10, "cuMemAlloc_v2")) ==
+        "cuMemAlloc_v2");
+  CHECK(SiteNamer::write(native("/usr/lib/libcuda.so.1", 0x1a2b)) == "libcuda.so.1+0x1a2b");
+  CHECK(SiteNamer::write(Frame{}) == "?+0x0");
+}
+
+}  // namespace
+}  // namespace memfloor::symbols
