@@ -23,6 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr const char* kStackModes[] = {"auto", "python", "native", "none"};  // --stacks
+
 constexpr const char* kHookName = "libmemfloor_hook.so";
 
 bool isFile(const fs::path& path) {
@@ -61,8 +63,10 @@ std::set<std::string> traceFiles(const fs::path& dir) {
 
 void validate(const RunRequest& request) {
   if (request.command.empty()) throw Error("run: no command given (memfloor run -- CMD ARGS...)");
-  if (request.stacks != "none" && request.stacks != "native") {
-    throw Error(fmt::format("run: --stacks must be none or native, not '{}'", request.stacks));
+  if (std::find(std::begin(kStackModes), std::end(kStackModes), request.stacks) ==
+      std::end(kStackModes)) {
+    throw Error(fmt::format("run: --stacks must be auto, python, native or none, not '{}'",
+                            request.stacks));
   }
   if (!request.torch_allocator.empty() && request.torch_allocator != "async" &&
       request.torch_allocator != "native") {
@@ -260,9 +264,11 @@ void addRunCommand(CLI::App& app, int& exit_code) {
                   "directory for the traces, one per process (created)")
       ->capture_default_str();
   cmd->add_option("--stacks", request->stacks,
-                  "allocation call stacks: native (return addresses, symbolized offline) or none "
-                  "(lowest overhead)")
-      ->check(CLI::IsMember({"none", "native"}))
+                  "allocation call stacks: auto (Python frames in Python 3.11/3.12 processes, "
+                  "native elsewhere), python, native (return addresses, symbolized offline; under "
+                  "the Python frames in Python processes) or none (lowest overhead)")
+      ->check(
+          CLI::IsMember(std::vector<std::string>(std::begin(kStackModes), std::end(kStackModes))))
       ->capture_default_str();
   cmd->add_option("--iteration-pattern", request->iteration_pattern,
                   "regex naming the iteration markers (recorded in the trace; used by --analyze)");

@@ -11,7 +11,7 @@ namespace memfloor::cli {
 struct RunRequest {
   std::vector<std::string> command;  // the program and its arguments
   std::string output_dir = "memfloor-out";
-  std::string stacks = "native";  // none | native
+  std::string stacks = "auto";    // auto | python | native | none
   std::string iteration_pattern;  // empty: the analysis default
   std::string buffer_size;        // empty: the hook's default (8m)
   std::string torch_allocator;    // empty | async | native

@@ -43,7 +43,25 @@ bool parseCount(const char* text, uint64_t& out) {
   return true;
 }
 
-const char* toString(StackMode mode) { return mode == StackMode::kNative ? "native" : "none"; }
+namespace {
+
+struct StackModeName {
+  StackMode mode;
+  const char* name;
+};
+constexpr StackModeName kStackModes[] = {{StackMode::kNone, "none"},
+                                         {StackMode::kNative, "native"},
+                                         {StackMode::kPython, "python"},
+                                         {StackMode::kAuto, "auto"}};
+
+}  // namespace
+
+const char* toString(StackMode mode) {
+  for (const StackModeName& m : kStackModes) {
+    if (m.mode == mode) return m.name;
+  }
+  return "none";
+}
 
 namespace {
 
@@ -65,13 +83,14 @@ Config readConfig(GetEnv get, void* context, std::string& warnings) {
     config.output_dir = v;
   }
   if (const char* v = get("MEMFLOOR_STACKS", context); v != nullptr && *v != '\0') {
-    if (std::strcmp(v, "native") == 0) {
-      config.stacks = StackMode::kNative;
-    } else if (std::strcmp(v, "none") == 0) {
-      config.stacks = StackMode::kNone;
-    } else {
-      warn(warnings, "MEMFLOOR_STACKS", v, "expected none or native");
+    bool known = false;
+    for (const StackModeName& m : kStackModes) {
+      if (std::strcmp(v, m.name) == 0) {
+        config.stacks = m.mode;
+        known = true;
+      }
     }
+    if (!known) warn(warnings, "MEMFLOOR_STACKS", v, "expected none, native, python or auto");
   }
   if (const char* v = get("MEMFLOOR_BUFFER_SIZE", context); v != nullptr && *v != '\0') {
     uint64_t bytes = 0;

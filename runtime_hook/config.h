@@ -6,11 +6,13 @@
 
 namespace memfloor::hook {
 
-enum class StackMode : uint8_t { kNone, kNative };
+// What allocation stacks hold. kAuto: Python frames in a Python process (3.11, 3.12), native
+// return addresses in any other; kNative: native ones, under Python frames where there are some.
+enum class StackMode : uint8_t { kNone, kNative, kPython, kAuto };
 
 struct Config {
   std::string output_dir = ".";         // MEMFLOOR_OUTPUT_DIR
-  StackMode stacks = StackMode::kNone;  // MEMFLOOR_STACKS=none|native
+  StackMode stacks = StackMode::kNone;  // MEMFLOOR_STACKS=none|native|python|auto
   uint32_t buffer_bytes =
       8 * 1024 * 1024;              // MEMFLOOR_BUFFER_SIZE (bytes, k/m suffix), CUPTI buffers
   uint32_t max_stack_depth = 64;    // MEMFLOOR_STACK_DEPTH

@@ -11,11 +11,43 @@
 
 namespace memfloor::hook {
 
-Recorder::Recorder(const Config& config, TraceOutput& output)
-    : stack_mode_(config.stacks),
+namespace {
+
+constexpr size_t kMaxNativeFrames = 512;
+constexpr size_t kMaxPythonFrames = 256;
+constexpr size_t kNativeSkipAllowance = 8;  // hook, CUPTI and driver frames dropped from the top
+
+}  // namespace
+
+Recorder::Recorder(const Config& config, TraceOutput& output, std::unique_ptr<PythonFrames> python)
+    : python_(config.stacks == StackMode::kNone ? nullptr : std::move(python)),
+      native_(config.stacks == StackMode::kNative ||
+              (config.stacks == StackMode::kAuto && python_ == nullptr)),
       max_stack_depth_(config.max_stack_depth),
       output_(output),
       stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
+
+const char* Recorder::stackSources() const {
+  if (python_ != nullptr) return native_ ? "python+native" : "python";
+  return native_ ? "native" : "none";
+}
+
+trace::StackId Recorder::captureAndIntern() {
+  PythonFrameRef python[kMaxPythonFrames];
+  uint64_t native[kMaxNativeFrames];
+  CapturedStack stack;
+  if (python_ != nullptr) {
+    stack.python = python;
+    stack.python_count =
+        python_->capture(python, std::min<size_t>(max_stack_depth_, kMaxPythonFrames));
+  }
+  if (native_) {
+    stack.native = native;
+    stack.native_count = captureStack(
+        native, std::min<size_t>(max_stack_depth_ + kNativeSkipAllowance, kMaxNativeFrames));
+  }
+  return stacks_.intern(stack, python_.get());
+}
 
 void Recorder::drainStacks(TraceOutput::Batch& batch) {
   if (stacks_.hasPending()) stacks_.drain(batch);  // native stacks, or a companion's
@@ -32,9 +64,7 @@ void Recorder::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& dat
     return;
   }
   call.thread = osThreadId();
-  if ((call.flags & kCallAlloc) != 0) {
-    call.stack = stacks_.captureAndIntern(max_stack_depth_);
-  }
+  if ((call.flags & kCallAlloc) != 0) call.stack = captureAndIntern();
   calls_.put(data.correlationId, call);
 }
 
@@ -52,9 +82,7 @@ void Recorder::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) 
   VmmRecord record = vmm_.onSuccess(cbid, data.functionParams,
                                     CallStamp{cuptiNow(), osThreadId(), data.correlationId});
   if (auto* alloc = std::get_if<trace::Alloc>(&record)) {
-    if (stack_mode_ == StackMode::kNative) {
-      alloc->stack = stacks_.captureAndIntern(max_stack_depth_);
-    }
+    if (capturesStacks()) alloc->stack = captureAndIntern();
     TraceOutput::Batch batch(output_);
     drainStacks(batch);
     batch.write(*alloc);

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <unordered_set>
 
 #include "include/memfloor/companion.h"
@@ -14,6 +15,7 @@
 #include "runtime_hook/correlation_table.h"
 #include "runtime_hook/marker_call.h"
 #include "runtime_hook/nvtx_markers.h"
+#include "runtime_hook/python_frames.h"
 #include "runtime_hook/stack_table.h"
 #include "runtime_hook/trace_output.h"
 #include "runtime_hook/vmm_mappings.h"
@@ -22,8 +24,10 @@ namespace memfloor::hook {
 
 class Recorder {
  public:
-  // Writes into output, which outlives it.
-  Recorder(const Config& config, TraceOutput& output);
+  // Writes into output, which outlives it. Allocation stacks hold python's frames where it is
+  // set, and native frames where config asks for them (kNative; kAuto without python).
+  Recorder(const Config& config, TraceOutput& output,
+           std::unique_ptr<PythonFrames> python = nullptr);
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
@@ -37,14 +41,22 @@ class Recorder {
   // One completed CUPTI activity buffer: written as one complete chunk.
   void onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
 
+  // Whether allocations get stacks: the allocation and free callbacks are needed.
+  bool capturesStacks() const { return native_ || python_ != nullptr; }
+  bool capturesPython() const { return python_ != nullptr; }
+  // "python", "native", "python+native" or "none".
+  const char* stackSources() const;
+
   // MEMORY2 records dropped because a VMM callback had written them already.
   uint64_t suppressedVmm() const { return suppressed_vmm_.load(std::memory_order_relaxed); }
 
  private:
   void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void drainStacks(TraceOutput::Batch& batch);
+  trace::StackId captureAndIntern();  // the calling thread's stack, as configured
 
-  StackMode stack_mode_;
+  std::unique_ptr<PythonFrames> python_;
+  bool native_;
   uint32_t max_stack_depth_;
   TraceOutput& output_;
   // Lock order: the one nesting is the output's lock (a TraceOutput::Batch) held while the stack

@@ -151,7 +151,17 @@ bool Session::openTrace() {
   return true;
 }
 
-void Session::writeMetadata() {
+// Python frames asked for, or expected in a Python process, but not possible: said once.
+void Session::warnWithoutPython(const std::string& python_status) const {
+  if (recorder_->capturesPython()) return;
+  bool asked = config_.stacks == StackMode::kPython ||
+               (config_.stacks != StackMode::kNone && PythonFrames::interpreterPresent());
+  if (!asked) return;
+  std::fprintf(stderr, "memfloor: allocations have no Python frames: %s; stacks: %s\n",
+               python_status.c_str(), recorder_->stackSources());
+}
+
+void Session::writeMetadata(const std::string& python_status) {
   TraceOutput::Batch batch(*output_);
   timespec wall{};
   ::clock_gettime(CLOCK_REALTIME, &wall);
@@ -171,7 +181,8 @@ void Session::writeMetadata() {
   uint32_t cupti_version = 0;
   cuptiGetVersion(&cupti_version);
   property("hook.version", kHookVersion);
-  property("hook.stacks", toString(config_.stacks));
+  property("hook.stacks", recorder_->stackSources());
+  property("hook.python", python_status);
   property("hook.buffer_size", std::to_string(config_.buffer_bytes));
   // A trace cut by SIGKILL may lack up to one period of memory records: the analysis marks it.
   property("hook.flush_period_ms", std::to_string(config_.flush_period_ms));
@@ -210,8 +221,13 @@ bool Session::subscribe() {
     return false;
   };
   if (!openTrace()) return fail();
-  writeMetadata();
-  recorder_ = std::make_unique<Recorder>(config_, *output_);
+  std::string python_status;
+  std::unique_ptr<PythonFrames> python;
+  if (config_.stacks != StackMode::kNone) python = PythonFrames::find(python_status);
+  if (python != nullptr) python_status = python->version();
+  recorder_ = std::make_unique<Recorder>(config_, *output_, std::move(python));
+  warnWithoutPython(python_status);
+  writeMetadata(python_status);
   g_session.store(this, std::memory_order_release);  // buffer callbacks may come from now on
 
   if (!check(cuptiActivityRegisterCallbacks(bufferRequestedTrampoline, bufferCompletedTrampoline),
@@ -244,7 +260,7 @@ void Session::enableCallbacks() {
   check(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API,
                             CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
         "cuptiEnableCallback(cudaDeviceReset)", "records are flushed at exit only");
-  if (config_.stacks == StackMode::kNative) {
+  if (recorder_->capturesStacks()) {
     enableDriverCallbacks(subscriber_, kAllocCalls, "cuptiEnableCallback(allocation)",
                           "some allocations have no stack");
     enableDriverCallbacks(subscriber_, kFreeCalls, "cuptiEnableCallback(free)",

@@ -48,7 +48,8 @@ class Session {
   bool tracing() const;  // started, not ended, not a forked child
   void enableCallbacks();
   bool openTrace();
-  void writeMetadata();
+  void writeMetadata(const std::string& python_status);
+  void warnWithoutPython(const std::string& python_status) const;
 
   Config config_;
   ProcessFacts facts_;

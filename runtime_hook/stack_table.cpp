@@ -104,14 +104,46 @@ int findCallback(dl_phdr_info* info, size_t, void* arg) {
   return 1;
 }
 
-uint64_t hashFrames(const uint64_t* frames, size_t count) {
-  uint64_t h = kGoldenRatio64 ^ count;
-  for (size_t i = 0; i < count; ++i) {
-    h ^= frames[i] + kGoldenRatio64 + (h << 6) + (h >> 2);
-    h *= kSplitMixMultiplier;
-    h ^= h >> 31;
+uint64_t mix(uint64_t h, uint64_t word) {
+  h ^= word + kGoldenRatio64 + (h << 6) + (h >> 2);
+  h *= kSplitMixMultiplier;
+  return h ^ (h >> 31);
+}
+
+// The hash of a captured stack's raw words, as they are kept in raw_: {python count, (code,
+// offset) pairs, native addresses}.
+uint64_t hashStack(const CapturedStack& s) {
+  uint64_t h = mix(kGoldenRatio64 ^ s.native_count, s.python_count);
+  for (size_t i = 0; i < s.python_count; ++i) {
+    h = mix(mix(h, s.python[i].code), static_cast<uint64_t>(s.python[i].offset));
   }
+  for (size_t i = 0; i < s.native_count; ++i) h = mix(h, s.native[i]);
   return h;
+}
+
+bool sameStack(const std::vector<uint64_t>& raw, const CapturedStack& s) {
+  if (raw.size() != 1 + 2 * s.python_count + s.native_count || raw[0] != s.python_count) {
+    return false;
+  }
+  for (size_t i = 0; i < s.python_count; ++i) {
+    if (raw[1 + 2 * i] != s.python[i].code ||
+        raw[2 + 2 * i] != static_cast<uint64_t>(s.python[i].offset)) {
+      return false;
+    }
+  }
+  return std::equal(s.native, s.native + s.native_count, raw.begin() + 1 + 2 * s.python_count);
+}
+
+std::vector<uint64_t> rawStack(const CapturedStack& s) {
+  std::vector<uint64_t> raw;
+  raw.reserve(1 + 2 * s.python_count + s.native_count);
+  raw.push_back(s.python_count);
+  for (size_t i = 0; i < s.python_count; ++i) {
+    raw.push_back(s.python[i].code);
+    raw.push_back(static_cast<uint64_t>(s.python[i].offset));
+  }
+  raw.insert(raw.end(), s.native, s.native + s.native_count);
+  return raw;
 }
 
 }  // namespace
@@ -140,22 +172,22 @@ bool StackTable::skipped(const ModuleRange& module) const {
   return false;
 }
 
-trace::StackId StackTable::lookupLocked(uint64_t hash, const uint64_t* frames, size_t count) const {
+size_t StackTable::RefHash::operator()(const PythonFrameRef& r) const {
+  return mix(r.code, static_cast<uint64_t>(r.offset));
+}
+
+trace::StackId StackTable::lookupLocked(uint64_t hash, const CapturedStack& stack) const {
   auto [it, end] = by_hash_.equal_range(hash);
   for (; it != end; ++it) {
-    const std::vector<uint64_t>& raw = raw_[it->second - 1];
-    if (raw.size() == count && std::equal(raw.begin(), raw.end(), frames)) return it->second;
+    if (sameStack(raw_[it->second - 1], stack)) return it->second;
   }
   return trace::kNoId;
 }
 
-trace::StackId StackTable::intern(const uint64_t* frames, size_t count) {
-  if (count == 0) return trace::kNoId;
-  uint64_t hash = hashFrames(frames, count);
+void StackTable::addNativeFrames(const uint64_t* frames, size_t count) {
   std::vector<uint64_t> unknown;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (trace::StackId id = lookupLocked(hash, frames, count); id != trace::kNoId) return id;
     for (size_t i = 0; i < count; ++i) {
       if (frame_ids_.find(frames[i]) == frame_ids_.end()) unknown.push_back(frames[i]);
     }
@@ -181,7 +213,6 @@ trace::StackId StackTable::intern(const uint64_t* frames, size_t count) {
   }
 
   std::lock_guard<std::mutex> lock(mutex_);
-  if (trace::StackId id = lookupLocked(hash, frames, count); id != trace::kNoId) return id;
   for (size_t i = 0; i < unknown.size(); ++i) {
     if (frame_ids_.count(unknown[i]) != 0) continue;  // another thread got there first
     trace::ModuleId module = trace::kNoId;
@@ -201,65 +232,96 @@ trace::StackId StackTable::intern(const uint64_t* frames, size_t count) {
       frame_ids_.emplace(unknown[i], trace::kNoId);
       continue;
     }
-    uint64_t offset = ok[i] ? unknown[i] - found[i].bias : unknown[i];
     Frame frame;
     frame.module = module;
-    frame.offset = offset;
+    frame.offset = ok[i] ? unknown[i] - found[i].bias : unknown[i];
     frames_.push_back(std::move(frame));
     auto id = static_cast<trace::FrameId>(frames_.size());
     frame_ids_.emplace(unknown[i], id);
     pending_.frames.push_back(id);
   }
+}
+
+void StackTable::addPythonFrames(const CapturedStack& stack, const PythonFrameNamer* namer) {
+  std::vector<PythonFrameRef> unknown;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < stack.python_count; ++i) {
+      if (python_refs_.count(stack.python[i]) == 0) unknown.push_back(stack.python[i]);
+    }
+  }
+  if (unknown.empty()) return;
+  std::vector<std::string> files(unknown.size()), functions(unknown.size());
+  std::vector<uint32_t> lines(unknown.size(), 0);
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    if (namer != nullptr) namer->describe(unknown[i], files[i], functions[i], lines[i]);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    if (python_refs_.count(unknown[i]) != 0) continue;
+    python_refs_.emplace(unknown[i],
+                         pythonFrameIdLocked(PythonFrame{files[i], functions[i], lines[i]}));
+  }
+}
+
+trace::StackId StackTable::intern(const CapturedStack& stack, const PythonFrameNamer* namer) {
+  if (stack.python_count + stack.native_count == 0) return trace::kNoId;
+  uint64_t hash = hashStack(stack);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (trace::StackId id = lookupLocked(hash, stack); id != trace::kNoId) return id;
+  }
+  addPythonFrames(stack, namer);
+  addNativeFrames(stack.native, stack.native_count);
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (trace::StackId id = lookupLocked(hash, stack); id != trace::kNoId) return id;
   std::vector<trace::FrameId> ids;
-  ids.reserve(count);
+  ids.reserve(stack.python_count + stack.native_count);
+  for (size_t i = 0; i < stack.python_count; ++i) ids.push_back(python_refs_[stack.python[i]]);
   bool leading = true;  // drop skipped frames (hook, CUPTI, driver) at the top only
-  for (size_t i = 0; i < count; ++i) {
-    trace::FrameId id = frame_ids_[frames[i]];
+  for (size_t i = 0; i < stack.native_count; ++i) {
+    trace::FrameId id = frame_ids_[stack.native[i]];
     if (id == trace::kNoId && leading) continue;
     leading = false;
     if (id != trace::kNoId) ids.push_back(id);
   }
   stacks_.push_back(std::move(ids));
-  raw_.emplace_back(frames, frames + count);
+  raw_.push_back(rawStack(stack));
   auto id = static_cast<trace::StackId>(stacks_.size());
   by_hash_.emplace(hash, id);
   pending_.stacks.push_back(id);
   return id;
 }
 
-trace::StackId StackTable::captureAndIntern(size_t max_depth) {
-  uint64_t frames[512];
-  size_t n = captureStack(frames, std::min<size_t>(max_depth + 8, 512));
-  return intern(frames, n);
+trace::FrameId StackTable::pythonFrameIdLocked(const PythonFrame& f) {
+  std::string key;
+  key.append(f.file).append(1, '\0').append(f.function).append(1, '\0');
+  key.append(std::to_string(f.line));
+  auto [it, inserted] = python_frame_ids_.try_emplace(std::move(key), trace::kNoId);
+  if (inserted) {
+    Frame frame;
+    frame.kind = trace::FrameKind::kPython;
+    frame.file = f.file;
+    frame.function = f.function;
+    frame.line = f.line;
+    frames_.push_back(std::move(frame));
+    it->second = static_cast<trace::FrameId>(frames_.size());
+    pending_.frames.push_back(it->second);
+  }
+  return it->second;
 }
 
 trace::StackId StackTable::internPython(const PythonFrame* frames, size_t count) {
   if (count == 0) return trace::kNoId;
   std::vector<trace::FrameId> ids(count);
   std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t i = 0; i < count; ++i) {
-    const PythonFrame& f = frames[i];
-    std::string key;
-    key.append(f.file).append(1, '\0').append(f.function).append(1, '\0');
-    key.append(std::to_string(f.line));
-    auto [it, inserted] = python_frame_ids_.try_emplace(std::move(key), trace::kNoId);
-    if (inserted) {
-      Frame frame;
-      frame.kind = trace::FrameKind::kPython;
-      frame.file = f.file;
-      frame.function = f.function;
-      frame.line = f.line;
-      frames_.push_back(std::move(frame));
-      it->second = static_cast<trace::FrameId>(frames_.size());
-      pending_.frames.push_back(it->second);
-    }
-    ids[i] = it->second;
-  }
+  for (size_t i = 0; i < count; ++i) ids[i] = pythonFrameIdLocked(frames[i]);
   std::string key(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(trace::FrameId));
   auto [it, inserted] = python_stack_ids_.try_emplace(std::move(key), trace::kNoId);
   if (inserted) {
     stacks_.push_back(std::move(ids));
-    raw_.emplace_back();  // never equal to a native stack's addresses (those are never empty)
+    raw_.emplace_back();  // never equal to a captured stack's words (those are never empty)
     it->second = static_cast<trace::StackId>(stacks_.size());
     pending_.stacks.push_back(it->second);
   }

@@ -1,6 +1,7 @@
-// Native call stacks for allocations: captured in the allocating thread, interned (a stack seen
-// twice gets one id), and turned into module/frame/stack definitions that the trace writer drains
-// before the first record that refers to them.
+// Call stacks for allocations: Python frames (innermost first) above native return addresses,
+// captured in the allocating thread, interned (a stack seen twice gets one id), and turned into
+// module/frame/stack definitions that the trace writer drains before the first record that refers
+// to them.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime_hook/python_frames.h"
 #include "runtime_hook/trace_output.h"
 #include "trace/records.h"
 
@@ -32,6 +34,14 @@ bool findModule(uint64_t addr, ModuleRange& out);
 // Return addresses of the calling thread, innermost first, at most max frames.
 size_t captureStack(uint64_t* frames, size_t max);
 
+// One captured stack: the Python frames of the allocating thread, then its native frames.
+struct CapturedStack {
+  const PythonFrameRef* python = nullptr;
+  size_t python_count = 0;
+  const uint64_t* native = nullptr;
+  size_t native_count = 0;
+};
+
 class StackTable {
  public:
   // Frames in modules whose path contains one of skip_substrings (the hook, libcupti, libcuda)
@@ -40,10 +50,12 @@ class StackTable {
 
   // Interns a captured stack (innermost first). Thread-safe; never calls into the loader while
   // holding its lock. Returns kNoId for an empty stack.
-  trace::StackId intern(const uint64_t* frames, size_t count);
-
-  // Captures the calling thread's stack and interns it.
-  trace::StackId captureAndIntern(size_t max_depth);
+  trace::StackId intern(const uint64_t* frames, size_t count) {
+    return intern(CapturedStack{nullptr, 0, frames, count}, nullptr);
+  }
+  // Interns a stack with Python frames: those not seen before are named through namer, in the
+  // capturing thread (their code objects must be alive). Returns kNoId for an empty stack.
+  trace::StackId intern(const CapturedStack& stack, const PythonFrameNamer* namer);
 
   // A Python frame as a companion reports it; the strings need to live during the call only.
   struct PythonFrame {
@@ -76,8 +88,22 @@ class StackTable {
     uint32_t line = 0;
   };
 
-  trace::StackId lookupLocked(uint64_t hash, const uint64_t* frames, size_t count) const;
+  struct RefHash {
+    size_t operator()(const PythonFrameRef& r) const;
+  };
+  struct RefEqual {
+    bool operator()(const PythonFrameRef& a, const PythonFrameRef& b) const {
+      return a.code == b.code && a.offset == b.offset;
+    }
+  };
+
+  trace::StackId lookupLocked(uint64_t hash, const CapturedStack& stack) const;
   bool skipped(const ModuleRange& module) const;
+  // Module lookups of the native addresses not seen before, made without our lock.
+  void addNativeFrames(const uint64_t* frames, size_t count);
+  // Names of the Python frames not seen before, read without our lock.
+  void addPythonFrames(const CapturedStack& stack, const PythonFrameNamer* namer);
+  trace::FrameId pythonFrameIdLocked(const PythonFrame& frame);
 
   mutable std::mutex mutex_;
   std::vector<std::string> skip_;
@@ -86,7 +112,9 @@ class StackTable {
   std::unordered_map<uint64_t, trace::FrameId> frame_ids_;     // address -> id (0: skipped frame)
   std::vector<std::vector<trace::FrameId>> stacks_;            // index = StackId - 1
   std::unordered_multimap<uint64_t, trace::StackId> by_hash_;  // raw address hash -> id
-  std::vector<std::vector<uint64_t>> raw_;  // raw addresses per stack, for compare
+  // Per stack, what it was interned from: {python count, (code, offset) pairs, native addresses}.
+  std::vector<std::vector<uint64_t>> raw_;
+  std::unordered_map<PythonFrameRef, trace::FrameId, RefHash, RefEqual> python_refs_;
   // Python frames by "file\0function\0line", and Python stacks by their frame ids' bytes.
   std::unordered_map<std::string, trace::FrameId> python_frame_ids_;
   std::unordered_map<std::string, trace::StackId> python_stack_ids_;

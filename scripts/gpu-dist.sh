@@ -5,7 +5,7 @@ set -eu
 BUILD=${1:-build-hook}
 cmake --build "$BUILD" -j2 --target memfloor memfloor_hook memfloor_runtime_hook_tests \
   memfloor_alloc_paths memfloor_trace_probe memfloor_hook_bench memfloor_min_consumer memfloor_lifecycle \
-  memfloor_python
+  memfloor_python memfloor_frames_probe
 DIST="$BUILD/dist"
 rm -rf "$DIST"
 mkdir -p "$DIST"
@@ -15,7 +15,8 @@ cp "$BUILD/cli/memfloor" "$BUILD/runtime_hook/libmemfloor_hook.so" \
    "$BUILD/tests/runtime_hook/gpu/memfloor_trace_probe" \
    "$BUILD/tests/runtime_hook/gpu/memfloor_lifecycle" \
    "$(find "$BUILD" -name memfloor_hook_bench -type f | head -1)" \
-   "$(find "$BUILD" -name libmemfloor_min_consumer.so -type f | head -1)" "$DIST/"
+   "$(find "$BUILD" -name libmemfloor_min_consumer.so -type f | head -1)" \
+   "$BUILD/tests/python/libmemfloor_frames_probe.so" "$DIST/"
 strip --strip-debug "$DIST"/*
 cp -r "$BUILD/python" "$DIST/python"  # the companion: memfloor finds it next to itself
 du -sh "$DIST"

@@ -5,11 +5,12 @@
 #      memory_allocated() / memory_reserved(), the top site's name and class
 #   2. transformers' GPT-2 from a config: persistent bytes against parameters + optimizer state
 #   3. bench/torch_step.py step time, untraced vs traced, both allocators, interleaved rounds
+#   4. the GIL-free frame walk on this machine's Python (tests/python/test_python_frames.py)
 # usage: scripts/gpu-torch.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
-#        build-hook/dist); parts: any of "planted gpt2 overhead" (default all); ROUNDS (5).
+#        build-hook/dist); parts: any of "frames planted gpt2 overhead" (default all); ROUNDS (5).
 set -u
 DIST=$(cd "${1:-build-hook/dist}" && pwd)
-PARTS=${2:-planted gpt2 overhead}
+PARTS=${2:-frames planted gpt2 overhead}
 FINAL=${OUT:-$PWD/gpu-torch-out}  # summary.txt and gpu-torch.tgz (reports, tables, logs) go here
 mkdir -p "$FINAL"
 WORK=$(mktemp -d /tmp/memfloor-gpu-torch.XXXXXX)
@@ -35,6 +36,13 @@ traced() {  # traced NAME ALLOCATOR -- CMD...: one run, its report, in $WORK/NAM
   cp "$WORK/$name/report.json" "$OUT/$name.report.json"
   cp "$(ls "$WORK/$name"/*.mftrace | head -1)" "$OUT/$name.mftrace"  # to analyze again elsewhere
 }
+
+if [[ " $PARTS " == *" frames "* ]]; then
+  echo "== 0. the frame walk on $(python3 --version)"
+  (cd tests/python && MEMFLOOR_FRAMES_PROBE="$DIST/libmemfloor_frames_probe.so" \
+    python3 -m unittest -v test_python_frames 2>&1) | tee "$OUT/frames.log" | tail -n 20
+  echo "frame walk on $(python3 --version): $(tail -n 1 "$OUT/frames.log")" | tee -a "$SUMMARY"
+fi
 
 if [[ " $PARTS " == *" planted "* ]]; then
   echo "== 1. planted programs"
@@ -65,7 +73,7 @@ if [[ " $PARTS " == *" overhead "* ]]; then
       [ "$alloc" = async ] && conf=(env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync)
       "${conf[@]}" python3 $STEP --label "untraced-$alloc" | grep torch_step | tee -a "$WORK/step.log"
       flags=(); [ "$alloc" = async ] && flags=(--torch-allocator async)
-      for stacks in none native; do
+      for stacks in none python native; do
         "$M" run -q "${flags[@]}" --stacks "$stacks" -o "$WORK/step-$alloc-$stacks" -- \
           python3 $STEP --label "traced-$alloc-$stacks" | grep torch_step | tee -a "$WORK/step.log"
         rm -rf "$WORK/step-$alloc-$stacks"
@@ -74,7 +82,7 @@ if [[ " $PARTS " == *" overhead "* ]]; then
   done
   for alloc in native async; do
     base=$(grep "torch_step untraced-$alloc " "$WORK/step.log" | sed -E 's/.*step_ms_median=([0-9.]+).*/\1/' | median)
-    for stacks in none native; do
+    for stacks in none python native; do
       t=$(grep "torch_step traced-$alloc-$stacks " "$WORK/step.log" | sed -E 's/.*step_ms_median=([0-9.]+).*/\1/' | median)
       printf '%-40s untraced %s ms, traced %s ms: %+.2f%%\n' "step $alloc --stacks $stacks" "$base" "$t" \
         "$(awk -v a="$t" -v b="$base" 'BEGIN {print 100 * (a - b) / b}')" | tee -a "$SUMMARY"

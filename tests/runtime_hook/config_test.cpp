@@ -38,14 +38,24 @@ TEST_CASE("memfloor run's variables are read", "[runtime_hook]") {
   CHECK(warnings.empty());
 }
 
+TEST_CASE("every stack mode is read by its name", "[runtime_hook]") {
+  for (StackMode mode :
+       {StackMode::kNone, StackMode::kNative, StackMode::kPython, StackMode::kAuto}) {
+    Env env{{"MEMFLOOR_STACKS", toString(mode)}};
+    std::string warnings;
+    CHECK(readConfig(lookup, &env, warnings).stacks == mode);
+    CHECK(warnings.empty());
+  }
+}
+
 TEST_CASE("bad values fall back to defaults with one warning each", "[runtime_hook]") {
-  Env env{{"MEMFLOOR_STACKS", "python"}, {"MEMFLOOR_BUFFER_SIZE", "12q"}};
+  Env env{{"MEMFLOOR_STACKS", "pyhton"}, {"MEMFLOOR_BUFFER_SIZE", "12q"}};
   std::string warnings;
   Config config = readConfig(lookup, &env, warnings);
   CHECK(config.stacks == StackMode::kNone);
   CHECK(config.buffer_bytes == (8u << 20));
   CHECK(warnings ==
-        "memfloor: ignoring MEMFLOOR_STACKS='python': expected none or native\n"
+        "memfloor: ignoring MEMFLOOR_STACKS='pyhton': expected none, native, python or auto\n"
         "memfloor: ignoring MEMFLOOR_BUFFER_SIZE='12q': expected a size between 64k and 256m");
 }
 

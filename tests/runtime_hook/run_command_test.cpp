@@ -126,7 +126,7 @@ TEST_CASE("exit codes pass through, signals become 128+n", "[runtime_hook][run]"
   // The child sees the injection variables.
   request.command = {"sh", "-c",
                      "test \"$CUDA_INJECTION64_PATH\" = \"" + request.hook_path +
-                         "\" && test \"$MEMFLOOR_STACKS\" = native && "
+                         "\" && test \"$MEMFLOOR_STACKS\" = auto && "
                          "test \"$MEMFLOOR_OUTPUT_DIR\" = \"" +
                          dir + "/out\""};
   CHECK(runTraced(request) == 0);
@@ -177,7 +177,7 @@ TEST_CASE("the command line: options before --, the program's own options after"
                 "exit 5", "--stacks", "bogus"}) == 5);
   // Without --, everything from the program name on belongs to the program.
   CHECK(runCli({"run", "-q", "--hook", hook, "-o", dir, "sh", "-c", "exit 6", "-o", "x"}) == 6);
-  CHECK_THROWS_AS(runCli({"run", "--stacks", "python", "--", "true"}), CLI::ValidationError);
+  CHECK_THROWS_AS(runCli({"run", "--stacks", "pyhton", "--", "true"}), CLI::ValidationError);
   CHECK_THROWS_AS(runCli({"run", "--torch-allocator", "fast", "--", "true"}), CLI::ValidationError);
   CHECK_THROWS_AS(
       runCli({"run", "-q", "--hook", hook, "-o", dir, "--buffer-size", "lots", "--", "true"}),

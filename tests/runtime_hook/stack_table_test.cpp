@@ -1,6 +1,7 @@
 // Native stacks: capture, module lookup, interning, and the definitions written for them.
 #include "runtime_hook/stack_table.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <vector>
@@ -15,9 +16,44 @@ using hook::test::SharedSink;
 namespace {
 
 __attribute__((noinline)) trace::StackId captureHere(hook::StackTable& table) {
-  trace::StackId id = table.captureAndIntern(32);
+  uint64_t frames[40];
+  trace::StackId id = table.intern(frames, hook::captureStack(frames, 40));
   asm volatile("" ::: "memory");  // keep the call from becoming a tail call
   return id;
+}
+
+// Names code 0x10 and 0x30 alike ("a.py", "f", line = offset) and every other code "b.py" "g".
+class FakeNamer : public hook::PythonFrameNamer {
+ public:
+  void describe(const hook::PythonFrameRef& ref, std::string& file, std::string& function,
+                uint32_t& line) const override {
+    ++calls;
+    bool a = ref.code == 0x10 || ref.code == 0x30;
+    file = a ? "a.py" : "b.py";
+    function = a ? "f" : "g";
+    line = static_cast<uint32_t>(ref.offset);
+  }
+  mutable int calls = 0;
+};
+
+// The string, frame and stack definitions of a drained trace.
+struct Definitions {
+  std::map<trace::StringId, std::string> strings;
+  std::map<trace::FrameId, trace::FrameDef> frames;
+  std::map<trace::StackId, trace::StackDef> stacks;
+};
+
+Definitions readDefinitions(const std::vector<uint8_t>& bytes) {
+  trace::MemorySource source(bytes);
+  trace::FileOrderReader reader(source);
+  Definitions d;
+  trace::Record r;
+  while (reader.next(r)) {
+    if (auto* s = std::get_if<trace::StringDef>(&r)) d.strings[s->id] = s->text;
+    if (auto* f = std::get_if<trace::FrameDef>(&r)) d.frames[f->id] = *f;
+    if (auto* s = std::get_if<trace::StackDef>(&r)) d.stacks[s->id] = *s;
+  }
+  return d;
 }
 
 }  // namespace
@@ -120,17 +156,7 @@ TEST_CASE("Python stacks are interned by their frames and drained as Python fram
     }
     CHECK(out.finish(1));
   }
-  trace::MemorySource source(bytes);
-  trace::FileOrderReader reader(source);
-  std::map<trace::StringId, std::string> strings;
-  std::map<trace::FrameId, trace::FrameDef> frames;
-  std::map<trace::StackId, trace::StackDef> stacks;
-  trace::Record r;
-  while (reader.next(r)) {
-    if (auto* s = std::get_if<trace::StringDef>(&r)) strings[s->id] = s->text;
-    if (auto* f = std::get_if<trace::FrameDef>(&r)) frames[f->id] = *f;
-    if (auto* s = std::get_if<trace::StackDef>(&r)) stacks[s->id] = *s;
-  }
+  auto [strings, frames, stacks] = readDefinitions(bytes);
   REQUIRE(stacks.count(a) == 1);
   REQUIRE(stacks[a].frames.size() == 2);
   const trace::FrameDef& first = frames.at(stacks[a].frames[0]);
@@ -141,4 +167,54 @@ TEST_CASE("Python stacks are interned by their frames and drained as Python fram
   CHECK(first.module == trace::kNoId);
   REQUIRE(stacks.at(b).frames.size() == 1);
   CHECK(stacks.at(b).frames[0] == stacks[a].frames[1]);  // the shared frame is defined once
+}
+
+TEST_CASE("captured Python frames are named once, and sit above the native frames",
+          "[runtime_hook]") {
+  std::vector<uint8_t> bytes;
+  trace::StackId id = trace::kNoId;
+  {
+    hook::TraceOutput out(std::make_unique<SharedSink>(bytes), 1 << 16);
+    REQUIRE(out.begin());
+    hook::StackTable table;
+    FakeNamer namer;
+    hook::PythonFrameRef python[] = {{0x10, 4}, {0x20, 8}};
+    uint64_t native[] = {0x1000, 0x2000};
+    hook::CapturedStack stack{python, 2, native, 2};
+    id = table.intern(stack, &namer);
+    CHECK(id != trace::kNoId);
+    CHECK(table.intern(stack, &namer) == id);
+    CHECK(namer.calls == 2);
+    hook::CapturedStack python_only{python, 2, nullptr, 0};
+    CHECK(table.intern(python_only, &namer) != id);
+    CHECK(namer.calls == 2);  // its frames were named already
+    hook::PythonFrameRef moved[] = {{0x10, 6}, {0x20, 8}};
+    CHECK(table.intern(hook::CapturedStack{moved, 2, native, 2}, &namer) != id);
+    CHECK(namer.calls == 3);
+    hook::PythonFrameRef alias[] = {{0x30, 4}, {0x20, 8}};  // another code, the same names
+    trace::StackId same_names = table.intern(hook::CapturedStack{alias, 2, native, 2}, &namer);
+    CHECK(same_names != id);  // interned by code object, so another stack id...
+    CHECK(table.intern(native, 2) != id);
+    CHECK(table.intern(hook::CapturedStack{}, &namer) == trace::kNoId);
+    {
+      hook::TraceOutput::Batch batch(out);
+      table.drain(batch);
+    }
+    CHECK(out.finish(1));
+  }
+  auto [strings, frames, stacks] = readDefinitions(bytes);
+  REQUIRE(stacks.at(id).frames.size() == 4);
+  const std::vector<trace::FrameId>& ids = stacks.at(id).frames;
+  CHECK(frames.at(ids[0]).kind == trace::FrameKind::kPython);
+  CHECK(strings.at(frames.at(ids[0]).file) == "a.py");
+  CHECK(frames.at(ids[0]).line == 4);
+  CHECK(strings.at(frames.at(ids[1]).function) == "g");
+  CHECK(frames.at(ids[2]).kind == trace::FrameKind::kNative);
+  CHECK(frames.at(ids[2]).offset == 0x1000);
+  CHECK(frames.at(ids[3]).offset == 0x2000);
+  // ...whose frames are the same definitions.
+  auto alias_stack = std::find_if(stacks.begin(), stacks.end(), [&](const auto& s) {
+    return s.first != id && s.second.frames == ids;
+  });
+  CHECK(alias_stack != stacks.end());
 }
