@@ -62,3 +62,28 @@ TEST_CASE("a PyTorch run's block floor is torch's memory_allocated, its site the
     CHECK(moments == kOptimizerState);
   }
 }
+
+TEST_CASE("under cudaMallocAsync the hook's own Python frames name the planted lines") {
+  // testdata/analysis/torch_async_attr.txt: the same program, one CUDA allocation per tensor, every
+  // stack read by the hook from the allocating thread's CPython frames (qualified names).
+  json run = reports::toJson(analysis::test::analyzeFile(std::string(MEMFLOOR_TESTDATA_DIR) +
+                                                         "/analysis/torch_async_attr.txt"));
+  const json& iterations = run.at("iterations");
+  REQUIRE(iterations.size() == 8);
+  for (const json& it : iterations) {
+    if (it.at("idle").at("final") == true) continue;
+    INFO("iteration " << it.at("index"));
+    uint64_t logits = 0;
+    uint64_t moments = 0;
+    for (const json& site : it.at("top_sites")) {
+      if (site.at("where") == "tests/gpu/pytorch/planted.py:31 in Model.forward")
+        logits += site.at("inter_iteration").at("bytes").get<uint64_t>();
+      if (site.at("where") == kOptimizerSite) {
+        CHECK(site.at("inter_iteration").at("bytes") == 0);
+        moments += site.at("persistent").at("bytes").get<uint64_t>();
+      }
+    }
+    CHECK(logits == kKeptLogits);
+    CHECK(moments == kOptimizerState);
+  }
+}
