@@ -22,6 +22,12 @@ HISTORY = dict(enabled="all", context="alloc", stacks="python", max_entries=MAX_
 # program never asked for. Until then the history keeps its entries; the last drain, at exit,
 # takes them whatever was imported.
 SNAPSHOT_IMPORTS = ("torch._dynamo",)
+# A history entry holds the size a block was asked for; the block can be larger (the allocator
+# does not split a large free block for a small remainder) and PyTorch counts the block. Blocks
+# still live at a drain take their size from the allocator's state, so drains are placed where the
+# idle window is: right after an optimizer step, at most once a period, and after each of the
+# first steps, by which the parameters, gradients and optimizer state exist.
+FIRST_STEPS_DRAINED = 2
 
 
 def _imported(name: str) -> bool:
@@ -46,6 +52,8 @@ class TorchBlocks:
         self._stacks: Dict[Tuple[Frame, ...], int] = {}
         self._hook: Optional[Hook] = None
         self._gap_ns = time.time_ns()
+        self._last_drain = time.monotonic()
+        self._steps = 0
         self._on = False
         self._stop = threading.Event()
 
@@ -75,16 +83,33 @@ class TorchBlocks:
             self._gap_ns = time.time_ns()
             self._on = True
             os.register_at_fork(after_in_child=self._stop.set)
+            optimizer = getattr(getattr(self._torch, "optim", None), "optimizer", None)
+            register = getattr(optimizer, "register_optimizer_step_post_hook", None)
+            if register is not None:  # PyTorch 2.0 on: a hook after every optimizer's step
+                register(self._after_step)
             threading.Thread(target=self._run, name="memfloor-blocks", daemon=True).start()
         except Exception as error:  # noqa: BLE001
             _say(f"cannot record PyTorch's allocator blocks: {error!r}")
 
     # -- draining ----------------------------------------------------------------------------
 
+    def _due(self) -> bool:
+        return time.monotonic() - self._last_drain >= self._period_s
+
+    @staticmethod
+    def _ready() -> bool:
+        return all(_imported(name) for name in SNAPSHOT_IMPORTS)
+
     def _run(self) -> None:
-        while not self._stop.wait(self._period_s):
-            if all(_imported(name) for name in SNAPSHOT_IMPORTS):
+        while not self._stop.wait(self._period_s / 2):
+            if self._due() and self._ready():
                 self.drain()
+
+    def _after_step(self, optimizer, args, kwargs) -> None:  # noqa: ARG002: the hook's signature
+        """In the program's thread, after an optimizer's step: the start of an idle window."""
+        self._steps += 1
+        if (self._due() or self._steps <= FIRST_STEPS_DRAINED) and self._ready():
+            self.drain()
 
     def _stack_of(self, frames: Sequence[Frame]) -> int:
         key = tuple(frames)
@@ -109,6 +134,7 @@ class TorchBlocks:
                 snapshot = memory._snapshot()
                 memory._record_memory_history(**HISTORY, clear_history=True)
                 gap_ns, self._gap_ns = self._gap_ns, time.time_ns()
+                self._last_drain = time.monotonic()
                 events = self._log.events(snapshot, gap_ns, self._stack_of)
                 if events:
                     self._hook.blocks(events)

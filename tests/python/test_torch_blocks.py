@@ -27,10 +27,14 @@ class FakeMemory:
         return self.snapshots.pop(0)
 
 
-def fake_torch(memory):
+def fake_torch(memory, step_hooks=None):
     queued = []
     cuda = types.SimpleNamespace(memory=memory, _lazy_call=queued.append)
-    return types.SimpleNamespace(cuda=cuda, __version__="test"), queued
+    torch = types.SimpleNamespace(cuda=cuda, __version__="test")
+    if step_hooks is not None:  # PyTorch 2.x: torch.optim.optimizer's global step hooks
+        optimizer = types.SimpleNamespace(register_optimizer_step_post_hook=step_hooks.append)
+        torch.optim = types.SimpleNamespace(optimizer=optimizer)
+    return torch, queued
 
 
 class FakeHook:
@@ -85,6 +89,31 @@ class TorchBlocksTest(unittest.TestCase):
             recorder.stop()  # the last drain does
         self.assertEqual(len(memory.snapshots), 49)
         self.assertEqual(len(hook.events), 1)
+
+    def test_drains_follow_optimizer_steps_the_first_ones_and_then_once_a_period(self):
+        memory = FakeMemory([SNAPSHOT] + [{"device_traces": [[]], "segments": SNAPSHOT["segments"]}]
+                            * 20)
+        hooks = []
+        torch, queued = fake_torch(memory, hooks)
+        recorder = torch_blocks.TorchBlocks(torch, period_s=3600)
+        recorder.start()
+        hook = FakeHook()
+        with mock.patch.object(torch_blocks, "find_hook", return_value=hook), \
+                mock.patch.object(torch_blocks, "SNAPSHOT_IMPORTS", ("unittest",)):
+            queued[0]()
+            self.assertEqual(len(hooks), 1)
+            for _ in range(5):
+                hooks[0](object(), (), {})  # five optimizer steps within one period
+            self.assertEqual(len(memory.snapshots), 21 - torch_blocks.FIRST_STEPS_DRAINED)
+            recorder._last_drain -= 3600  # a period later
+            hooks[0](object(), (), {})
+            self.assertEqual(len(memory.snapshots), 20 - torch_blocks.FIRST_STEPS_DRAINED)
+            with mock.patch.object(torch_blocks, "SNAPSHOT_IMPORTS", ("memfloor_not_imported",)):
+                recorder._last_drain -= 3600
+                hooks[0](object(), (), {})  # not before the program imported what it imports
+            self.assertEqual(len(memory.snapshots), 20 - torch_blocks.FIRST_STEPS_DRAINED)
+            recorder.stop()
+        self.assertEqual(hook.events, [(3000, 0x100, 512, 0, 0, 1, BLOCK_ALLOC)])
 
     def test_a_module_being_imported_is_not_imported_yet(self):
         self.assertTrue(torch_blocks._imported("unittest"))
