@@ -36,6 +36,15 @@ def _imported(name: str) -> bool:
     return module is not None and not getattr(spec, "_initializing", False)
 
 
+def _step_post_hook_registrar(torch: types.ModuleType):
+    """torch.optim.optimizer.register_optimizer_step_post_hook (PyTorch 2.0 on: a hook after every
+    optimizer's step), found through the module of torch.optim.Optimizer: torch.optim deletes its
+    `optimizer` attribute."""
+    base = getattr(getattr(torch, "optim", None), "Optimizer", None)
+    module = sys.modules.get(getattr(base, "__module__", ""))
+    return getattr(module, "register_optimizer_step_post_hook", None)
+
+
 def _say(text: str) -> None:
     print(f"memfloor: {text}", file=sys.stderr)
 
@@ -54,6 +63,7 @@ class TorchBlocks:
         self._gap_ns = time.time_ns()
         self._last_drain = time.monotonic()
         self._steps = 0
+        self._drains = 0
         self._on = False
         self._stop = threading.Event()
 
@@ -83,9 +93,8 @@ class TorchBlocks:
             self._gap_ns = time.time_ns()
             self._on = True
             os.register_at_fork(after_in_child=self._stop.set)
-            optimizer = getattr(getattr(self._torch, "optim", None), "optimizer", None)
-            register = getattr(optimizer, "register_optimizer_step_post_hook", None)
-            if register is not None:  # PyTorch 2.0 on: a hook after every optimizer's step
+            register = _step_post_hook_registrar(self._torch)
+            if register is not None:
                 register(self._after_step)
             threading.Thread(target=self._run, name="memfloor-blocks", daemon=True).start()
         except Exception as error:  # noqa: BLE001
@@ -135,6 +144,7 @@ class TorchBlocks:
                 memory._record_memory_history(**HISTORY, clear_history=True)
                 gap_ns, self._gap_ns = self._gap_ns, time.time_ns()
                 self._last_drain = time.monotonic()
+                self._drains += 1
                 events = self._log.events(snapshot, gap_ns, self._stack_of)
                 if events:
                     self._hook.blocks(events)
@@ -148,7 +158,8 @@ class TorchBlocks:
         self._stop.set()
         if os.environ.get("MEMFLOOR_VERBOSE") == "1":
             log = self._log
-            _say(f"PyTorch blocks: {log.events_written} events, {len(self._stacks)} stacks; "
+            _say(f"PyTorch blocks: {self._drains} drains ({self._steps} optimizer steps seen), "
+                 f"{log.events_written} events, {len(self._stacks)} stacks; "
                  f"reconciled with the allocator's state: {log.reconciled_allocs} allocations, "
                  f"{log.reconciled_frees} frees, {log.resized} sizes; "
                  f"{log.unknown_frees} frees of unseen blocks")

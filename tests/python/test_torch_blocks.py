@@ -1,5 +1,6 @@
 """TorchBlocks: enabling PyTorch's history at CUDA's initialization, and draining it."""
 
+import sys
 import types
 import unittest
 from unittest import mock
@@ -32,8 +33,11 @@ def fake_torch(memory, step_hooks=None):
     cuda = types.SimpleNamespace(memory=memory, _lazy_call=queued.append)
     torch = types.SimpleNamespace(cuda=cuda, __version__="test")
     if step_hooks is not None:  # PyTorch 2.x: torch.optim.optimizer's global step hooks
-        optimizer = types.SimpleNamespace(register_optimizer_step_post_hook=step_hooks.append)
-        torch.optim = types.SimpleNamespace(optimizer=optimizer)
+        module = types.ModuleType("memfloor_fake_optimizer")
+        module.register_optimizer_step_post_hook = step_hooks.append
+        sys.modules[module.__name__] = module  # torch.optim itself lacks `optimizer`
+        base = type("Optimizer", (), {"__module__": module.__name__})
+        torch.optim = types.SimpleNamespace(Optimizer=base)
     return torch, queued
 
 
