@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "reports/report_json.h"
 #include "tests/analysis/checked_analysis.h"
@@ -86,4 +87,33 @@ TEST_CASE("under cudaMallocAsync the hook's own Python frames name the planted l
     CHECK(logits == kKeptLogits);
     CHECK(moments == kOptimizerState);
   }
+}
+
+TEST_CASE("two recordings of one PyTorch program cut the same iterations without markers") {
+  // torch_planted_attr.txt and torch_planted_attr_again.txt: planted.py --case attr recorded twice,
+  // on two days, by two versions of the hook. With no marker matching, iterations are detected
+  // from the allocations; both recordings must give the same windows and the same classes.
+  analysis::AnalysisOptions options;
+  options.iteration_pattern = "no marker has this name";
+  auto windows = [&options](const std::string& name) {
+    json run = reports::toJson(analysis::test::analyzeFile(
+        std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/" + name, options));
+    CHECK(run.at("iteration_source") == "detected");
+    std::vector<std::vector<uint64_t>> out;
+    for (const json& it : run.at("iterations")) {
+      const json& idle = memoryOf(it, "block").at("idle");
+      const json& retained = idle.at("retained");
+      out.push_back({idle.at("floor").get<uint64_t>(),
+                     retained.at("persistent").at("bytes").get<uint64_t>(),
+                     retained.at("inter_iteration").at("bytes").get<uint64_t>(),
+                     retained.at("leak").at("bytes").get<uint64_t>()});
+    }
+    return out;
+  };
+  std::vector<std::vector<uint64_t>> first = windows("torch_planted_attr.txt");
+  std::vector<std::vector<uint64_t>> second = windows("torch_planted_attr_again.txt");
+  REQUIRE(first.size() == 7);
+  CHECK(first == second);
+  CHECK(first[1][0] == kAllocatedInEveryWindow);
+  CHECK(first[1][2] >= kKeptLogits);  // the kept logits stay inter-iteration when detected too
 }

@@ -70,6 +70,14 @@ def main() -> int:
                   if m["kind"] == allocated_kind)
         print(f"{label}: persistent {got / MIB:.2f} MiB vs parameters + optimizer state "
               f"{want / MIB:.2f} MiB ({100.0 * (got - want) / want:+.2f}%)")
+        if "persistent_allocated_bytes" in log:
+            # What the program measured itself: memory_allocated() once the model and the
+            # optimizer state exist, and the parts that are neither (buffers, cuBLAS workspaces).
+            parts = {k: log[k] for k in ("buffer_bytes", "input_bytes", "cublas_workspace_bytes") if k in log}
+            exact = log["persistent_allocated_bytes"]
+            print(f"{label}: persistent {got} B vs the program's memory_allocated() {exact} B "
+                  f"(parameters + state + " + " + ".join(f"{k} {v}" for k, v in parts.items())
+                  + f" + allocator rounding {exact - want - sum(parts.values())} B)")
     return 1 if failed else 0
 
 

@@ -43,12 +43,21 @@ def main() -> int:
             with open(args.blocks, "w") as f:
                 json.dump(blocks, f)
     params = sum(t.numel() * t.element_size() for t in model.parameters())
+    buffers = sum(t.numel() * t.element_size() for t in model.buffers() if t.is_cuda)
+    # Everything still allocated is persistent (the step's tensors are gone): the model, the
+    # optimizer state, the input, and PyTorch's cuBLAS workspaces (one per thread that ran a matmul).
+    persistent = torch.cuda.memory_allocated()
+    torch._C._cuda_clearCublasWorkspaces()
+    workspaces = persistent - torch.cuda.memory_allocated()
     state = sum(t.numel() * t.element_size() for s in opt.state.values() for t in s.values()
                 if torch.is_tensor(t) and t.is_cuda)
     with open(args.log, "w") as f:
         json.dump({"model": "gpt2", "backend": torch.cuda.get_allocator_backend(),
                    "windows": windows, "parameter_bytes": params,
-                   "optimizer_state_bytes": state}, f)
+                   "optimizer_state_bytes": state, "buffer_bytes": buffers,
+                   "input_bytes": ids.numel() * ids.element_size(),
+                   "cublas_workspace_bytes": workspaces,
+                   "persistent_allocated_bytes": persistent}, f)
     return 0
 
 
