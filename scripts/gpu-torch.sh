@@ -6,11 +6,13 @@
 #   2. transformers' GPT-2 from a config: persistent bytes against parameters + optimizer state
 #   3. bench/torch_step.py step time, untraced vs traced, both allocators, interleaved rounds
 #   4. the GIL-free frame walk on this machine's Python (tests/python/test_python_frames.py)
+#   5. processes: planted.py under torchrun (its child gets the companion), and a training loop fed
+#      by a DataLoader with forked workers
 # usage: scripts/gpu-torch.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
-#        build-hook/dist); parts: any of "frames planted gpt2 overhead" (default all); ROUNDS (5).
+#        build-hook/dist); parts: any of "frames planted gpt2 processes overhead" (default all); ROUNDS (5).
 set -u
 DIST=$(cd "${1:-build-hook/dist}" && pwd)
-PARTS=${2:-frames planted gpt2 overhead}
+PARTS=${2:-frames planted gpt2 processes overhead}
 FINAL=${OUT:-$PWD/gpu-torch-out}  # summary.txt and gpu-torch.tgz (reports, tables, logs) go here
 mkdir -p "$FINAL"
 WORK=$(mktemp -d /tmp/memfloor-gpu-torch.XXXXXX)
@@ -62,6 +64,18 @@ if [[ " $PARTS " == *" gpt2 "* ]]; then
   cp "$WORK/gpt2.json" "$OUT/"
   python3 $T/check_report.py "$WORK/gpt2-native/report.json" "$WORK/gpt2.json" | tee -a "$SUMMARY"
   head -n 40 "$WORK/gpt2-native/table.txt"
+fi
+
+if [[ " $PARTS " == *" processes "* ]]; then
+  echo "== 5. torchrun and DataLoader workers"
+  traced attr-torchrun native -- torchrun --standalone --nproc-per-node 1 $T/planted.py \
+    --case attr --log-file "$WORK/attr-torchrun.json"  # torchrun takes --log for its own --log-dir
+  cp "$WORK/attr-torchrun.json" "$OUT/"
+  echo "torchrun: $(ls "$WORK/attr-torchrun"/*.mftrace | wc -l) traces" | tee -a "$SUMMARY"
+  python3 $T/check_report.py "$WORK/attr-torchrun/report.json" "$WORK/attr-torchrun.json" | tee -a "$SUMMARY"
+  traced loader native -- python3 $T/loader_workers.py --log "$WORK/loader.json"
+  echo "loader: $(ls "$WORK/loader"/*.mftrace | wc -l) traces" | tee -a "$SUMMARY"
+  python3 $T/check_report.py "$WORK/loader/report.json" "$WORK/loader.json" | tee -a "$SUMMARY"
 fi
 
 if [[ " $PARTS " == *" overhead "* ]]; then

@@ -52,7 +52,7 @@ def main() -> int:
     p.add_argument("--width", type=int, default=1024)
     p.add_argument("--batch", type=int, default=4096)
     p.add_argument("--vocab", type=int, default=8192)
-    p.add_argument("--log", required=True)
+    p.add_argument("--log", "--log-file", dest="log", required=True)  # torchrun: --log-file
     args = p.parse_args()
 
     torch.manual_seed(0)
