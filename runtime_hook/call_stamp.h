@@ -15,6 +15,9 @@ struct CallStamp {
 // cuptiGetTimestamp, 0 if it fails.
 uint64_t cuptiNow();
 
+// The wall clock (CLOCK_REALTIME), ns since the Unix epoch.
+uint64_t wallNow();
+
 // The calling thread's OS id (gettid), cached per thread.
 uint64_t osThreadId();
 

@@ -1,20 +1,14 @@
 // Block events and Python frames from the companion -> trace records.
 #include "runtime_hook/companion_calls.h"
 
-#include <time.h>
-
-#include "common/units.h"
 #include "runtime_hook/call_stamp.h"
 
 namespace memfloor::hook {
 
 ClockPair clockPairNow() {
-  timespec wall{};
-  ::clock_gettime(CLOCK_REALTIME, &wall);
   ClockPair pair;
   pair.cupti_ns = cuptiNow();
-  pair.unix_ns =
-      static_cast<uint64_t>(wall.tv_sec) * units::kNsPerS + static_cast<uint64_t>(wall.tv_nsec);
+  pair.unix_ns = wallNow();
   return pair;
 }
 

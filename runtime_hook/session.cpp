@@ -3,7 +3,6 @@
 
 #include <pthread.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +11,6 @@
 #include <cstring>
 #include <iterator>
 
-#include "common/units.h"
 #include "runtime_hook/allocation_calls.h"
 #include "runtime_hook/call_stamp.h"
 #include "runtime_hook/exit_flush.h"
@@ -163,12 +161,9 @@ void Session::warnWithoutPython(const std::string& python_status) const {
 
 void Session::writeMetadata(const std::string& python_status) {
   TraceOutput::Batch batch(*output_);
-  timespec wall{};
-  ::clock_gettime(CLOCK_REALTIME, &wall);
   trace::ProcessInfo info;
   info.pid = facts_.pid;
-  info.start_unix_ns =
-      static_cast<uint64_t>(wall.tv_sec) * units::kNsPerS + static_cast<uint64_t>(wall.tv_nsec);
+  info.start_unix_ns = wallNow();
   info.host = batch.intern(facts_.host);
   info.command_line = batch.intern(facts_.command_line);
   info.rank = facts_.rank;
