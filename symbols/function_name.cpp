@@ -3,6 +3,14 @@
 
 namespace memfloor::symbols {
 
+namespace {
+
+bool endsWith(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
 std::string functionName(std::string_view text) {
   // "(anonymous namespace)::f" would otherwise end at its first parenthesis.
   std::string demangled(text);
@@ -16,7 +24,7 @@ std::string functionName(std::string_view text) {
     char c = demangled[i];
     if (c == '<') {
       // "operator<" and "operator<<" are names, not template argument lists.
-      if (out.size() >= 8 && out.compare(out.size() - 8, 8, "operator") == 0) {
+      if (angle == 0 && (endsWith(out, "operator") || endsWith(out, "operator<"))) {
         out += c;
         continue;
       }
@@ -24,7 +32,7 @@ std::string functionName(std::string_view text) {
     } else if (c == '>' && angle > 0) {
       --angle;
     } else if (angle == 0) {
-      if (c == '(' && !(out.size() >= 8 && out.compare(out.size() - 8, 8, "operator") == 0)) {
+      if (c == '(' && !endsWith(out, "operator")) {
         break;  // the parameter list (a lambda's enclosing function keeps its name)
       }
       if (c == ' ') {

@@ -13,6 +13,10 @@ TEST_CASE("functionName drops parameters, return types and template arguments", 
   CHECK(functionName("ns::A<int>::f(int)") == "ns::A::f");
   CHECK(functionName("(anonymous namespace)::helper(int)") == "{anonymous}::helper");
   CHECK(functionName("ns::Node::operator()(int)") == "ns::Node::operator()");
+  CHECK(functionName("ns::operator<<(std::ostream&, ns::Node const&)") == "ns::operator<<");
+  CHECK(functionName("ns::operator<(ns::Node const&, ns::Node const&)") == "ns::operator<");
+  CHECK(functionName("bool ns::operator<=<int>(ns::Box<int> const&)") == "ns::operator<=");
+  CHECK(functionName("ns::Box<int>::operator>>(int)") == "ns::Box::operator>>");
   CHECK(functionName("ns::f(int)::{lambda()#1}::operator()() const") == "ns::f");
 }
 
