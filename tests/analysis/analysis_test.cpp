@@ -260,9 +260,11 @@ TEST_CASE("Analysis::add throughput", "[.][bench]") {
     ops.push_back({index, static_cast<uint16_t>(1 + rng() % 64), 1});
   }
 
+  // The clock runs on across the replays: the analysis sees all five, one after another.
+  uint64_t ts = live + 1;
   auto replay = [&](Analysis* analysis) {
     trace::Record record;
-    uint64_t ts = live + 1, sum = 0;
+    uint64_t sum = 0;
     for (const Op& op : ops) {
       ++ts;
       if (op.kind < 2) {
