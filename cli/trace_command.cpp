@@ -70,9 +70,10 @@ struct SymbolizeRequest {
   bool no_resolve = false;
 };
 
-// What the frames are resolved with: nothing with --no-resolve; else llvm-symbolizer, needed only
-// for a module that has frames left to resolve and its binary at hand (a trace symbolized before,
-// or whose binaries are elsewhere, has its paths rewritten alone).
+// What the frames are resolved with: nothing with --no-resolve; else llvm-symbolizer, or without
+// it the binaries' ELF symbol tables (function names only), for a module that has frames left to
+// resolve and its binary at hand (a trace symbolized before, or whose binaries are elsewhere, has
+// its paths rewritten alone).
 class SymbolizerWhereNeeded : public symbols::FrameResolver {
  public:
   SymbolizerWhereNeeded(symbols::LlvmSymbolizer& symbolizer, bool enabled)
@@ -82,12 +83,6 @@ class SymbolizerWhereNeeded : public symbols::FrameResolver {
       std::string_view module_path, std::string_view build_id,
       const std::vector<uint64_t>& offsets) override {
     if (!enabled_) return std::vector<std::vector<symbols::SourceLocation>>(offsets.size());
-    if (!symbolizer_.available() && !symbolizer_.findFile(module_path, build_id).empty()) {
-      throw Error(fmt::format(
-          "llvm-symbolizer not found on PATH, needed for the frames of {} (install llvm-14: "
-          "scripts/setup.sh; or only rewrite paths with --no-resolve)",
-          module_path));
-    }
     return symbolizer_.resolve(module_path, build_id, offsets);
   }
 
@@ -118,6 +113,9 @@ int symbolize(const SymbolizeRequest& request) {
     throw;
   }
   fmt::print("{}: {} of {} native frames resolved", request.output, stats.resolved, stats.frames);
+  if (!request.no_resolve && !symbolizer.available() && stats.frames > 0) {
+    fmt::print(" (no llvm-symbolizer: function names from the ELF symbol tables, no lines)");
+  }
   if (!paths.empty()) fmt::print("; {} paths rewritten by --prefix-map", stats.rewritten);
   fmt::print("\n");
   for (const auto& [module, file] : symbolizer.modules()) {

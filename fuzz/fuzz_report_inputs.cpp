@@ -1,5 +1,5 @@
 // libFuzzer target: the readers of the offline side that take untrusted bytes. The first byte
-// picks one: 0 the findings document, 1 ELF build ids, 2 llvm-symbolizer's JSON lines, 3 a
+// picks one: 0 the findings document, 1 ELF build ids and symbol tables, 2 llvm-symbolizer's JSON lines, 3 a
 // report.json as the gate and the HTML page read it, 4 a report.json through the typed reader
 // (report_reader.h) and back through the writer, 5 a gate result through the common loader
 // (common/json_input.h) from a file (in memory). Each must either accept the input or throw
@@ -22,6 +22,7 @@
 #include "reports/report_json.h"
 #include "reports/report_reader.h"
 #include "symbols/elf_build_id.h"
+#include "symbols/elf_symbols.h"
 #include "symbols/llvm_symbolizer.h"
 
 namespace {
@@ -61,13 +62,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 0:
         analysis::parseFindings(bytes, "fuzz.json");
         break;
-      case 1:
-        symbols::elfBuildId([&bytes](uint64_t offset, size_t n, std::string& out) {
+      case 1: {
+        symbols::ReadAt read = [&bytes](uint64_t offset, size_t n, std::string& out) {
           if (offset > bytes.size() || n > bytes.size() - offset) return false;
           out = bytes.substr(offset, n);
           return true;
-        });
+        };
+        symbols::elfBuildId(read);
+        symbols::nameByElfSymbols(symbols::elfFunctions(read), {0, 1, 0x1000, UINT64_MAX});
         break;
+      }
       case 2:
         symbols::parseSymbolizerJson(bytes, 8);
         break;

@@ -66,16 +66,20 @@ std::string elfBuildId(const ReadAt& read) {
   return {};
 }
 
-std::string elfBuildIdOfFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return {};
-  return elfBuildId([&file](uint64_t offset, size_t size, std::string& out) {
+ReadAt fileReader(std::ifstream& file) {
+  return [&file](uint64_t offset, size_t size, std::string& out) {
     out.assign(size, '\0');
     file.clear();
     file.seekg(static_cast<std::streamoff>(offset));
     return file.read(out.data(), static_cast<std::streamsize>(size)).gcount() ==
            static_cast<std::streamsize>(size);
-  });
+  };
+}
+
+std::string elfBuildIdOfFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return {};
+  return elfBuildId(fileReader(file));
 }
 
 }  // namespace memfloor::symbols

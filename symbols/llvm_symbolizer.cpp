@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "symbols/elf_build_id.h"
+#include "symbols/elf_symbols.h"
 
 extern char** environ;
 
@@ -110,10 +111,11 @@ std::string LlvmSymbolizer::findFile(std::string_view module_path,
 
 std::vector<std::vector<SourceLocation>> LlvmSymbolizer::resolve(
     std::string_view module_path, std::string_view build_id, const std::vector<uint64_t>& offsets) {
-  std::string file = available() ? findFile(module_path, build_id) : std::string{};
+  std::string file = findFile(module_path, build_id);
   modules_[std::string(module_path)] = file;
   if (file.empty() || offsets.empty())
     return std::vector<std::vector<SourceLocation>>(offsets.size());
+  if (!available()) return nameByElfSymbols(elfFunctionsOfFile(file), offsets);
   std::string input;
   // Return addresses point after the call: one byte back is inside the calling instruction.
   for (uint64_t offset : offsets) input += fmt::format("{:#x}\n", offset > 0 ? offset - 1 : 0);

@@ -1,4 +1,6 @@
-// LlvmSymbolizer: resolves return addresses offline with llvm-symbolizer (one process per module).
+// LlvmSymbolizer: resolves return addresses offline with llvm-symbolizer (one process per module);
+// where it is not installed, names the functions from the file's ELF symbol table
+// (symbols/elf_symbols.h: function names only, no file or line).
 #pragma once
 
 #include <map>
@@ -19,7 +21,7 @@ class LlvmSymbolizer : public FrameResolver {
  public:
   explicit LlvmSymbolizer(SymbolizerOptions options);
 
-  // False when no llvm-symbolizer was found: every resolve() then returns empty chains.
+  // False when no llvm-symbolizer was found: resolve() then reads the ELF symbol tables.
   bool available() const { return !program_.empty(); }
   const std::string& program() const { return program_; }
 
