@@ -37,6 +37,7 @@ class NeverFreed {
   struct Split {
     Tally leak;
     Tally persistent;  // allocated once and kept: lazily created state
+    Tally cached;      // a leak's, on a caching allocator's reserved level (memory_levels.h)
   };
   // Never-freed bytes that window `window` retains (first retainable in windows <= `window`, not
   // freed before it ended): of one site, of one slot.
@@ -61,7 +62,8 @@ class NeverFreed {
     Steps born;               // by first window
     Steps freed;              // by end window: from it on, no longer retained
     bool leak = false;        // the site's fate: a leak,
-    bool persistent = false;  // persistent, or (neither) inter-iteration
+    bool persistent = false;  // persistent,
+    bool cached = false;      // cached (a reserved level's), or (none) inter-iteration
     Split in(uint32_t window) const;
   };
   std::unordered_map<uint32_t, Retained> sites_;
@@ -84,8 +86,10 @@ struct RetainedWindow {
 // iterations allocated into freed in the run (inter-iteration) and never freed in it (live at the
 // end, or freed after the run's end): those are a leak when their site leaves such allocations
 // from two or more iterations; else inter-iteration when other allocations of their site outlived
-// a window and were freed in the run; else persistent (lazily created state). docs/design.md has
-// the rules.
+// a window and were freed in the run; else persistent (lazily created state). On a caching
+// allocator's reserved level (memory_levels.h) what would be a leak is cached: segments the
+// allocator reserved in several iterations and keeps, its cache growing. docs/design.md has the
+// rules.
 class Retention {
  public:
   explicit Retention(uint32_t top_sites) : top_sites_(top_sites) {}
@@ -126,10 +130,11 @@ class Retention {
   // The window after an iteration the trace ended inside: there is none, so it retains nothing.
   void skipWindow() { windows_.emplace_back().skipped = true; }
 
-  // Classifies every closed window. slot_count: Timeline's; live: what is live at the end.
-  std::vector<RetainedWindow> finish(const LiveSet& live, size_t slot_count) const;
-  // The never-freed bytes by fate that finish() classifies with; live: what is live at the end.
-  NeverFreed neverFreed(const LiveSet& live) const;
+  // Classifies every closed window. live: what is live at the end; reserved: per Timeline slot,
+  // whether it is a caching allocator's reserved level (reservedSlots, memory_levels.h).
+  std::vector<RetainedWindow> finish(const LiveSet& live, const std::vector<bool>& reserved) const;
+  // The never-freed bytes by fate that finish() classifies with.
+  NeverFreed neverFreed(const LiveSet& live, const std::vector<bool>& reserved) const;
 
   // Keeps, per window, every retaining site with its bytes (for linking findings to bytes): memory
   // grows by the retaining sites of each window. Off by default.

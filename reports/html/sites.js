@@ -63,7 +63,8 @@ function sitesSection(ctx, run) {
       h('td', {class: 'num'}, String(e.maxIteration)),
       h('td', null, ranges(e.windows)),
       h('td', null, linked.length ? linked
-        : cls === 'persistent' ? h('span', {class: 'muted'}, 'no finding') : badge('unexplained', 'warn')));
+        : cls === 'persistent' || cls === 'cached' ? h('span', {class: 'muted'}, 'no finding')
+          : badge('unexplained', 'warn')));
   });
   return [h('h3', null, 'Retaining sites'),
     h('p', {class: 'muted'}, 'The sites listed among the top retainers of at least one idle window; ' +
