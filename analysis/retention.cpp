@@ -129,21 +129,29 @@ void Retention::beginWindow(uint32_t window) {
   }
 }
 
-void Retention::endWindow() {
+void Retention::endWindow(const Timeline& timeline) {
   assert(window_open_ && "window ended without a begin");
   window_open_ = false;
   ClosedWindow& w = windows_.emplace_back();
-  std::vector<uint32_t> candidates;
+  std::vector<uint32_t> candidates, blocks;
   for (uint32_t i = 0; i < sites_.size(); ++i) {
     const Site& s = sites_[i];
     if (s.window_persistent.count == 0 && s.window_counted.count == 0) continue;
     if (w.per_slot.size() <= s.slot) w.per_slot.resize(s.slot + 1u);
     w.per_slot[s.slot].first += s.window_persistent;
     w.per_slot[s.slot].second += s.window_counted;
-    candidates.push_back(i);
+    const bool block = timeline.slot(s.slot).key.kind == trace::MemoryKind::kBlock;
+    (block ? blocks : candidates).push_back(i);
     if (keep_window_sites_ && s.window_counted.count != 0)
       w.sites.emplace_back(i, s.window_counted);
   }
+  // A caching allocator's blocks are what the program keeps; its segments, few and large, would
+  // crowd them out of one list: the blocks' sites are ranked apart, and listed first.
+  keepTop(blocks, w);
+  keepTop(candidates, w);
+}
+
+void Retention::keepTop(std::vector<uint32_t>& candidates, ClosedWindow& w) const {
   // Bytes from counted iterations first: what is retained beyond the model's own state is what a
   // user is looking for, and persistent sites (weights) would otherwise fill the list.
   auto before = [this](uint32_t a, uint32_t b) {

@@ -9,6 +9,7 @@
 #include "analysis/flat_table.h"
 #include "analysis/live_set.h"
 #include "analysis/report.h"
+#include "analysis/timeline.h"
 #include "trace/records.h"
 
 namespace memfloor::analysis {
@@ -126,7 +127,9 @@ class Retention {
   }
 
   void beginWindow(uint32_t window);  // idle window `window` (after iteration `window`) starts
-  void endWindow();
+  // Ends the open window and keeps its top sites: up to top_sites of them, and where the timeline
+  // has allocator blocks, up to top_sites more of the blocks' sites, ranked apart and listed first.
+  void endWindow(const Timeline& timeline);
   // The window after an iteration the trace ended inside: there is none, so it retains nothing.
   void skipWindow() { windows_.emplace_back().skipped = true; }
 
@@ -176,6 +179,8 @@ class Retention {
     std::vector<std::pair<uint32_t, Tally>> sites;  // with keepWindowSites: counted bytes by site
     bool skipped = false;
   };
+  // Appends the top_sites_ first of `candidates` (site indexes) to `w`'s top sites, ranked.
+  void keepTop(std::vector<uint32_t>& candidates, ClosedWindow& w) const;
 
   // A free, since the last iteration ended, of a counted allocation that a closed window retained.
   struct LateFree {

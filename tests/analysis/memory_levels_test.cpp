@@ -206,5 +206,35 @@ TEST_CASE("A leak at the allocated level grows the run, beside a warming cache",
   CHECK(memoryOf(row, 0, MemoryKind::kDevice).idle.retained.leak == Tally{});
 }
 
+TEST_CASE("The allocated level's sites are ranked apart, first: segments never crowd them out",
+          "[memory_levels]") {
+  // A cache that grows by 256 MiB in every iteration, from three sites of the allocator in turn,
+  // and a 4 MiB-per-iteration list: with two sites listed in one ranking, the list would not be
+  // among them.
+  const WarmUp w = cacheWarmUp({.growing = 6, .segment_sites = 3, .leak = 4 * kMiB});
+  const Report r = analyze(w.trace, {.top_sites = 2});
+  const std::vector<RetainedSite>& sites = r.iterations[4].top_sites;
+  REQUIRE(sites.size() == 4);
+  CHECK(sites[0].key == MemoryKey{0, MemoryKind::kBlock});
+  CHECK(sites[0].stack == w.history);
+  CHECK(sites[0].where == "train.py:30 in train_step");
+  CHECK(sites[0].retained.dominant() == RetentionClass::kLeak);
+  CHECK(sites[1].stack == w.weights);  // persistent: after the counted bytes
+  for (size_t i = 2; i < sites.size(); ++i) {
+    INFO("site " << i);
+    CHECK(sites[i].key == MemoryKey{0, MemoryKind::kDevice});
+    CHECK(sites[i].retained.dominant() == RetentionClass::kCached);
+  }
+
+  // Without blocks, one ranking of at most two sites, as always: 512 MiB from the iterations each
+  // (the third site has 256), then the first one's persistent segment decides.
+  const WarmUp plain = cacheWarmUp({.growing = 6, .segment_sites = 3, .blocks = false});
+  const Report c = analyze(plain.trace, {.top_sites = 2});
+  const std::vector<RetainedSite>& listed = c.iterations[4].top_sites;
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0].stack == plain.segment_sites[0]);
+  CHECK(listed[1].stack == plain.segment_sites[1]);
+}
+
 }  // namespace
 }  // namespace memfloor::analysis::test
