@@ -219,7 +219,7 @@ void Analysis::beginIteration() {
     detector_.reset();
     watching_ = options_.cut_at.has_value() || idle_cuts_;
   }
-  if (started > 1) retention_.endWindow();
+  if (started > 1) retention_.endWindow(timeline_);
   timeline_.beginIteration();
   peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns, timeline_);
   birth_window_ = started - 1;
@@ -248,7 +248,7 @@ Report Analysis::finish(const TraceInput& input) {
     peaks_.endIteration();
     retention_.skipWindow();
   } else if (tracker_.started() > 0) {
-    retention_.endWindow();
+    retention_.endWindow(timeline_);
   }
   timeline_.finish();
   if (options_.resolver != nullptr) symbols_.resolve(*options_.resolver);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/analysis.h"
+#include "analysis/memory_levels.h"
 #include "analysis/trend.h"
 
 namespace memfloor::analysis {
@@ -81,9 +82,10 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
   } else {
     report.iteration_source = IterationSource::kMarkers;
   }
-  std::vector<RetainedWindow> retained = retention_.finish(live_, timeline_.slotCount());
+  const std::vector<bool> reserved = reservedSlots(timeline_);
+  std::vector<RetainedWindow> retained = retention_.finish(live_, reserved);
   const std::vector<std::vector<PeakComposition::Peak>> peaks =
-      peaks_.finish(retention_.neverFreed(live_), timeline_.slotCount());
+      peaks_.finish(retention_.neverFreed(live_, reserved), timeline_.slotCount());
   assert(peaks.size() == spans.size() && "an iteration without its peak");
   std::set<trace::StackId> stacks, peak_stacks;
 
@@ -155,6 +157,8 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
 
 // Trends fit the idle floors of the counted windows that another iteration ends: the final
 // window ends with the trace (teardown, or a kill) and says nothing about growth per iteration.
+// A reserved level's trend is reported, and left out of the verdict: a caching allocator's
+// segments grow while it warms up, and what the program keeps is its allocated level's.
 void Analysis::fillTrends(Report& report, const std::vector<uint16_t>& order) const {
   size_t windows = report.iterations.size();
   size_t first = std::min<size_t>(options_.warmup_iterations, windows);
@@ -166,8 +170,10 @@ void Analysis::fillTrends(Report& report, const std::vector<uint16_t>& order) co
     floors.clear();
     for (size_t i = first; i < last; ++i) floors.push_back(t.windows[i].floor);
     Trend trend = fitTrend(t.key, floors, static_cast<uint32_t>(first + 1));
-    any_stable |= trend.verdict == TrendVerdict::kStable;
-    any_growing |= trend.verdict == TrendVerdict::kGrowing;
+    if (!isReservedLevel(report, t.key)) {
+      any_stable |= trend.verdict == TrendVerdict::kStable;
+      any_growing |= trend.verdict == TrendVerdict::kGrowing;
+    }
     report.trends.push_back(trend);
   }
   report.verdict = any_growing  ? TrendVerdict::kGrowing

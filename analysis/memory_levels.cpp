@@ -21,6 +21,21 @@ MemoryKey headlineKey(const Report& run, uint32_t device) {
   return {device, hasBlocks(run, device) ? trace::MemoryKind::kBlock : trace::MemoryKind::kDevice};
 }
 
+bool isReservedLevel(const Report& run, const MemoryKey& key) {
+  return key.kind == trace::MemoryKind::kDevice && hasBlocks(run, key.device);
+}
+
+std::vector<bool> reservedSlots(const Timeline& timeline) {
+  const size_t slots = timeline.slotCount();
+  std::vector<bool> out(slots, false);
+  for (size_t s = 0; s < slots; ++s) {
+    const MemoryKey& key = timeline.slot(static_cast<uint16_t>(s)).key;
+    if (key.kind != trace::MemoryKind::kDevice) continue;
+    out[s] = timeline.findSlot({key.device, trace::MemoryKind::kBlock}) != kNoSlot;
+  }
+  return out;
+}
+
 const SteadyFloor* steadyFloorOf(const Report& run, const MemoryKey& key) {
   auto it = std::find_if(run.steady.begin(), run.steady.end(),
                          [&](const SteadyFloor& s) { return s.key == key; });

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "analysis/report.h"
+#include "analysis/timeline.h"
 
 namespace memfloor::analysis {
 
@@ -16,6 +18,14 @@ bool hasBlocks(const Report& run);
 // The memory a device's headline floor is read from: its blocks where the run has blocks on it
 // ("allocated"), else its device memory.
 MemoryKey headlineKey(const Report& run, uint32_t device);
+
+// Whether `key` is a caching allocator's reserved level: device memory on a device with blocks.
+// What the allocator keeps reserved there is its cache (docs/design.md, "Allocator blocks"): its
+// trend is reported, but the run's verdict and the leak class follow the allocated level.
+bool isReservedLevel(const Report& run, const MemoryKey& key);
+
+// The same per slot of a replay's timeline (indexed by slot).
+std::vector<bool> reservedSlots(const Timeline& timeline);
 
 // The run's steady floor of `key` (Report::steady), or nullptr when the run has no such memory.
 const SteadyFloor* steadyFloorOf(const Report& run, const MemoryKey& key);

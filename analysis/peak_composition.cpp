@@ -20,7 +20,8 @@ Tally total(const Ages& a) {
 // before the iteration, takes the classes of its never-freed bytes from that window on.
 PeakTally classify(const Ages& a, const NeverFreed::Split& never_freed) {
   assert(a.after.count == 0 && "bytes of the next window at a peak");
-  assert(never_freed.leak.bytes + never_freed.persistent.bytes <= a.earlier.bytes &&
+  assert(never_freed.leak.bytes + never_freed.persistent.bytes + never_freed.cached.bytes <=
+             a.earlier.bytes &&
          "never-freed bytes exceed the earlier bytes at the peak");
   PeakTally out;
   out.iteration = a.iteration;
@@ -28,7 +29,9 @@ PeakTally classify(const Ages& a, const NeverFreed::Split& never_freed) {
   out.inter_iteration = a.earlier;
   out.inter_iteration -= never_freed.leak;
   out.inter_iteration -= never_freed.persistent;
+  out.inter_iteration -= never_freed.cached;
   out.leak = never_freed.leak;
+  out.cached = never_freed.cached;
   out.persistent = a.persistent;
   out.persistent += never_freed.persistent;
   return out;
@@ -128,6 +131,7 @@ std::vector<std::vector<PeakComposition::Peak>> PeakComposition::finish(
     const NeverFreed::Split split = never_freed.ofSiteAll(site, last_earlier_[site]);
     last_never_freed[sites_[site].slot].leak += split.leak;
     last_never_freed[sites_[site].slot].persistent += split.persistent;
+    last_never_freed[sites_[site].slot].cached += split.cached;
   }
   for (uint32_t i = 0; i < peaks_.size(); ++i) {
     out[i].resize(slot_count);

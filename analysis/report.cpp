@@ -1,6 +1,7 @@
 // Names of the report's enums, as written in report.json.
 #include "analysis/report.h"
 
+#include <cstddef>
 #include <utility>
 
 #ifndef MEMFLOOR_VERSION
@@ -11,11 +12,27 @@ namespace memfloor::analysis {
 
 std::string_view toolVersion() { return MEMFLOOR_VERSION; }
 
-RetentionClass RetainedTally::dominant() const {
-  if (inter_iteration.bytes >= leak.bytes && inter_iteration.bytes >= persistent.bytes) {
-    return RetentionClass::kInterIteration;
+namespace {
+
+// The class holding the most bytes; ties go to the first listed.
+template <typename Class, size_t N>
+Class mostBytes(const std::pair<Class, const Tally*> (&classes)[N]) {
+  auto most = classes[0];
+  for (const auto& c : classes) {
+    if (c.second->bytes > most.second->bytes) most = c;
   }
-  return leak.bytes >= persistent.bytes ? RetentionClass::kLeak : RetentionClass::kPersistent;
+  return most.first;
+}
+
+}  // namespace
+
+RetentionClass RetainedTally::dominant() const {
+  const std::pair<RetentionClass, const Tally*> classes[] = {
+      {RetentionClass::kInterIteration, &inter_iteration},
+      {RetentionClass::kLeak, &leak},
+      {RetentionClass::kPersistent, &persistent},
+      {RetentionClass::kCached, &cached}};
+  return mostBytes(classes);
 }
 
 std::string_view toString(RetentionClass c) {
@@ -26,6 +43,8 @@ std::string_view toString(RetentionClass c) {
       return "leak";
     case RetentionClass::kPersistent:
       return "persistent";
+    case RetentionClass::kCached:
+      return "cached";
   }
   return "unknown";
 }
@@ -36,6 +55,7 @@ Tally PeakTally::total() const {
   out += inter_iteration;
   out += leak;
   out += persistent;
+  out += cached;
   return out;
 }
 
@@ -45,12 +65,9 @@ PeakClass PeakTally::dominant() const {
       {PeakClass::kEarlierIteration, &earlier_iteration},
       {PeakClass::kInterIteration, &inter_iteration},
       {PeakClass::kLeak, &leak},
-      {PeakClass::kPersistent, &persistent}};
-  auto most = classes[0];
-  for (const auto& c : classes) {
-    if (c.second->bytes > most.second->bytes) most = c;
-  }
-  return most.first;
+      {PeakClass::kPersistent, &persistent},
+      {PeakClass::kCached, &cached}};
+  return mostBytes(classes);
 }
 
 std::string_view toString(PeakClass c) {
@@ -65,6 +82,8 @@ std::string_view toString(PeakClass c) {
       return toString(RetentionClass::kLeak);
     case PeakClass::kPersistent:
       return toString(RetentionClass::kPersistent);
+    case PeakClass::kCached:
+      return toString(RetentionClass::kCached);
   }
   return "unknown";
 }

@@ -46,19 +46,20 @@ struct Tally {
   bool operator==(const Tally&) const = default;
 };
 
-enum class RetentionClass : uint8_t { kInterIteration, kLeak, kPersistent };
+enum class RetentionClass : uint8_t { kInterIteration, kLeak, kPersistent, kCached };
 
 // Retained bytes split by class (docs/design.md, "Retention").
 struct RetainedTally {
   Tally inter_iteration;
   Tally leak;
   Tally persistent;
+  Tally cached{};  // only on a caching allocator's reserved level (memory_levels.h)
   Tally total() const {
-    return {inter_iteration.bytes + leak.bytes + persistent.bytes,
-            inter_iteration.count + leak.count + persistent.count};
+    return {inter_iteration.bytes + leak.bytes + persistent.bytes + cached.bytes,
+            inter_iteration.count + leak.count + persistent.count + cached.count};
   }
   RetentionClass dominant()
-      const;  // the class holding the most bytes (ties: inter, leak, persistent)
+      const;  // the class holding the most bytes (ties: inter, leak, persistent, cached)
   bool operator==(const RetainedTally&) const = default;
 };
 
@@ -67,7 +68,8 @@ enum class PeakClass : uint8_t {
   kEarlierIteration,
   kInterIteration,
   kLeak,
-  kPersistent
+  kPersistent,
+  kCached
 };
 
 // Bytes live at an iteration's peak, by when they were made (docs/design.md, "Peak composition").
@@ -78,6 +80,7 @@ struct PeakTally {
   Tally inter_iteration;    // made in an earlier counted iteration, retained, freed later
   Tally leak;               // made in an earlier counted iteration, retained, a leak
   Tally persistent;         // made before the first counted iteration, or made once and kept
+  Tally cached{};           // made in an earlier counted iteration, retained, an allocator's cache
   Tally total() const;
   PeakClass dominant() const;  // the class holding the most bytes (ties: in the order above)
   bool operator==(const PeakTally&) const = default;
@@ -296,8 +299,9 @@ struct Report {
 
   std::vector<MemorySummary> memory;  // ordered by device, then kind
   std::vector<IterationRow> iterations;
-  std::vector<Trend> trends;                      // one per entry of `memory`, same order
-  TrendVerdict verdict = TrendVerdict::kUnknown;  // growing if any trend grows
+  std::vector<Trend> trends;  // one per entry of `memory`, same order
+  // Growing if any trend grows but a reserved level's (memory_levels.h: an allocator's cache).
+  TrendVerdict verdict = TrendVerdict::kUnknown;
   std::vector<symbols::Stack> stacks;    // the stacks that top_sites refer to, ordered by id
   std::vector<TimelineSeries> timeline;  // one per entry of `memory`, same order
   std::vector<MarkerRange> ranges;       // every closed range, by start; empty unless kept
@@ -306,7 +310,8 @@ struct Report {
   std::map<std::string, std::string> symbolized;  // module path -> file that resolved it ("" none)
 };
 
-std::string_view toString(RetentionClass c);  // "inter_iteration", "leak", "persistent"
+// "inter_iteration", "leak", "persistent", "cached"
+std::string_view toString(RetentionClass c);
 std::string_view toString(PeakClass c);  // "iteration", "earlier_iteration", then as RetentionClass
 std::string_view toString(TrendVerdict v);     // "unknown", "stable", "growing"
 std::string_view toString(IterationSource s);  // "unknown", "markers", "detected"

@@ -12,6 +12,7 @@ enum class Fate : uint8_t {
   kLeak,            // its site leaves never-freed allocations from two or more iterations
   kInterIteration,  // its site's allocations are freed in the run after outliving a window
   kPersistent,      // allocated once and kept: lazily created state
+  kCached,          // as kLeak, on a caching allocator's reserved level: its cache grew
 };
 
 // An allocation of a counted iteration that the run never freed (live at the end of the trace, or
@@ -26,15 +27,17 @@ struct Survivor {
 };
 
 // p, c: retained bytes allocated before / during the counted iterations; of c, `never_freed`
-// holds the leak and the persistent part. The rest of c is inter-iteration.
+// holds the leak, the persistent and the cached part. The rest of c is inter-iteration.
 RetainedTally classify(const Tally& p, Tally c, const NeverFreed::Split& never_freed) {
-  const auto& [leak, kept] = never_freed;
-  assert(leak.bytes + kept.bytes <= c.bytes && "never-freed bytes exceed the retained bytes");
+  const auto& [leak, kept, cached] = never_freed;
+  assert(leak.bytes + kept.bytes + cached.bytes <= c.bytes &&
+         "never-freed bytes exceed the retained bytes");
   c -= leak;
   c -= kept;
+  c -= cached;
   Tally persistent = p;
   persistent += kept;
-  return {c, leak, persistent};
+  return {c, leak, persistent, cached};
 }
 
 // One survivor's bytes where its fate puts them (an inter-iteration survivor's in neither part).
@@ -42,6 +45,7 @@ NeverFreed::Split splitOf(const Survivor& s) {
   NeverFreed::Split out;
   if (s.fate == Fate::kLeak) out.leak.add(s.size);
   if (s.fate == Fate::kPersistent) out.persistent.add(s.size);
+  if (s.fate == Fate::kCached) out.cached.add(s.size);
   return out;
 }
 
@@ -61,6 +65,7 @@ void NeverFreed::Steps::add(uint32_t w, const Split& bytes) {
   }
   cumulative.back().leak += bytes.leak;
   cumulative.back().persistent += bytes.persistent;
+  cumulative.back().cached += bytes.cached;
 }
 
 NeverFreed::Split NeverFreed::Steps::upTo(uint32_t w) const {
@@ -73,6 +78,7 @@ NeverFreed::Split NeverFreed::Retained::in(uint32_t window) const {
   const Split gone = freed.upTo(window);
   out.leak -= gone.leak;
   out.persistent -= gone.persistent;
+  out.cached -= gone.cached;
   return out;
 }
 
@@ -90,6 +96,7 @@ NeverFreed::Split NeverFreed::ofSiteAll(uint32_t site, const Tally& bytes) const
   auto it = sites_.find(site);
   if (it != sites_.end() && it->second.leak) out.leak = bytes;
   if (it != sites_.end() && it->second.persistent) out.persistent = bytes;
+  if (it != sites_.end() && it->second.cached) out.cached = bytes;
   return out;
 }
 
@@ -122,21 +129,29 @@ void Retention::beginWindow(uint32_t window) {
   }
 }
 
-void Retention::endWindow() {
+void Retention::endWindow(const Timeline& timeline) {
   assert(window_open_ && "window ended without a begin");
   window_open_ = false;
   ClosedWindow& w = windows_.emplace_back();
-  std::vector<uint32_t> candidates;
+  std::vector<uint32_t> candidates, blocks;
   for (uint32_t i = 0; i < sites_.size(); ++i) {
     const Site& s = sites_[i];
     if (s.window_persistent.count == 0 && s.window_counted.count == 0) continue;
     if (w.per_slot.size() <= s.slot) w.per_slot.resize(s.slot + 1u);
     w.per_slot[s.slot].first += s.window_persistent;
     w.per_slot[s.slot].second += s.window_counted;
-    candidates.push_back(i);
+    const bool block = timeline.slot(s.slot).key.kind == trace::MemoryKind::kBlock;
+    (block ? blocks : candidates).push_back(i);
     if (keep_window_sites_ && s.window_counted.count != 0)
       w.sites.emplace_back(i, s.window_counted);
   }
+  // A caching allocator's blocks are what the program keeps; its segments, few and large, would
+  // crowd them out of one list: the blocks' sites are ranked apart, and listed first.
+  keepTop(blocks, w);
+  keepTop(candidates, w);
+}
+
+void Retention::keepTop(std::vector<uint32_t>& candidates, ClosedWindow& w) const {
   // Bytes from counted iterations first: what is retained beyond the model's own state is what a
   // user is looking for, and persistent sites (weights) would otherwise fill the list.
   auto before = [this](uint32_t a, uint32_t b) {
@@ -160,7 +175,7 @@ void Retention::endWindow() {
   }
 }
 
-NeverFreed Retention::neverFreed(const LiveSet& live) const {
+NeverFreed Retention::neverFreed(const LiveSet& live, const std::vector<bool>& reserved) const {
   const auto windows = static_cast<uint32_t>(windows_.size());
 
   // Never freed in the run: live at the end of the trace, or freed after the run's end (since the
@@ -192,12 +207,16 @@ NeverFreed Retention::neverFreed(const LiveSet& live) const {
         ++first_windows;
       }
     }
-    const Fate fate = first_windows >= 2                  ? Fate::kLeak
+    // What accumulates on a reserved level is the allocator's cache growing, not a leak.
+    const uint16_t slot = sites_[site].slot;
+    const Fate accumulates = slot < reserved.size() && reserved[slot] ? Fate::kCached : Fate::kLeak;
+    const Fate fate = first_windows >= 2                  ? accumulates
                       : sites_[site].freed_after_retained ? Fate::kInterIteration
                                                           : Fate::kPersistent;
     NeverFreed::Retained& group = out.sites_[site];
     group.leak = fate == Fate::kLeak;
     group.persistent = fate == Fate::kPersistent;
+    group.cached = fate == Fate::kCached;
     ends.clear();
     for (size_t i = begin; i < end; ++i) {
       survivors[i].fate = fate;
@@ -222,9 +241,11 @@ NeverFreed Retention::neverFreed(const LiveSet& live) const {
   return out;
 }
 
-std::vector<RetainedWindow> Retention::finish(const LiveSet& live, size_t slot_count) const {
+std::vector<RetainedWindow> Retention::finish(const LiveSet& live,
+                                              const std::vector<bool>& reserved) const {
   assert(!window_open_ && "finish with an open window: end it first");
-  const NeverFreed never_freed = neverFreed(live);
+  const NeverFreed never_freed = neverFreed(live, reserved);
+  const size_t slot_count = reserved.size();
   std::vector<RetainedWindow> out(windows_.size());
   for (uint32_t i = 0; i < windows_.size(); ++i) {
     const ClosedWindow& w = windows_[i];

@@ -9,6 +9,7 @@
 #include "analysis/flat_table.h"
 #include "analysis/live_set.h"
 #include "analysis/report.h"
+#include "analysis/timeline.h"
 #include "trace/records.h"
 
 namespace memfloor::analysis {
@@ -37,6 +38,7 @@ class NeverFreed {
   struct Split {
     Tally leak;
     Tally persistent;  // allocated once and kept: lazily created state
+    Tally cached;      // a leak's, on a caching allocator's reserved level (memory_levels.h)
   };
   // Never-freed bytes that window `window` retains (first retainable in windows <= `window`, not
   // freed before it ended): of one site, of one slot.
@@ -61,7 +63,8 @@ class NeverFreed {
     Steps born;               // by first window
     Steps freed;              // by end window: from it on, no longer retained
     bool leak = false;        // the site's fate: a leak,
-    bool persistent = false;  // persistent, or (neither) inter-iteration
+    bool persistent = false;  // persistent,
+    bool cached = false;      // cached (a reserved level's), or (none) inter-iteration
     Split in(uint32_t window) const;
   };
   std::unordered_map<uint32_t, Retained> sites_;
@@ -84,8 +87,10 @@ struct RetainedWindow {
 // iterations allocated into freed in the run (inter-iteration) and never freed in it (live at the
 // end, or freed after the run's end): those are a leak when their site leaves such allocations
 // from two or more iterations; else inter-iteration when other allocations of their site outlived
-// a window and were freed in the run; else persistent (lazily created state). docs/design.md has
-// the rules.
+// a window and were freed in the run; else persistent (lazily created state). On a caching
+// allocator's reserved level (memory_levels.h) what would be a leak is cached: segments the
+// allocator reserved in several iterations and keeps, its cache growing. docs/design.md has the
+// rules.
 class Retention {
  public:
   explicit Retention(uint32_t top_sites) : top_sites_(top_sites) {}
@@ -122,14 +127,17 @@ class Retention {
   }
 
   void beginWindow(uint32_t window);  // idle window `window` (after iteration `window`) starts
-  void endWindow();
+  // Ends the open window and keeps its top sites: up to top_sites of them, and where the timeline
+  // has allocator blocks, up to top_sites more of the blocks' sites, ranked apart and listed first.
+  void endWindow(const Timeline& timeline);
   // The window after an iteration the trace ended inside: there is none, so it retains nothing.
   void skipWindow() { windows_.emplace_back().skipped = true; }
 
-  // Classifies every closed window. slot_count: Timeline's; live: what is live at the end.
-  std::vector<RetainedWindow> finish(const LiveSet& live, size_t slot_count) const;
-  // The never-freed bytes by fate that finish() classifies with; live: what is live at the end.
-  NeverFreed neverFreed(const LiveSet& live) const;
+  // Classifies every closed window. live: what is live at the end; reserved: per Timeline slot,
+  // whether it is a caching allocator's reserved level (reservedSlots, memory_levels.h).
+  std::vector<RetainedWindow> finish(const LiveSet& live, const std::vector<bool>& reserved) const;
+  // The never-freed bytes by fate that finish() classifies with.
+  NeverFreed neverFreed(const LiveSet& live, const std::vector<bool>& reserved) const;
 
   // Keeps, per window, every retaining site with its bytes (for linking findings to bytes): memory
   // grows by the retaining sites of each window. Off by default.
@@ -171,6 +179,8 @@ class Retention {
     std::vector<std::pair<uint32_t, Tally>> sites;  // with keepWindowSites: counted bytes by site
     bool skipped = false;
   };
+  // Appends the top_sites_ first of `candidates` (site indexes) to `w`'s top sites, ranked.
+  void keepTop(std::vector<uint32_t>& candidates, ClosedWindow& w) const;
 
   // A free, since the last iteration ended, of a counted allocation that a closed window retained.
   struct LateFree {

@@ -28,8 +28,8 @@ using SlotKey = std::pair<uint32_t, std::string>;
 // sum overflows.
 uint64_t peakBytes(const analysis::PeakTally& t) {
   uint64_t sum = 0;
-  for (const analysis::Tally* c :
-       {&t.iteration, &t.earlier_iteration, &t.inter_iteration, &t.leak, &t.persistent}) {
+  for (const analysis::Tally* c : {&t.iteration, &t.earlier_iteration, &t.inter_iteration, &t.leak,
+                                   &t.persistent, &t.cached}) {
     sum = std::min<uint64_t>(sum + c->bytes, kMaxI64);
   }
   return sum;
@@ -58,8 +58,10 @@ RunMetrics readRun(const RunReader& run) {
       if (!(site.key == window.floor.key)) continue;
       // What the site keeps from the counted iterations; its persistent bytes (weights, state)
       // are in the idle floor, and the ranking puts sites with counted bytes first, so a site
-      // with them is listed whenever it matters. The reader keeps bytes below 2^63, so neither
-      // sum overflows.
+      // with them is listed whenever it matters. Cached bytes are a caching allocator's
+      // segments kept for reuse, not the program's: the reserved idle floor compares them, the
+      // allocated level's sites what the program keeps. The reader keeps bytes below 2^63, so
+      // neither sum overflows.
       const uint64_t counted = site.retained.inter_iteration.bytes + site.retained.leak.bytes;
       if (counted == 0) continue;
       uint64_t& bytes = slot.sites[site.where];  // <= 2^63 − 1

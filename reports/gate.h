@@ -49,7 +49,7 @@ struct SlotMetrics {
   uint64_t peak = 0;             // memory[].peak
   std::optional<int64_t> slope;  // trend slope per iteration; none when fewer than 3 points
   // The steady window's top_sites: `where` -> inter_iteration + leak bytes (summed over the
-  // sites of one `where`; sites retaining only persistent bytes are left out).
+  // sites of one `where`; sites retaining only persistent or cached bytes are left out).
   std::map<std::string, uint64_t> sites;
   // The sites at the largest peak of the iterations: `where` -> bytes live there (summed over the
   // sites of one `where`).

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/memory_levels.h"
+
 namespace memfloor::reports {
 namespace {
 
@@ -137,6 +139,7 @@ class ChromeTraceBuilder {
     if (report.iterations.empty()) return;
     metadata("thread_name", kIterationsTid, {{"name", "iterations"}});
     metadata("thread_sort_index", kIterationsTid, {{"sort_index", -1}});
+    const bool blocks = analysis::hasBlocks(report);
     for (const analysis::IterationRow& row : report.iterations) {
       json memory = json::array();
       json idle_memory = json::array();
@@ -155,6 +158,7 @@ class ChromeTraceBuilder {
                      {"inter_iteration", m.idle.retained.inter_iteration.bytes},
                      {"leak", m.idle.retained.leak.bytes},
                      {"persistent", m.idle.retained.persistent.bytes}});
+        if (blocks) idle["cached"] = m.idle.retained.cached.bytes;  // as report.json has it
         idle_memory.push_back(std::move(idle));
       }
       const std::string name = row.name.empty() ? fmt::format("iteration {}", row.index) : row.name;

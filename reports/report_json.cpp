@@ -16,38 +16,44 @@ using nlohmann::json;
 
 json toJson(const analysis::Tally& t) { return {{"bytes", t.bytes}, {"count", t.count}}; }
 
-json toJson(const analysis::RetainedTally& r) {
+// `blocks`: the run has allocator blocks. Only then can bytes be cached (a reserved level's), and
+// only then is the class written.
+json toJson(const analysis::RetainedTally& r, bool blocks) {
   analysis::Tally total = r.total();
-  return {{"bytes", total.bytes},
-          {"count", total.count},
-          {"inter_iteration", toJson(r.inter_iteration)},
-          {"leak", toJson(r.leak)},
-          {"persistent", toJson(r.persistent)}};
+  json j = {{"bytes", total.bytes},
+            {"count", total.count},
+            {"inter_iteration", toJson(r.inter_iteration)},
+            {"leak", toJson(r.leak)},
+            {"persistent", toJson(r.persistent)}};
+  if (blocks) j["cached"] = toJson(r.cached);
+  return j;
 }
 
 // A peak's bytes: the total, then one tally per class (docs/report-schema.md, "peak").
-json toJson(const analysis::PeakTally& p) {
+json toJson(const analysis::PeakTally& p, bool blocks) {
   analysis::Tally total = p.total();
-  return {{"bytes", total.bytes},
-          {"count", total.count},
-          {"iteration", toJson(p.iteration)},
-          {"earlier_iteration", toJson(p.earlier_iteration)},
-          {"inter_iteration", toJson(p.inter_iteration)},
-          {"leak", toJson(p.leak)},
-          {"persistent", toJson(p.persistent)}};
+  json j = {{"bytes", total.bytes},
+            {"count", total.count},
+            {"iteration", toJson(p.iteration)},
+            {"earlier_iteration", toJson(p.earlier_iteration)},
+            {"inter_iteration", toJson(p.inter_iteration)},
+            {"leak", toJson(p.leak)},
+            {"persistent", toJson(p.persistent)}};
+  if (blocks) j["cached"] = toJson(p.cached);
+  return j;
 }
 
-json peakJson(const std::optional<analysis::PeakSnapshot>& p) {
+json peakJson(const std::optional<analysis::PeakSnapshot>& p, bool blocks) {
   if (!p) return nullptr;
   json sites = json::array();
   for (const analysis::PeakSite& s : p->sites) {
-    json site = toJson(s.live);
+    json site = toJson(s.live, blocks);
     site["stack"] = s.stack;
     site["where"] = s.where;
     site["class"] = toString(s.live.dominant());
     sites.push_back(std::move(site));
   }
-  json j = toJson(p->live);
+  json j = toJson(p->live, blocks);
   j["at_ns"] = p->at_ns;
   j["sites"] = std::move(sites);
   return j;
@@ -118,7 +124,7 @@ json toJson(const analysis::MemorySummary& m) {
   return j;
 }
 
-json toJson(const analysis::IterationMemory& m) {
+json toJson(const analysis::IterationMemory& m, bool blocks) {
   json j;
   putKey(j, m.key);
   j["live_at_start"] = m.live_at_start;
@@ -127,13 +133,13 @@ json toJson(const analysis::IterationMemory& m) {
   j["floor"] = m.floor;
   j["allocated"] = toJson(m.allocated);
   j["freed"] = toJson(m.freed);
-  j["peak_composition"] = peakJson(m.peak_composition);
+  j["peak_composition"] = peakJson(m.peak_composition, blocks);
   j["idle"] = {{"floor", m.idle.floor},
                {"peak", m.idle.peak},
                {"live_at_end", m.idle.live_at_end},
                {"allocated", toJson(m.idle.allocated)},
                {"freed", toJson(m.idle.freed)},
-               {"retained", toJson(m.idle.retained)},
+               {"retained", toJson(m.idle.retained, blocks)},
                {"explained", toJson(m.idle.explained)},
                {"unexplained", toJson(unexplained(m.idle))}};
   return j;
@@ -155,8 +161,8 @@ json detectionJson(const std::optional<analysis::DetectedPeriod>& d) {
 // Finding ids by index into AnalysisOptions::links.
 using FindingIds = std::vector<std::string>;
 
-json toJson(const analysis::RetainedSite& s, const FindingIds& ids) {
-  json j = toJson(s.retained);
+json toJson(const analysis::RetainedSite& s, const FindingIds& ids, bool blocks) {
+  json j = toJson(s.retained, blocks);
   putKey(j, s.key);
   j["stack"] = s.stack;
   j["where"] = s.where;
@@ -169,10 +175,10 @@ json toJson(const analysis::RetainedSite& s, const FindingIds& ids) {
   return j;
 }
 
-json toJson(const analysis::IterationRow& row, const FindingIds& ids) {
+json toJson(const analysis::IterationRow& row, const FindingIds& ids, bool blocks) {
   json memory = json::array(), sites = json::array();
-  for (const analysis::IterationMemory& m : row.memory) memory.push_back(toJson(m));
-  for (const analysis::RetainedSite& s : row.top_sites) sites.push_back(toJson(s, ids));
+  for (const analysis::IterationMemory& m : row.memory) memory.push_back(toJson(m, blocks));
+  for (const analysis::RetainedSite& s : row.top_sites) sites.push_back(toJson(s, ids, blocks));
   return {
       {"index", row.index},
       {"name", row.name},
@@ -246,14 +252,17 @@ json arrayOf(const std::vector<T>& items) {
 json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders = false) {
   json iterations = json::array();
   json timeline = json::array();
+  const bool blocks = analysis::hasBlocks(r);
   if (!placeholders) {
-    for (const analysis::IterationRow& row : r.iterations) iterations.push_back(toJson(row, ids));
+    for (const analysis::IterationRow& row : r.iterations) {
+      iterations.push_back(toJson(row, ids, blocks));
+    }
     timeline = arrayOf(r.timeline);
   }
   return {{"trace", toJson(r.input, r)},
           {"process", toJson(r.process)},
           {"dropped", {{"cupti", r.dropped_cupti}, {"writer", r.dropped_writer}}},
-          {"anomalies", toJson(r.anomalies, analysis::hasBlocks(r))},
+          {"anomalies", toJson(r.anomalies, blocks)},
           {"iteration_source", toString(r.iteration_source)},
           {"detection", detectionJson(r.detection)},
           {"iteration_pattern", r.iteration_pattern},
@@ -354,8 +363,10 @@ void writeJson(std::ostream& out, const analysis::MergedReport& m) {
   for (size_t i = 0; i < m.runs.size(); ++i) {
     const analysis::Report& r = m.runs[i];
     const json& run = doc.at("runs").at(i);
-    streamed[&run.at("iterations")] = {
-        r.iterations.size(), [&r, &ids](size_t k) { return toJson(r.iterations[k], ids); }};
+    const bool blocks = analysis::hasBlocks(r);
+    streamed[&run.at("iterations")] = {r.iterations.size(), [&r, &ids, blocks](size_t k) {
+                                         return toJson(r.iterations[k], ids, blocks);
+                                       }};
     streamed[&run.at("timeline")] = {r.timeline.size(),
                                      [&r](size_t k) { return toJson(r.timeline[k]); }};
   }

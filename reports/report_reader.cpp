@@ -38,15 +38,23 @@ analysis::Tally tally(const JsonFields& f, const json& object, std::string_view 
   return {f.bytes(t, c, "bytes"), f.u64(t, c, "count")};
 }
 
-// The three class tallies of a retained object (a site, or idle.retained).
-analysis::RetainedTally retained(const JsonFields& f, const json& j, std::string_view c) {
-  return {tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"), tally(f, j, c, "persistent")};
+// `cached`, added within memfloor.report/2 and written only in runs with allocator blocks: absent
+// reads as 0.
+analysis::Tally cachedTally(const JsonFields& f, const json& j, std::string_view c) {
+  return f.optional(j, c, "cached") != nullptr ? tally(f, j, c, "cached") : analysis::Tally{};
 }
 
-// The five class tallies of a peak's bytes (a peak_composition, or one of its sites).
+// The class tallies of a retained object (a site, or idle.retained).
+analysis::RetainedTally retained(const JsonFields& f, const json& j, std::string_view c) {
+  return {tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"), tally(f, j, c, "persistent"),
+          cachedTally(f, j, c)};
+}
+
+// The class tallies of a peak's bytes (a peak_composition, or one of its sites).
 analysis::PeakTally peakTally(const JsonFields& f, const json& j, std::string_view c) {
-  return {tally(f, j, c, "iteration"), tally(f, j, c, "earlier_iteration"),
-          tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"), tally(f, j, c, "persistent")};
+  return {tally(f, j, c, "iteration"),       tally(f, j, c, "earlier_iteration"),
+          tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"),
+          tally(f, j, c, "persistent"),      cachedTally(f, j, c)};
 }
 
 // iterations[].memory[].peak_composition, added within memfloor.report/2: absent or null in

@@ -73,9 +73,16 @@ void summary(Out out, const analysis::Report& r) {
   }
 }
 
+// The column of a reserved level's cached bytes: shown only in runs with allocator blocks.
+std::string cachedColumn(bool blocks, std::string_view text) {
+  return blocks ? fmt::format(" {:>10}", text) : std::string();
+}
+
 void iterationRows(Out out, const analysis::Report& r) {
-  fmt::format_to(out, "\n{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", "iter", "memory",
-                 "peak", "idle floor", "persistent", "inter-iter", "leak", "top retaining site");
+  const bool blocks = analysis::hasBlocks(r);
+  fmt::format_to(out, "\n{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  {}\n", "iter", "memory",
+                 "peak", "idle floor", "persistent", "inter-iter", "leak",
+                 cachedColumn(blocks, "cached"), "top retaining site");
   size_t n = r.iterations.size();
   size_t half = kTableMaxIterations / 2;
   for (size_t i = 0; i < n; ++i) {
@@ -94,11 +101,12 @@ void iterationRows(Out out, const analysis::Report& r) {
           break;
         }
       }
-      fmt::format_to(out, "{:>4}{:1} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", row.index,
+      fmt::format_to(out, "{:>4}{:1} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  {}\n", row.index,
                      mark, memoryLabel(r, m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
                      formatBytes(m.idle.retained.persistent.bytes),
                      formatBytes(m.idle.retained.inter_iteration.bytes),
-                     formatBytes(m.idle.retained.leak.bytes), site);
+                     formatBytes(m.idle.retained.leak.bytes),
+                     cachedColumn(blocks, formatBytes(m.idle.retained.cached.bytes)), site);
     }
   }
   fmt::format_to(out, "(w: warm-up, ?: cut off by the end of the trace)\n");
@@ -108,10 +116,11 @@ void trends(Out out, const analysis::Report& r) {
   fmt::format_to(out, "\nidle-floor trend: {}\n", toString(r.verdict));
   for (const analysis::Trend& t : r.trends) {
     if (t.points == 0) continue;
-    fmt::format_to(out, "  {:<16} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {})\n",
-                   memoryLabel(r, t.key), toString(t.verdict), t.slope_bytes_per_iteration,
-                   t.first_iteration, t.last_iteration, formatBytes(t.first_floor),
-                   formatBytes(t.last_floor));
+    fmt::format_to(
+        out, "  {:<16} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {}){}\n",
+        memoryLabel(r, t.key), toString(t.verdict), t.slope_bytes_per_iteration, t.first_iteration,
+        t.last_iteration, formatBytes(t.first_floor), formatBytes(t.last_floor),
+        analysis::isReservedLevel(r, t.key) ? ", the allocator's cache: not in the verdict" : "");
   }
 }
 
@@ -148,17 +157,20 @@ void peakComposition(Out out, const analysis::Report& r) {
     if (best) largest.emplace_back(*best, k);
   }
   if (largest.empty()) return;
+  const bool blocks = analysis::hasBlocks(r);
   fmt::format_to(out, "\npeak composition, at the largest peak of each memory:\n");
-  fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "memory",
-                 "iter", "peak", "iteration", "earlier", "inter-iter", "leak", "persistent");
+  fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}{}\n", "memory",
+                 "iter", "peak", "iteration", "earlier", "inter-iter", "leak", "persistent",
+                 cachedColumn(blocks, "cached"));
   for (const auto& [i, k] : largest) {
     const analysis::IterationMemory& m = r.iterations[i].memory[k];
     const analysis::PeakTally& live = m.peak_composition->live;
-    fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+    fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}{}\n",
                    memoryLabel(r, m.key), r.iterations[i].index, formatBytes(m.peak),
                    formatBytes(live.iteration.bytes), formatBytes(live.earlier_iteration.bytes),
                    formatBytes(live.inter_iteration.bytes), formatBytes(live.leak.bytes),
-                   formatBytes(live.persistent.bytes));
+                   formatBytes(live.persistent.bytes),
+                   cachedColumn(blocks, formatBytes(live.cached.bytes)));
   }
   for (const auto& [i, k] : largest) {
     const analysis::IterationMemory& m = r.iterations[i].memory[k];

@@ -51,6 +51,10 @@ function levelOf(kind, blocks) {
 const hasBlocks = (run, device) =>
   arr(obj(run).memory).some((m) => obj(m).kind === 'block' && num(obj(m).device) === num(device));
 
+// A caching allocator's reserved level: device memory on a device with blocks. What it keeps is
+// its cache: retained segments are classed `cached`, and its trend is not in the run's verdict.
+const isReserved = (run, key) => str(obj(key).kind) === 'device' && hasBlocks(run, obj(key).device);
+
 // The memory a device's headline floor is read from: its blocks where the run has any.
 const headlineKind = (run, device) => (hasBlocks(run, device) ? 'block' : 'device');
 

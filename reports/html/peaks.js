@@ -8,7 +8,11 @@ const PEAK_CLASSES = [
   ['inter_iteration', 'inter-iteration'],
   ['leak', 'leak'],
   ['persistent', 'persistent'],
+  ['cached', 'cached'],  // a caching allocator's reserved level only (isReserved)
 ];
+
+// The classes a memory's peaks can hold: cached only on a reserved level.
+const peakClasses = (run, key) => PEAK_CLASSES.filter(([k]) => k !== 'cached' || isReserved(run, key));
 
 // One site at a peak: its frame, bytes and class, its stack folded out.
 function peakSiteItem(stacks, s) {
@@ -32,6 +36,7 @@ function peakSitesCell(stacks, sites) {
 
 function peakTable(run, key) {
   const stacks = stacksById(run);
+  const classes = peakClasses(run, key);
   let largest = null;  // the row of the largest peak (the first of equal ones)
   const rows = [];
   for (const it of arr(run.iterations).map(obj)) {
@@ -42,7 +47,7 @@ function peakTable(run, key) {
       h('td', {class: 'num'}, String(num(it.index))),
       bytesCell(num(p.bytes)),
       h('td', {class: 'num'}, '+' + fmtNs(num(p.at_ns) - num(it.start_ns))),
-      PEAK_CLASSES.map(([k]) => bytesCell(tallyBytes(p[k]))),
+      classes.map(([k]) => bytesCell(tallyBytes(p[k]))),
       peakSitesCell(stacks, arr(p.sites)));
     if (!largest || num(p.bytes) > largest.bytes) largest = {bytes: num(p.bytes), row};
     rows.push(row);
@@ -60,5 +65,5 @@ function peakTable(run, key) {
       'earlier without being retained by an idle window, or earlier and retained (by the classes of the ' +
       'window before); and the sites holding the most then.'),
     table([['#', 'num'], ['peak', 'num'], ['reached at', 'num'],
-      ...PEAK_CLASSES.map(([, name]) => [name, 'num']), 'top sites at the peak'], rows, {class: 'peaks'})];
+      ...classes.map(([, name]) => [name, 'num']), 'top sites at the peak'], rows, {class: 'peaks'})];
 }

@@ -72,6 +72,7 @@ function runFacts(run) {
 }
 
 function iterationTable(run, key, worstIteration) {
+  const reserved = isReserved(run, key);  // the only memory with cached bytes
   const rows = arr(run.iterations).map((it) => {
     it = obj(it);
     const m = obj(arr(it.memory).find((x) => sameKey(obj(x), key)));
@@ -91,13 +92,14 @@ function iterationTable(run, key, worstIteration) {
       bytesCell(m.peak), bytesCell(idle.floor), bytesCell(retained.bytes),
       bytesCell(tallyBytes(retained.inter_iteration)), bytesCell(tallyBytes(retained.leak)),
       bytesCell(tallyBytes(retained.persistent)),
+      reserved ? bytesCell(tallyBytes(retained.cached)) : null,
       bytesCell(tallyBytes(idle.explained)), bytesCell(tallyBytes(idle.unexplained)),
       h('td', {class: 'num'}, fmtNs(num(obj(it.idle).end_ns) - num(obj(it.idle).start_ns))));
   });
   if (!rows.length) return h('p', {class: 'muted'}, 'No iterations.');
   return table([['#', 'num'], 'iteration', ['duration', 'num'], ['peak', 'num'], ['idle floor', 'num'],
     ['retained', 'num'], ['inter-iteration', 'num'], ['leak', 'num'], ['persistent', 'num'],
-    ['explained', 'num'], ['unexplained', 'num'], ['idle window', 'num']], rows, {class: 'iterations'});
+    ...(reserved ? [['cached', 'num']] : []), ['explained', 'num'], ['unexplained', 'num'], ['idle window', 'num']], rows, {class: 'iterations'});
 }
 
 function memorySection(run, index, mem) {
@@ -113,13 +115,17 @@ function memorySection(run, index, mem) {
       ' \u2192 ' + fmtBytes(num(trend.last_floor)) + '; growth ' + fmtSignedBytes(num(trend.growth_bytes)) +
       ', threshold ' + fmtBytes(num(trend.threshold_bytes)) + ')'
     : 'fewer than 3 idle windows to fit';
+  const cache = isReserved(run, key)
+    ? ' The allocator\u2019s cache: its segments grow while it warms up, so this trend is not in the run\u2019s ' +
+      'verdict, and segments one of its sites reserved in several iterations are classed cached, not leak.'
+    : '';
   return h('div', {class: 'memory', id: 'run-' + index + '-' + key.device + '-' + key.kind},
     h('h3', null, keyName(key, hasBlocks(run, key.device)), ' ', badge(verdict, verdict)),
     h('p', null, 'Peak ', h('strong', {title: exactBytes(mem.peak)}, fmtBytes(mem.peak)), ' at +' +
       fmtNs(num(mem.peak_ns) - num(obj(run.trace).first_ns)) + '; live at the end ' + fmtBytes(mem.live_at_end) +
       '; ' + fmtInt(num(obj(mem.allocated).count)) + ' allocations (' + fmtBytes(num(obj(mem.allocated).bytes)) + ')' +
       (worstIteration ? '; steady idle floor ' + fmtBytes(num(steady.idle_floor)) + ' after iteration ' + worstIteration : '') + '.'),
-    h('p', {class: 'muted'}, 'Trend: ' + trendText + '.'),
+    h('p', {class: 'muted trend'}, 'Trend: ' + trendText + '.' + cache),
     chart(run, key, series, worstIteration),
     iterationTable(run, key, worstIteration),
     peakTable(run, key));

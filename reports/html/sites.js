@@ -30,6 +30,7 @@ const stacksById = (run) => new Map(arr(run.stacks).map((s) => [num(obj(s).id), 
 
 function sitesSection(ctx, run) {
   const stacks = stacksById(run);
+  const blocks = arr(run.memory).some((m) => obj(m).kind === 'block');
   const sites = new Map();
   for (const it of arr(run.iterations)) {
     for (const s of arr(obj(it).top_sites)) {
@@ -47,7 +48,11 @@ function sitesSection(ctx, run) {
     }
   }
   const counted = (e) => e.max - num(tallyBytes(e.site.persistent));
-  const list = [...sites.values()].sort((a, b) => counted(b) - counted(a) || b.max - a.max);
+  // A caching allocator's blocks first: what the program keeps, which its segments (few and large)
+  // would otherwise push down the list. Without blocks all sites rank alike here.
+  const allocatedFirst = (e) => (str(e.site.kind) === 'block' ? 0 : 1);
+  const list = [...sites.values()].sort((a, b) =>
+    allocatedFirst(a) - allocatedFirst(b) || counted(b) - counted(a) || b.max - a.max);
   if (!list.length) return h('p', {class: 'muted'}, 'No site retains bytes across an idle window.');
   const rows = list.map((e) => {
     const cls = str(e.site.class);
@@ -63,10 +68,12 @@ function sitesSection(ctx, run) {
       h('td', {class: 'num'}, String(e.maxIteration)),
       h('td', null, ranges(e.windows)),
       h('td', null, linked.length ? linked
-        : cls === 'persistent' ? h('span', {class: 'muted'}, 'no finding') : badge('unexplained', 'warn')));
+        : cls === 'persistent' || cls === 'cached' ? h('span', {class: 'muted'}, 'no finding')
+          : badge('unexplained', 'warn')));
   });
   return [h('h3', null, 'Retaining sites'),
     h('p', {class: 'muted'}, 'The sites listed among the top retainers of at least one idle window; ' +
+      (blocks ? 'the allocator\u2019s blocks (allocated) first, then its segments (reserved) and other memory; in each, ' : '') +
       'sites allocating in counted iterations first, then persistent ones.'),
     table(['site (its frame in the user\'s code)', 'memory', 'class', ['most retained', 'num'],
       ['in window', 'num'], 'listed in windows', 'explained by'], rows, {class: 'sites'})];

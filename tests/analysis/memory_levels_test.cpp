@@ -3,8 +3,10 @@
 // allocated one, and blocks outside the live segments of their device are counted.
 #include "analysis/memory_levels.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "checked_analysis.h"
 #include "invariants.h"
@@ -134,6 +136,104 @@ TEST_CASE("Blocks with no segment at all: allocated above reserved is reported a
   CHECK(r.anomalies.blocks_outside_segments == 1);
   REQUIRE(merge({r}).worst);
   CHECK(merge({r}).worst->key == MemoryKey{0, MemoryKind::kBlock});
+}
+
+TEST_CASE(
+    "A caching allocator warming up: its reserved level grows, cached, and the verdict follows "
+    "the allocated level",
+    "[memory_levels]") {
+  const Report r = analyze(cacheWarmUp().trace);
+  const MemoryKey reserved{0, MemoryKind::kDevice};
+  const MemoryKey allocated{0, MemoryKind::kBlock};
+  CHECK(isReservedLevel(r, reserved));
+  CHECK_FALSE(isReservedLevel(r, allocated));
+  CHECK_FALSE(isReservedLevel(r, {1, MemoryKind::kDevice}));
+  REQUIRE(r.trends.size() == 2);
+  // The segments grow by 256 MiB in iterations 1-3: reported as it is...
+  CHECK(r.trends[0].key == reserved);
+  CHECK(r.trends[0].verdict == TrendVerdict::kGrowing);
+  CHECK(r.trends[1].key == allocated);
+  CHECK(r.trends[1].verdict == TrendVerdict::kStable);
+  // ...and left out of the verdict: the program keeps the same blocks in every window.
+  CHECK(r.verdict == TrendVerdict::kStable);
+
+  REQUIRE(r.iterations.size() == 6);
+  for (const IterationRow& row : r.iterations) {
+    INFO("window after iteration " << row.index);
+    const uint64_t grown = std::min<uint64_t>(row.index, 3) * 256 * kMiB;
+    const RetainedTally& segments = memoryOf(row, 0, MemoryKind::kDevice).idle.retained;
+    CHECK(segments.leak == Tally{});
+    CHECK(segments.inter_iteration == Tally{});
+    CHECK(segments.persistent == Tally{kWarmUpFirstSegment, 1});
+    CHECK(segments.cached.bytes == grown);
+    CHECK(segments.dominant() == RetentionClass::kCached);
+    CHECK(memoryOf(row, 0, MemoryKind::kBlock).idle.retained ==
+          RetainedTally{{}, {}, {kWarmUpWeights, 1}, {}});
+  }
+  // At a peak, what earlier iterations reserved is cached too.
+  const PeakTally& at_peak =
+      memoryOf(r.iterations[3], 0, MemoryKind::kDevice).peak_composition->live;
+  CHECK(at_peak.cached == Tally{3 * 256 * kMiB, 3});
+  CHECK(at_peak.leak == Tally{});
+  CHECK(at_peak.persistent == Tally{kWarmUpFirstSegment, 1});
+  REQUIRE_FALSE(memoryOf(r.iterations[3], 0, MemoryKind::kDevice).peak_composition->sites.empty());
+  CHECK(memoryOf(r.iterations[3], 0, MemoryKind::kDevice)
+            .peak_composition->sites[0]
+            .live.dominant() == PeakClass::kCached);
+}
+
+TEST_CASE("The same segments without blocks are a leak, and the run grows", "[memory_levels]") {
+  // No allocator blocks: nothing says the growth is a cache. A C++ program's classes and verdict.
+  const Report r = analyze(cacheWarmUp({.blocks = false}).trace);
+  CHECK_FALSE(isReservedLevel(r, {0, MemoryKind::kDevice}));
+  REQUIRE(r.trends.size() == 1);
+  CHECK(r.trends[0].verdict == TrendVerdict::kGrowing);
+  CHECK(r.verdict == TrendVerdict::kGrowing);
+  const RetainedTally& segments = memoryOf(r.iterations[3], 0, MemoryKind::kDevice).idle.retained;
+  CHECK(segments.leak == Tally{3 * 256 * kMiB, 3});
+  CHECK(segments.cached == Tally{});
+}
+
+TEST_CASE("A leak at the allocated level grows the run, beside a warming cache",
+          "[memory_levels]") {
+  const WarmUp w = cacheWarmUp({.leak = 4 * kMiB});
+  const Report r = analyze(w.trace);
+  REQUIRE(r.trends.size() == 2);
+  CHECK(r.trends[1].verdict == TrendVerdict::kGrowing);
+  CHECK(r.verdict == TrendVerdict::kGrowing);
+  const IterationRow& row = r.iterations[4];
+  CHECK(memoryOf(row, 0, MemoryKind::kBlock).idle.retained.leak == Tally{5 * 4 * kMiB, 5});
+  CHECK(memoryOf(row, 0, MemoryKind::kDevice).idle.retained.leak == Tally{});
+}
+
+TEST_CASE("The allocated level's sites are ranked apart, first: segments never crowd them out",
+          "[memory_levels]") {
+  // A cache that grows by 256 MiB in every iteration, from three sites of the allocator in turn,
+  // and a 4 MiB-per-iteration list: with two sites listed in one ranking, the list would not be
+  // among them.
+  const WarmUp w = cacheWarmUp({.growing = 6, .segment_sites = 3, .leak = 4 * kMiB});
+  const Report r = analyze(w.trace, {.top_sites = 2});
+  const std::vector<RetainedSite>& sites = r.iterations[4].top_sites;
+  REQUIRE(sites.size() == 4);
+  CHECK(sites[0].key == MemoryKey{0, MemoryKind::kBlock});
+  CHECK(sites[0].stack == w.history);
+  CHECK(sites[0].where == "train.py:30 in train_step");
+  CHECK(sites[0].retained.dominant() == RetentionClass::kLeak);
+  CHECK(sites[1].stack == w.weights);  // persistent: after the counted bytes
+  for (size_t i = 2; i < sites.size(); ++i) {
+    INFO("site " << i);
+    CHECK(sites[i].key == MemoryKey{0, MemoryKind::kDevice});
+    CHECK(sites[i].retained.dominant() == RetentionClass::kCached);
+  }
+
+  // Without blocks, one ranking of at most two sites, as always: 512 MiB from the iterations each
+  // (the third site has 256), then the first one's persistent segment decides.
+  const WarmUp plain = cacheWarmUp({.growing = 6, .segment_sites = 3, .blocks = false});
+  const Report c = analyze(plain.trace, {.top_sites = 2});
+  const std::vector<RetainedSite>& listed = c.iterations[4].top_sites;
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0].stack == plain.segment_sites[0]);
+  CHECK(listed[1].stack == plain.segment_sites[1]);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "trace_builder.h"
 
@@ -100,6 +101,69 @@ inline CombinedBackward combinedBackward(bool bug, uint64_t loss_input = 4 * kMi
     t.pop(base + 900);
   }
   return s;
+}
+
+// PyTorch's caching allocator warming up: one segment reserved before the first iteration holds
+// the weights' blocks; in each of the first `growing` iterations the allocator reserves one more
+// segment (from one of `segment_sites` stacks of its own, in turn) and never frees it: its cache
+// grows, then stays. Every iteration makes blocks for its activations, freed inside it, and
+// optionally one block a list keeps to the end (a leak of the program's, at the allocated level).
+// Without blocks: the same segments and nothing else, as a C++ program's cudaMalloc calls that
+// keep growing. Iteration i runs over [1000 i + 100, 1000 i + 900].
+struct WarmUpOptions {
+  uint32_t iterations = 6;
+  uint32_t growing = 3;
+  uint64_t segment = 256 * kMiB;  // reserved per growing iteration
+  uint32_t segment_sites = 1;
+  uint64_t leak = 0;  // kept per iteration by the list, 0 for none
+  bool blocks = true;
+};
+
+inline constexpr uint64_t kWarmUpFirstSegment = 64 * kMiB;  // before the first iteration
+inline constexpr uint64_t kWarmUpWeights = 32 * kMiB;       // blocks in the first segment
+
+struct WarmUp {
+  TraceBuilder trace;
+  std::vector<trace::StackId> segment_sites;
+  trace::StackId weights = 0, activations = 0, history = 0;
+};
+
+inline WarmUp cacheWarmUp(const WarmUpOptions& o = {}) {
+  constexpr uint64_t kFirst = 0x7f0000000000, kGrown = 0x7f1000000000;
+  WarmUp w;
+  TraceBuilder& t = w.trace;
+  for (uint32_t k = 0; k < o.segment_sites; ++k) {
+    w.segment_sites.push_back(
+        t.stack({{"c10::cuda::CUDACachingAllocator::malloc", "c10/cuda/CUDACachingAllocator.cpp",
+                  1020 + k, "libc10_cuda.so", 0x3a10 + k}}));
+  }
+  auto python = [&t](const char* function, const char* file, uint32_t line) {
+    return t.stack({{function, file, line, "", 0, trace::FrameKind::kPython}});
+  };
+  w.weights = python("Model.__init__", "model.py", 12);
+  w.activations = python("Model.forward", "model.py", 40);
+  w.history = python("train_step", "train.py", 30);
+  const At block{.kind = MemoryKind::kBlock};
+  auto blockAt = [](trace::StackId stack) {
+    return At{.kind = MemoryKind::kBlock, .stack = stack};
+  };
+  t.alloc(10, kFirst, kWarmUpFirstSegment, {.stack = w.segment_sites[0]});
+  if (o.blocks) t.alloc(20, kFirst, kWarmUpWeights, blockAt(w.weights));
+  for (uint64_t i = 0; i < o.iterations; ++i) {
+    const uint64_t base = 1000 * i;
+    t.push(base + 100, "iteration " + std::to_string(i + 1));
+    if (i < o.growing) {
+      t.alloc(base + 200, kGrown + i * o.segment, o.segment,
+              {.stack = w.segment_sites[i % o.segment_sites]});
+    }
+    if (o.blocks) {
+      t.alloc(base + 300, kFirst + kWarmUpWeights, 16 * kMiB, blockAt(w.activations));
+      if (o.leak > 0) t.alloc(base + 400, kGrown + i * o.leak, o.leak, blockAt(w.history));
+      t.free(base + 800, kFirst + kWarmUpWeights, block);
+    }
+    t.pop(base + 900);
+  }
+  return w;
 }
 
 }  // namespace memfloor::analysis::test

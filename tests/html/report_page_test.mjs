@@ -146,6 +146,23 @@ try {
     check((await texts('#run-0 svg .floor-label')).includes('steady allocated idle floor 9.00 MiB'), 'blocks: the steady allocated floor is labelled');
     const cells = await texts('table.sites td.nowrap');
     check(cells.includes('device 0 \u00b7 allocated') && cells.includes('device 0 \u00b7 reserved'), `blocks: sites name their memory (${cells})`);
+    // The blocks' sites first, before the segments'; a cached column for the reserved level only, and
+    // its trend said to be out of the verdict.
+    const siteMemory = cells.filter((c) => c.startsWith('device 0'));
+    const firstReserved = siteMemory.indexOf('device 0 \u00b7 reserved');
+    check(firstReserved > 0 && siteMemory.slice(firstReserved).every((c) => c === 'device 0 \u00b7 reserved'),
+      `blocks: the allocated sites are listed before the reserved ones (${siteMemory})`);
+    const iterationHeads = await blocks.page.$$eval('table.iterations', (tables) =>
+      tables.map((t) => [...t.querySelectorAll('thead th')].map((th) => th.textContent)));
+    check(iterationHeads.length === 2 && iterationHeads[0].includes('cached') && !iterationHeads[1].includes('cached'),
+      `blocks: a cached column for the reserved level only (${JSON.stringify(iterationHeads)})`);
+    const peakHeads = await blocks.page.$$eval('table.peaks', (tables) =>
+      tables.map((t) => [...t.querySelectorAll('thead th')].map((th) => th.textContent)));
+    check(peakHeads.length === 2 && peakHeads[0].includes('cached') && !peakHeads[1].includes('cached'),
+      `blocks: the reserved level's peaks have a cached column (${JSON.stringify(peakHeads)})`);
+    const trends = await texts('.memory p.trend');
+    check(trends.length === 2 && trends[0].includes('not in the run\u2019s verdict') && !trends[1].includes('verdict'),
+      `blocks: the reserved trend is said to be out of the verdict (${trends})`);
     const gateCells = await texts('#gate td.nowrap');
     check(gateCells.includes('device 0 \u00b7 allocated') && gateCells.includes('device 0 \u00b7 reserved'), 'blocks: gate checks name their memory');
     const body = await blocks.page.evaluate(() => document.body.innerText);

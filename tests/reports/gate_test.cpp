@@ -447,6 +447,32 @@ TEST_CASE("gate: a caching allocator's blocks compare as their own memory") {
   }
 }
 
+// A caching allocator through the analysis: a cache growing by 256 MiB per iteration from three
+// sites of the allocator, and a list that keeps 4 MiB of blocks per iteration, two sites listed
+// per window. The list is listed (the blocks' sites are ranked apart from the segments') and fails
+// the gate; the segments are cached, which no site check compares: the reserved floor does.
+TEST_CASE(
+    "gate: a leak of blocks fails its site beside a warming cache, whose segments are no site") {
+  auto report = [](uint64_t leak) {
+    const analysis::test::WarmUp w =
+        analysis::test::cacheWarmUp({.growing = 6, .segment_sites = 3, .leak = leak});
+    return reports::toJson(
+        analysis::test::merge({analysis::test::analyze(w.trace, {.top_sites = 2})}));
+  };
+  reports::GateResult r = gate(report(0), report(4 * kMiB));
+  CHECK(r.regression);
+  const reports::GateCheck& site = check(r, Metric::kSiteRetained, "train.py:30 in train_step");
+  CHECK(site.kind == "block");
+  CHECK(site.regression);
+  CHECK(site.current == static_cast<int64_t>(5 * 4 * kMiB));  // the steady window: the fifth
+  for (const reports::GateCheck& c : r.checks) {
+    INFO(c.kind << " " << reports::toString(c.metric) << " " << c.site);
+    if (c.metric == Metric::kSiteRetained) CHECK(c.kind == "block");
+    if (c.kind == "device") CHECK_FALSE(c.regression);  // the same segments on both sides
+  }
+  CHECK_FALSE(gate(report(0), report(0)).regression);
+}
+
 TEST_CASE("gate: new findings") {
   MemorySpec m = memory(10 * kMiB, 20 * kMiB);
   auto known = makeFinding("1111", "MF002", "a.cpp", 3, "old");

@@ -119,8 +119,8 @@ TEST_CASE("The table names a caching allocator's two floors", "[report_table]") 
              Catch::Contains("0:allocated        15.0 MiB   9.00 MiB         17         15"));
   CHECK_THAT(table, Catch::Contains("   2  0:reserved         22.0 MiB   22.0 MiB   22.0 MiB"));
   CHECK_THAT(table, Catch::Contains("   2  0:allocated        15.0 MiB   9.00 MiB   8.00 MiB"
-                                    "   1.00 MiB        0 B  model.py:40 in Model.forward "
-                                    "(inter_iteration)"));
+                                    "   1.00 MiB        0 B        0 B  model.py:40 in "
+                                    "Model.forward (inter_iteration)"));
   CHECK_THAT(table, Catch::Contains("  0:allocated      stable   +0 B/iteration"));
   CHECK_THAT(table, Catch::Contains("  0:allocated      inter_iteration    1.00 MiB       1  "
                                     "model.py:40 in Model.forward"));
@@ -141,6 +141,29 @@ TEST_CASE("The table names a caching allocator's two floors", "[report_table]") 
   CHECK_THAT(runs, Catch::Contains("  built.mftrace                    72.0 MiB          -  "
                                    "        1  stable\n"));
   CHECK_THAT(runs, Catch::Contains("   2  0:device          104.0 MiB   72.0 MiB"));
+}
+
+TEST_CASE("The table shows a warming cache as cached, its trend out of the verdict",
+          "[report_table]") {
+  // Segments grow by 256 MiB in iterations 1-3; the blocks kept are the same in every window.
+  std::string table = formatTable(analysis::test::analyze(analysis::test::cacheWarmUp().trace));
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("inter-iter       leak     cached  top retaining site\n"));
+  CHECK_THAT(table, Catch::Contains("   3  0:reserved        832.0 MiB  832.0 MiB   64.0 MiB"
+                                    "        0 B        0 B  768.0 MiB"));
+  CHECK_THAT(table, Catch::Contains("idle-floor trend: stable\n  0:reserved       growing  "));
+  CHECK_THAT(table, Catch::Contains("(320.0 MiB -> 832.0 MiB), the allocator's cache: not in the "
+                                    "verdict\n  0:allocated      stable "));
+  CHECK_THAT(table, Catch::Contains("inter-iter       leak persistent     cached\n"));
+
+  // Without blocks the same growth is a leak, and no column of cached bytes is shown.
+  std::string plain =
+      formatTable(analysis::test::analyze(analysis::test::cacheWarmUp({.blocks = false}).trace));
+  INFO(plain);
+  CHECK_THAT(plain, Catch::Contains("idle-floor trend: growing\n"));
+  CHECK_THAT(plain, Catch::Contains("   3  0:device          832.0 MiB  832.0 MiB   64.0 MiB"
+                                    "        0 B  768.0 MiB  "));
+  CHECK_THAT(plain, !Catch::Contains("cached"));
 }
 
 TEST_CASE("The table warns of blocks outside every live segment", "[report_table]") {

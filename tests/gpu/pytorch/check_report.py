@@ -54,9 +54,10 @@ def main() -> int:
             print(f"{label}: window {last['index']} {m['kind']}: floor {m['idle']['floor'] / MIB:.2f}"
                   f" MiB, retained inter {r['inter_iteration']['bytes'] / MIB:.2f} leak "
                   f"{r['leak']['bytes'] / MIB:.2f} persistent {r['persistent']['bytes'] / MIB:.2f}"
-                  " MiB")
+                  f" cached {r.get('cached', {}).get('bytes', 0) / MIB:.2f} MiB")
         for site in last["top_sites"][:3]:
-            classes = {k: site[k]["bytes"] for k in ("inter_iteration", "leak", "persistent")
+            classes = {k: site[k]["bytes"] for k in ("inter_iteration", "leak", "persistent",
+                                                     "cached")
                        if isinstance(site.get(k), dict)}
             print(f"{label}:   site {site['kind']} {site['bytes'] / MIB:.2f} MiB {site['where']}"
                   f" {classes}")
