@@ -1,7 +1,7 @@
 // libFuzzer target: the readers of the offline side that take untrusted bytes. The first byte
-// picks one: 0 the findings document, 1 ELF build ids and symbol tables, 2 llvm-symbolizer's JSON lines, 3 a
-// report.json as the gate and the HTML page read it, 4 a report.json through the typed reader
-// (report_reader.h) and back through the writer, 5 a gate result through the common loader
+// picks one: 0 the findings document, 1 ELF build ids and symbol tables, 2 llvm-symbolizer's JSON
+// lines, 3 a report.json as the gate and the HTML page read it, 4 a report.json through the typed
+// reader (report_reader.h) and back through the writer, 5 a gate result through the common loader
 // (common/json_input.h) from a file (in memory). Each must either accept the input or throw
 // memfloor::Error.
 #include <sys/mman.h>
