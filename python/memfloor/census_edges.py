@@ -24,12 +24,14 @@ _STRUCTURE_NAMES = ("_parameters", "_buffers", "_modules")
 
 
 def is_leaf(obj: object) -> bool:
-    return isinstance(obj, _LEAVES) or type(obj).__name__ in ("weakref", "weakproxy", "cell")
+    # issubclass of the type, not isinstance: that would read an object's own __class__.
+    kind = type(obj)
+    return issubclass(kind, _LEAVES) or kind.__name__ in ("weakref", "weakproxy", "cell")
 
 
 def _dict_edges(mapping: dict) -> Iterator[Edge]:
     for key, value in list(dict.items(mapping)):
-        if isinstance(key, (str, int, float, bool, bytes, type(None))):
+        if issubclass(type(key), (str, int, float, bool, bytes, type(None))):
             yield ITEM, key, value
         else:
             yield KEYED, key, value
@@ -58,7 +60,7 @@ def _slot_edges(obj: object) -> Iterator[Edge]:
 
 def _attribute_edges(mapping: dict) -> Iterator[Edge]:
     for name, value in list(dict.items(mapping)):
-        yield (ATTR, name, value) if isinstance(name, str) else (KEYED, name, value)
+        yield (ATTR, name, value) if type(name) is str else (KEYED, name, value)
 
 
 def _module_edges(mapping: dict) -> Iterator[Edge]:

@@ -30,6 +30,24 @@ def _frame_name(frame: types.FrameType) -> str:
     return f"{os.path.basename(code.co_filename)}:{code.co_name}"
 
 
+def _locals_of(frame: types.FrameType) -> Optional[dict]:
+    """A frame's locals, leaving no reference behind. Module-level code's locals are its globals.
+    A function frame's f_locals is a snapshot before Python 3.13, kept on the frame: it would hold
+    its values after the function dropped them, so the census walks a copy and empties it (the
+    next f_locals or locals() refills it), unless a trace function, which may write it back into
+    the frame, is set. From 3.13 it is a live view, copied."""
+    try:
+        namespace = frame.f_locals
+        if namespace is frame.f_globals:
+            return namespace
+        copy = dict(namespace.items())
+        if type(namespace) is dict and frame.f_trace is None:
+            namespace.clear()
+        return copy
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def frame_roots(skip_files: Tuple[str, ...], library_dirs: Tuple[str, ...]) -> List[Root]:
     """The locals of every running frame of every thread, outermost first, user code before
     library code; frames of `skip_files` (the census' own) are left out."""
@@ -45,9 +63,8 @@ def frame_roots(skip_files: Tuple[str, ...], library_dirs: Tuple[str, ...]) -> L
             filename = frame.f_code.co_filename
             if filename in skip_files:
                 continue
-            try:
-                namespace = frame.f_locals
-            except Exception:  # noqa: BLE001
+            namespace = _locals_of(frame)
+            if namespace is None:
                 continue
             target = library if is_library_file(filename, library_dirs) else user
             target.append((_frame_name(frame), namespace))
@@ -60,7 +77,7 @@ def module_roots(library_dirs: Tuple[str, ...]) -> List[Root]:
     installed packages)."""
     roots: List[Root] = []
     for name, module in list(sys.modules.items()):
-        if not isinstance(module, types.ModuleType):
+        if not issubclass(type(module), types.ModuleType):  # no isinstance: lazy modules
             continue
         namespace = getattr(module, "__dict__", None)
         filename = namespace.get("__file__") if isinstance(namespace, dict) else None
