@@ -6,6 +6,8 @@ import sysconfig
 import types
 from typing import List, Optional, Tuple
 
+from memfloor.census_edges import locals_of
+
 # A root: its name as paths start (`train.py:<module>`, `mypkg.cache`) and the namespace dict.
 Root = Tuple[str, dict]
 
@@ -30,24 +32,6 @@ def _frame_name(frame: types.FrameType) -> str:
     return f"{os.path.basename(code.co_filename)}:{code.co_name}"
 
 
-def _locals_of(frame: types.FrameType) -> Optional[dict]:
-    """A frame's locals, leaving no reference behind. Module-level code's locals are its globals.
-    A function frame's f_locals is a snapshot before Python 3.13, kept on the frame: it would hold
-    its values after the function dropped them, so the census walks a copy and empties it (the
-    next f_locals or locals() refills it), unless a trace function, which may write it back into
-    the frame, is set. From 3.13 it is a live view, copied."""
-    try:
-        namespace = frame.f_locals
-        if namespace is frame.f_globals:
-            return namespace
-        copy = dict(namespace.items())
-        if type(namespace) is dict and frame.f_trace is None:
-            namespace.clear()
-        return copy
-    except Exception:  # noqa: BLE001
-        return None
-
-
 def frame_roots(skip_files: Tuple[str, ...], library_dirs: Tuple[str, ...]) -> List[Root]:
     """The locals of every running frame of every thread, outermost first, user code before
     library code; frames of `skip_files` (the census' own) are left out."""
@@ -63,7 +47,7 @@ def frame_roots(skip_files: Tuple[str, ...], library_dirs: Tuple[str, ...]) -> L
             filename = frame.f_code.co_filename
             if filename in skip_files:
                 continue
-            namespace = _locals_of(frame)
+            namespace = locals_of(frame)
             if namespace is None:
                 continue
             target = library if is_library_file(filename, library_dirs) else user

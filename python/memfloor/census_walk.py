@@ -7,7 +7,8 @@ first reached through)."""
 from typing import Dict, List, Sequence, Set, Tuple
 
 from memfloor.census_edges import (
-    CLOSURE, ELEMENT, GRAD_FN, GRAPH_INDEX, INDEX, ITEM, KEY, KEYED, REF, VAR, EdgeReader, is_leaf)
+    CLOSURE, ELEMENT, GRAD_FN, GRAPH, GRAPH_INDEX, INDEX, ITEM, KEY, KEYED, LEAF, REF, TENSOR, VAR,
+    EdgeReader)
 from memfloor.census_graph import node_edges, node_name
 from memfloor.census_roots import Root
 
@@ -27,11 +28,7 @@ class Walk:
         self._max_objects = max_objects
         self._max_depth = max_depth
         self.objects: List[object] = []
-        self._parents: List[int] = []
-        self._kinds: List[int] = []
-        self._labels: List[object] = []
-        self._holders: List[int] = []
-        self._depths: List[int] = []
+        self._rows: List[Tuple[int, int, object, int]] = []  # parent, kind, label, holder
         self._index: Dict[int, int] = {}
         self._also: Dict[int, Set[int]] = {}  # other holders that reached an object
         self._nodes: Set[int] = set()  # autograd nodes
@@ -39,8 +36,7 @@ class Walk:
         self.complete = True
 
     def clear(self) -> None:
-        for table in (self.objects, self._parents, self._kinds, self._labels, self._holders,
-                      self._depths, self.tensors):
+        for table in (self.objects, self._rows, self.tensors):
             table.clear()
         self._index.clear()
         self._also.clear()
@@ -48,58 +44,56 @@ class Walk:
 
     # -- walking -------------------------------------------------------------------------------
 
-    def _add(self, obj: object, parent: int, kind: int, label: object, holder: int) -> int:
-        index = len(self.objects)
-        self.objects.append(obj)
-        self._parents.append(parent)
-        self._kinds.append(kind)
-        self._labels.append(label)
-        self._holders.append(holder)
-        self._depths.append(self._depths[parent] + 1 if parent >= 0 else 0)
-        self._index[id(obj)] = index
-        if issubclass(type(obj), self._reader.tensor_type):
-            self.tensors.append(index)
-        return index
-
     def run(self, roots: Sequence[Root]) -> None:
         for name, namespace in roots:
             if id(namespace) not in self._index:
-                self._add(namespace, -1, VAR, name, -1)
-        position = 0
-        while position < len(self.objects):
-            if self._depths[position] < self._max_depth:
-                self._expand(position)
+                self._index[id(namespace)] = len(self.objects)
+                self.objects.append(namespace)
+                self._rows.append((-1, VAR, name, -1))
+        position, depth, level_end = 0, 0, len(self.objects)
+        while position < len(self.objects) and depth < self._max_depth:
+            self._expand(position)
             position += 1
+            if position == level_end:
+                depth, level_end = depth + 1, len(self.objects)
 
     def _expand(self, index: int) -> None:
         obj = self.objects[index]
-        is_root = self._parents[index] < 0
-        holder = self._holders[index]
-        in_graph = index in self._nodes
+        parent, _, _, holder = self._rows[index]
+        is_root = parent < 0
+        shape_of, objects, rows, seen_at = self._reader.shape, self.objects, self._rows, self._index
         try:
-            edges = node_edges(obj) if in_graph else self._reader.edges(obj)
-            for kind, label, child in edges:
-                if child is None or is_leaf(child):
-                    continue
-                seen = self._index.get(id(child))
-                if seen is not None:
-                    # A root variable is a holder of its own, even of what another reached first.
-                    other = seen if is_root else holder
-                    if other >= 0 and self._holders[seen] != other:
-                        self._also.setdefault(seen, set()).add(other)
-                    continue
-                if len(self.objects) >= self._max_objects:
-                    self.complete = False
-                    return
-                if is_root and kind == ITEM:
-                    kind = VAR
-                added = self._add(child, index, kind, label, holder)
-                if is_root:
-                    self._holders[added] = added
-                if kind == GRAD_FN or (kind == GRAPH_INDEX and label[0] == "next_functions"):
-                    self._nodes.add(added)
-        except Exception:  # noqa: BLE001: an object that raises loses the rest of its edges
-            pass
+            if index in self._nodes:
+                edges = list(node_edges(obj))
+            else:
+                edges = self._reader.edges(obj, shape_of(type(obj)))
+        except Exception:  # noqa: BLE001: an object that raises loses its edges
+            return
+        for kind, label, child in edges:
+            shape = shape_of(type(child))
+            if shape == LEAF:
+                continue
+            seen = seen_at.get(id(child))
+            if seen is not None:
+                # A root variable is a holder of its own, even of what another reached first.
+                other = seen if is_root else holder
+                if other >= 0 and rows[seen][3] != other:
+                    self._also.setdefault(seen, set()).add(other)
+                continue
+            added = len(objects)
+            if added >= self._max_objects:
+                self.complete = False
+                return
+            seen_at[id(child)] = added
+            objects.append(child)
+            if is_root:
+                rows.append((index, VAR if kind == ITEM else kind, label, added))
+            else:
+                rows.append((index, kind, label, holder))
+            if shape == TENSOR:
+                self.tensors.append(added)
+            if kind == GRAD_FN or (kind == GRAPH_INDEX and label[0] == "next_functions"):
+                self._nodes.add(added)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -107,48 +101,59 @@ class Walk:
         """The holders that reached an object: its own and those that reached an ancestor."""
         found = set()
         while index >= 0:
-            if self._holders[index] >= 0:
-                found.add(self._holders[index])
+            parent, _, _, holder = self._rows[index]
+            if holder >= 0:
+                found.add(holder)
             found |= self._also.get(index, set())
-            index = self._parents[index]
+            index = parent
         return found
 
-    def path_of(self, index: int, key_root: int = -1) -> Tuple[str, List[str]]:
-        """The named path to an object and, when it was reached through an autograd graph, the
-        path of the tensor whose grad_fn led there with the nodes on the way. Inside the path of
-        a key (`key_root` >= 0) keys are not named again, nor the root when it is the same."""
+    def _chain(self, index: int) -> List[int]:
         chain = []
         while index >= 0:
             chain.append(index)
-            index = self._parents[index]
+            index = self._rows[index][0]
         chain.reverse()
-        parts = [str(self._labels[chain[0]])]
-        if chain[0] == key_root and len(chain) > 1:
-            first = self._segment(self._kinds[chain[1]], self._labels[chain[1]], -2)
-            parts = [first[1:] if first.startswith(".") else first]
-            chain = chain[1:]
+        return chain
+
+    def path_of(self, index: int) -> Tuple[str, List[str]]:
+        """The named path to an object and, when it was reached through an autograd graph, the
+        path of the tensor whose grad_fn led there with the nodes on the way."""
+        chain = self._chain(index)
+        parts = [str(self._rows[chain[0]][2])]
         via_graph: List[str] = []
         for step in chain[1:]:
-            kind = self._kinds[step]
-            if kind == GRAD_FN:
+            _, kind, label, _ = self._rows[step]
+            if kind == GRAD_FN or (via_graph and step in self._nodes):
                 via_graph.append(node_name(self.objects[step]))
-            elif via_graph:
-                if step in self._nodes:
-                    via_graph.append(node_name(self.objects[step]))
-            else:
-                parts.append(self._segment(kind, self._labels[step], chain[0] if key_root < 0 else -2))
+            elif not via_graph:
+                parts.append(self._segment(kind, label, chain[0]))
         return "".join(parts), via_graph
 
+    def _key_path(self, key: object, root: int) -> str:
+        """A dict key's own path, without the root when it is the dict's (`state[model.w]`), and
+        without naming keys again."""
+        index = self._index.get(id(key))
+        if index is None:
+            return f"<{type(key).__name__}>"
+        chain = self._chain(index)
+        parts = [] if chain[0] == root else [str(self._rows[chain[0]][2])]
+        for step in chain[1:]:
+            _, kind, label, _ = self._rows[step]
+            if kind in (GRAD_FN, GRAPH, GRAPH_INDEX):
+                break
+            parts.append(self._segment(kind, label, -1))
+        text = "".join(parts)
+        return text[1:] if text.startswith(".") else text
+
     def _segment(self, kind: int, label: object, root: int) -> str:
-        """One edge of a path; `root` is the path's root, or -2 inside a key's path."""
+        """One edge of a path; `root` is the path's root, -1 inside a key's path."""
         if kind == ITEM:
             return f"[{_short_repr(label)}]"
         if kind == INDEX:
             return f"[{label}]"
         if kind == KEYED:
-            key = self._index.get(id(label)) if root != -2 else None
-            name = self.path_of(key, key_root=root)[0] if key is not None else None
-            return f"[{name or '<' + type(label).__name__ + '>'}]"
+            return f"[{self._key_path(label, root) if root >= 0 else '<' + type(label).__name__ + '>'}]"
         if kind == KEY:
             return ".<key>"
         if kind == ELEMENT:
