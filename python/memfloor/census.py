@@ -15,6 +15,7 @@ bytes, `census.not_seen_bytes(allocated)` is that remainder. The census keeps no
 it walked once it returns; it reads attributes without running the objects' code (no dir(), no
 properties), and an object that raises anyway loses only its own edges."""
 
+import gc
 import glob
 import os
 import time
@@ -99,10 +100,16 @@ def take_census(torch, device_type: str = "cuda", roots: Optional[Sequence[Root]
     default, from every thread's frames and the user modules' globals."""
     start = time.perf_counter()
     walk = Walk(EdgeReader(torch.Tensor, torch.nn.Module), max_objects, max_depth)
+    # The walk allocates a row per object: with the collector on, each of its passes would go
+    # over the whole heap again (a third of the time with 1M objects). It frees no cycle.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         walk.run(default_roots(_OWN_FILES) if roots is None else roots)
         storages = _entries(walk, device_type)
         objects, complete = len(walk.objects), walk.complete
     finally:
         walk.clear()
+        if collecting:
+            gc.enable()
     return Census(storages, objects, time.perf_counter() - start, complete)

@@ -66,9 +66,11 @@ def _slot_descriptors(kind: type) -> Tuple[Tuple[str, object, type], ...]:
     return tuple(found)
 
 
-def _dict_edges(mapping: dict) -> List[Edge]:
+def _dict_edges(mapping: dict, shapes: Dict[type, int]) -> List[Edge]:
     edges = []
     for key, value in list(dict.items(mapping)):
+        if shapes.get(type(value)) == LEAF and shapes.get(type(key)) == LEAF:
+            continue
         if issubclass(type(key), _SIMPLE_KEYS):
             edges.append((ITEM, key, value))
         else:
@@ -77,9 +79,11 @@ def _dict_edges(mapping: dict) -> List[Edge]:
     return edges
 
 
-def _attribute_edges(mapping: dict) -> List[Edge]:
+def _attribute_edges(mapping: dict, shapes: Optional[Dict[type, int]] = None) -> List[Edge]:
+    """Attributes, without those `shapes` already knows to be leaves."""
     return [(ATTR, name, value) if type(name) is str else (KEYED, name, value)
-            for name, value in list(dict.items(mapping))]
+            for name, value in list(dict.items(mapping))
+            if shapes is None or shapes.get(type(value)) != LEAF]
 
 
 def _module_edges(mapping: dict) -> List[Edge]:
@@ -129,14 +133,14 @@ class EdgeReader:
     def __init__(self, tensor_type: type, module_type: type) -> None:
         self._tensor_type = tensor_type
         self._module_type = module_type
-        self._shapes: Dict[type, int] = {}
+        self.shapes: Dict[type, int] = {}  # read directly by the walk: the hot path
         self._base_iter: Dict[type, Callable] = {}
         self._slots: Dict[type, tuple] = {}
 
     def shape(self, kind: type) -> int:
-        shape = self._shapes.get(kind)
+        shape = self.shapes.get(kind)
         if shape is None:
-            shape = self._shapes[kind] = self._sort(kind)
+            shape = self.shapes[kind] = self._sort(kind)
         return shape
 
     def _sort(self, kind: type) -> int:
@@ -156,10 +160,12 @@ class EdgeReader:
 
     def edges(self, obj: object, shape: int) -> List[Edge]:
         if shape == DICT:
-            return _dict_edges(obj)
-        if shape == SEQUENCE:
+            return _dict_edges(obj, self.shapes)
+        if shape == SEQUENCE:  # the most common containers: their leaves are dropped here
+            shapes = self.shapes
             return [(INDEX, i, value)
-                    for i, value in enumerate(list(self._base_iter[type(obj)](obj)))]
+                    for i, value in enumerate(list(self._base_iter[type(obj)](obj)))
+                    if shapes.get(type(value)) != LEAF]
         if shape == TENSOR:
             return _tensor_edges(obj)
         if shape == SET:
@@ -176,7 +182,7 @@ class EdgeReader:
         return self._object_edges(obj, {})
 
     def _object_edges(self, obj: object, mapping: dict) -> List[Edge]:
-        edges = _attribute_edges(mapping) if mapping else []
+        edges = _attribute_edges(mapping, self.shapes) if mapping else []
         kind = type(obj)
         for name, descriptor, cls in self._slots.get(kind, ()):
             try:

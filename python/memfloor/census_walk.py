@@ -8,7 +8,7 @@ from typing import Dict, List, Sequence, Set, Tuple
 
 from memfloor.census_edges import (
     CLOSURE, ELEMENT, GRAD_FN, GRAPH, GRAPH_INDEX, INDEX, ITEM, KEY, KEYED, LEAF, REF, TENSOR, VAR,
-    EdgeReader)
+    Edge, EdgeReader)
 from memfloor.census_graph import node_edges, node_name
 from memfloor.census_roots import Root
 
@@ -59,41 +59,60 @@ class Walk:
 
     def _expand(self, index: int) -> None:
         obj = self.objects[index]
-        parent, _, _, holder = self._rows[index]
-        is_root = parent < 0
-        shape_of, objects, rows, seen_at = self._reader.shape, self.objects, self._rows, self._index
+        reader = self._reader
         try:
             if index in self._nodes:
                 edges = list(node_edges(obj))
             else:
-                edges = self._reader.edges(obj, shape_of(type(obj)))
+                kind = type(obj)
+                edges = reader.edges(obj, reader.shapes.get(kind) or reader.shape(kind))
         except Exception:  # noqa: BLE001: an object that raises loses its edges
             return
-        for kind, label, child in edges:
-            shape = shape_of(type(child))
+        parent, _, _, holder = self._rows[index]
+        shapes, objects, rows, seen_at = reader.shapes, self.objects, self._rows, self._index
+        for edge in edges:
+            child = edge[2]
+            kind = type(child)
+            shape = shapes.get(kind)
+            if shape is None:
+                shape = reader.shape(kind)
             if shape == LEAF:
                 continue
-            seen = seen_at.get(id(child))
+            key = id(child)
+            seen = seen_at.get(key)
             if seen is not None:
-                # A root variable is a holder of its own, even of what another reached first.
-                other = seen if is_root else holder
-                if other >= 0 and rows[seen][3] != other:
-                    self._also.setdefault(seen, set()).add(other)
+                self._reached_again(seen, holder, parent < 0)
                 continue
             added = len(objects)
             if added >= self._max_objects:
                 self.complete = False
                 return
-            seen_at[id(child)] = added
+            seen_at[key] = added
             objects.append(child)
-            if is_root:
-                rows.append((index, VAR if kind == ITEM else kind, label, added))
+            if parent >= 0:
+                rows.append((index, edge[0], edge[1], holder))
             else:
-                rows.append((index, kind, label, holder))
+                self._add_variable(index, edge, added)
             if shape == TENSOR:
                 self.tensors.append(added)
-            if kind == GRAD_FN or (kind == GRAPH_INDEX and label[0] == "next_functions"):
-                self._nodes.add(added)
+            elif edge[0] >= GRAD_FN:
+                self._add_graph_node(edge, added)
+
+    def _reached_again(self, seen: int, holder: int, from_root: bool) -> None:
+        # A root variable is a holder of its own, even of what another reached first.
+        other = seen if from_root else holder
+        if other >= 0 and self._rows[seen][3] != other:
+            self._also.setdefault(seen, set()).add(other)
+
+    def _add_variable(self, root: int, edge: Edge, added: int) -> None:
+        """A child of a root: a variable, the holder of what is reached through it."""
+        kind, label, _ = edge
+        self._rows.append((root, VAR if kind == ITEM else kind, label, added))
+
+    def _add_graph_node(self, edge: Edge, added: int) -> None:
+        kind, label, _ = edge
+        if kind == GRAD_FN or (kind == GRAPH_INDEX and label[0] == "next_functions"):
+            self._nodes.add(added)
 
     # -- reading -------------------------------------------------------------------------------
 
