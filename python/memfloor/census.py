@@ -12,8 +12,9 @@ and aliases included, and lists how many distinct holders (root variables) reach
 
 What no Python path reaches (kept by C++ only) is not in the census: for the device's allocated
 bytes, `census.not_seen_bytes(allocated)` is that remainder. The census keeps no reference to what
-it walked once it returns; it reads attributes without running the objects' code (no dir(), no
-properties), and an object that raises anyway loses only its own edges."""
+it walked once it returns (a function frame's f_locals snapshot is emptied after it is copied,
+see docs/python-companion.md); it reads attributes without running the objects' code (no dir(),
+no properties), and an object that raises anyway loses only its own edges."""
 
 import gc
 import glob

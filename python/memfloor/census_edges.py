@@ -71,7 +71,7 @@ def _dict_edges(mapping: dict, shapes: Dict[type, int]) -> List[Edge]:
     for key, value in list(dict.items(mapping)):
         if shapes.get(type(value)) == LEAF and shapes.get(type(key)) == LEAF:
             continue
-        if issubclass(type(key), _SIMPLE_KEYS):
+        if type(key) in _SIMPLE_KEYS:  # exactly: a subclass's repr would run its code
             edges.append((ITEM, key, value))
         else:
             edges.append((KEYED, key, value))

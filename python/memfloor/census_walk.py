@@ -172,7 +172,8 @@ class Walk:
         if kind == INDEX:
             return f"[{label}]"
         if kind == KEYED:
-            return f"[{self._key_path(label, root) if root >= 0 else '<' + type(label).__name__ + '>'}]"
+            key = self._key_path(label, root) if root >= 0 else f"<{type(label).__name__}>"
+            return f"[{key}]"
         if kind == KEY:
             return ".<key>"
         if kind == ELEMENT:

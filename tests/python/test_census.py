@@ -123,6 +123,16 @@ class CensusTest(unittest.TestCase):
         self.assertEqual(sorted(entry.nbytes for entry in graph), [LARGE, LARGE])
         self.assertTrue(all("ScaleBackward" in entry.via_graph for entry in graph))
 
+    def test_a_checkpoint_context_is_walked(self):
+        from torch.utils import checkpoint
+
+        x = torch.randn(N, requires_grad=True)
+        MODULE.planted = checkpoint.checkpoint(torch.relu, x, use_reentrant=True).sum()
+        del x
+        graph = [entry for entry in ending(census(), ".planted") if entry.nbytes == LARGE]
+        self.assertEqual(len(graph), 1)
+        self.assertIn("CheckpointFunctionBackward", graph[0].via_graph)
+
     def test_globals_containers_and_closures(self):
         MODULE.history = [torch.zeros(4) for _ in range(5)]
         MODULE.CACHE = {"k": torch.zeros(N)}
