@@ -4,6 +4,7 @@ entered once (by id) and kept alive until the walk is cleared, so ids stay uniqu
 table holds, per object, its parent, the edge from it and its holder (the root variable it was
 first reached through)."""
 
+from gc import is_tracked
 from typing import Dict, List, Sequence, Set, Tuple
 
 from memfloor.census_edges import (
@@ -76,8 +77,8 @@ class Walk:
             shape = shapes.get(kind)
             if shape is None:
                 shape = reader.shape(kind)
-            if shape == LEAF:
-                continue
+            if shape == LEAF or (kind is tuple or kind is dict) and not is_tracked(child):
+                continue  # Python stops tracking a tuple or dict of atoms: it holds no tensor
             key = id(child)
             seen = seen_at.get(key)
             if seen is not None:
