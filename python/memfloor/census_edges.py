@@ -1,0 +1,196 @@
+"""The named edges a census follows out of one object: attributes (`__dict__`, `__slots__`), dict
+keys, sequence indices, closure cells, nn.Module children, parameters and buffers, a tensor's
+.grad and grad_fn. Everything is read without calling code of the object's class: no dir(), no
+properties, no __getattr__, no isinstance (it reads `__class__`); an object that raises anyway
+only loses its edges. Each type is sorted once into a shape that says how to read it."""
+
+import gc
+import types
+from collections import deque
+from typing import Callable, Dict, List, Optional, Tuple
+
+# An edge: (kind, label, child); the label is what the path shows, rendered only when needed.
+Edge = Tuple[int, object, object]
+
+VAR, ATTR, ITEM, KEYED, KEY, INDEX, ELEMENT, CLOSURE, REF, GRAD_FN, GRAPH, GRAPH_INDEX = range(12)
+
+# Shapes of types: how the census reads their instances.
+LEAF, TENSOR, DICT, SEQUENCE, SET, FUNCTION, METHOD, FRAME, MODULE, OBJECT = range(10)
+
+# Values with nothing behind them that could hold a tensor, or that a census does not enter:
+# modules are roots of their own, classes and functions' globals lead into every library.
+_LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), range, slice,
+           types.ModuleType, types.CodeType, types.BuiltinFunctionType, types.WrapperDescriptorType,
+           types.MethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
+           types.MethodWrapperType, type, type(Ellipsis), memoryview)
+_LEAF_NAMES = ("weakref", "weakproxy", "weakcallableproxy", "cell")
+_SIMPLE_KEYS = (str, int, float, bool, bytes, type(None))
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+_STRUCTURE_NAMES = ("_parameters", "_buffers", "_modules")
+
+
+def locals_of(frame: types.FrameType) -> Optional[dict]:
+    """A frame's locals, leaving no reference behind. Module-level code's locals are its globals.
+    A function frame's f_locals is a snapshot before Python 3.13, kept on the frame: it would hold
+    its values after the function dropped them, so the census walks a copy and empties it (the
+    next f_locals or locals() refills it), unless a trace function, which may write it back into
+    the frame, is set. From 3.13 it is a live view, copied."""
+    try:
+        namespace = frame.f_locals
+        if namespace is frame.f_globals:
+            return namespace
+        copy = dict(namespace.items())
+        if type(namespace) is dict and frame.f_trace is None:
+            namespace.clear()
+        return copy
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _instance_dict(obj: object) -> Optional[dict]:
+    try:
+        mapping = object.__getattribute__(obj, "__dict__")
+    except Exception:  # noqa: BLE001
+        return None
+    return mapping if type(mapping) is dict else None
+
+
+def _slot_descriptors(kind: type) -> Tuple[Tuple[str, object, type], ...]:
+    found = []
+    for cls in kind.__mro__:
+        slots = vars(cls).get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            descriptor = vars(cls).get(name)
+            if type(descriptor) is types.MemberDescriptorType:
+                found.append((name, descriptor, cls))
+    return tuple(found)
+
+
+def _dict_edges(mapping: dict, shapes: Dict[type, int]) -> List[Edge]:
+    edges = []
+    for key, value in list(dict.items(mapping)):
+        if shapes.get(type(value)) == LEAF and shapes.get(type(key)) == LEAF:
+            continue
+        if type(key) in _SIMPLE_KEYS:  # exactly: a subclass's repr would run its code
+            edges.append((ITEM, key, value))
+        else:
+            edges.append((KEYED, key, value))
+            edges.append((KEY, None, key))
+    return edges
+
+
+def _attribute_edges(mapping: dict, shapes: Optional[Dict[type, int]] = None) -> List[Edge]:
+    """Attributes, without those `shapes` already knows to be leaves."""
+    return [(ATTR, name, value) if type(name) is str else (KEYED, name, value)
+            for name, value in list(dict.items(mapping))
+            if shapes is None or shapes.get(type(value)) != LEAF]
+
+
+def _module_edges(mapping: dict) -> List[Edge]:
+    """An nn.Module: `.name` for its children, parameters and buffers (`[i]` in a ModuleList or
+    Sequential), not `._modules['name']`."""
+    edges = []
+    for structure in _STRUCTURE_NAMES:
+        members = mapping.get(structure)
+        if issubclass(type(members), dict):
+            for name, value in list(dict.items(members)):
+                if type(name) is str and name.isdigit():
+                    edges.append((INDEX, int(name), value))
+                else:
+                    edges.append((ATTR, name, value))
+    edges += [(ATTR, name, value) for name, value in list(dict.items(mapping))
+              if name not in _STRUCTURE_NAMES]
+    return edges
+
+
+def _function_edges(function: types.FunctionType) -> List[Edge]:
+    code = function.__code__
+    edges = []
+    for name, cell in zip(code.co_freevars, function.__closure__ or ()):
+        try:
+            edges.append((CLOSURE, name, cell.cell_contents))
+        except ValueError:  # an empty cell
+            pass
+    for i, value in enumerate(function.__defaults__ or ()):
+        edges.append((ATTR, f"__defaults__[{i}]", value))
+    for name, value in (function.__kwdefaults__ or {}).items():
+        edges.append((ATTR, f"__kwdefaults__[{name!r}]", value))
+    return edges + _attribute_edges(function.__dict__)
+
+
+def _tensor_edges(tensor) -> List[Edge]:
+    if tensor.is_leaf:  # .grad of a non-leaf warns, and it is None
+        edges = [(ATTR, "grad", tensor.grad)]
+    else:
+        edges = [(GRAD_FN, "grad_fn", tensor.grad_fn)]
+    mapping = _instance_dict(tensor)
+    return edges + _attribute_edges(mapping) if mapping else edges
+
+
+class EdgeReader:
+    """Edges out of any object, knowing PyTorch's Tensor and Module classes."""
+
+    def __init__(self, tensor_type: type, module_type: type) -> None:
+        self._tensor_type = tensor_type
+        self._module_type = module_type
+        self.shapes: Dict[type, int] = {}  # read directly by the walk: the hot path
+        self._base_iter: Dict[type, Callable] = {}
+        self._slots: Dict[type, tuple] = {}
+
+    def shape(self, kind: type) -> int:
+        shape = self.shapes.get(kind)
+        if shape is None:
+            shape = self.shapes[kind] = self._sort(kind)
+        return shape
+
+    def _sort(self, kind: type) -> int:
+        if issubclass(kind, _LEAVES) or kind.__name__ in _LEAF_NAMES:
+            return LEAF
+        shapes = ((self._tensor_type, TENSOR), (dict, DICT), (list, SEQUENCE), (tuple, SEQUENCE),
+                  (deque, SEQUENCE), (set, SET), (frozenset, SET),
+                  (types.FunctionType, FUNCTION), (types.MethodType, METHOD),
+                  (types.FrameType, FRAME), (self._module_type, MODULE))
+        for base, shape in shapes:
+            if issubclass(kind, base):
+                if shape in (SEQUENCE, SET):  # a subclass iterates as its base, not as itself
+                    self._base_iter[kind] = base.__iter__
+                return shape
+        self._slots[kind] = _slot_descriptors(kind)
+        return OBJECT
+
+    def edges(self, obj: object, shape: int) -> List[Edge]:
+        if shape == DICT:
+            return _dict_edges(obj, self.shapes)
+        if shape == SEQUENCE:  # the most common containers: their leaves are dropped here
+            shapes = self.shapes
+            return [(INDEX, i, value)
+                    for i, value in enumerate(list(self._base_iter[type(obj)](obj)))
+                    if shapes.get(type(value)) != LEAF]
+        if shape == TENSOR:
+            return _tensor_edges(obj)
+        if shape == SET:
+            return [(ELEMENT, None, value) for value in list(self._base_iter[type(obj)](obj))]
+        if shape == FUNCTION:
+            return _function_edges(obj)
+        if shape == METHOD:
+            return [(ATTR, "__self__", obj.__self__), (ATTR, "__func__", obj.__func__)]
+        if shape == FRAME:
+            return [(ATTR, "f_locals", locals_of(obj))]
+        mapping = _instance_dict(obj)
+        if mapping is not None:
+            return _module_edges(mapping) if shape == MODULE else self._object_edges(obj, mapping)
+        return self._object_edges(obj, {})
+
+    def _object_edges(self, obj: object, mapping: dict) -> List[Edge]:
+        edges = _attribute_edges(mapping, self.shapes) if mapping else []
+        kind = type(obj)
+        for name, descriptor, cls in self._slots.get(kind, ()):
+            try:
+                edges.append((ATTR, name, descriptor.__get__(obj, cls)))
+            except Exception:  # noqa: BLE001: an empty slot
+                pass
+        if not mapping and not kind.__flags__ & _HEAP_TYPE:
+            # An object of a C type (functools.partial, an iterator...): what it holds has no
+            # name, but it is still held.
+            edges += [(REF, type(value).__name__, value) for value in gc.get_referents(obj)]
+        return edges
