@@ -7,8 +7,8 @@ namespace memfloor::hook {
 
 ClockPair clockPairNow() {
   ClockPair pair;
+  pair.unix_ns = wallNow();  // first: the pair's two readings are at most a call apart
   pair.cupti_ns = cuptiNow();
-  pair.unix_ns = wallNow();
   return pair;
 }
 

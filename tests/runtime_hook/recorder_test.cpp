@@ -178,10 +178,12 @@ TEST_CASE("a companion's blocks are written with their Python stacks, in any sta
                                          {"train.py", "<module>", 50, 0}};
     stack = r.internPythonStack(frames, 2);
     CHECK(r.internPythonStack(frames, 2) == stack);
+    // Wall-clock times of today (PyTorch's are microseconds since the epoch, in ns).
+    constexpr uint64_t kNow = 1'796'000'000'000'000'000ull;
     memfloor_block_event_v1 events[3] = {};
-    events[0] = {1000, 0x7000, 512, 0, 0, stack, MEMFLOOR_BLOCK_ALLOC};
-    events[1] = {2000, 0x7000, 512, 0, 0, stack, MEMFLOOR_BLOCK_FREE};
-    events[2] = {3000, 0x7000, 512, 0, 0, 0, 42};  // an unknown type: skipped
+    events[0] = {kNow + 1000, 0x7000, 512, 0, 0, stack, MEMFLOOR_BLOCK_ALLOC};
+    events[1] = {kNow + 2000, 0x7000, 512, 0, 0, stack, MEMFLOOR_BLOCK_FREE};
+    events[2] = {kNow + 3000, 0x7000, 512, 0, 0, 0, 42};  // an unknown type: skipped
     written = r.writeBlocks(events, 3);
     CHECK(r.writeBlocks(nullptr, 3) == 0);
   });
