@@ -63,11 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         analysis::parseFindings(bytes, "fuzz.json");
         break;
       case 1: {
-        symbols::ReadAt read = [&bytes](uint64_t offset, size_t n, std::string& out) {
-          if (offset > bytes.size() || n > bytes.size() - offset) return false;
-          out = bytes.substr(offset, n);
-          return true;
-        };
+        symbols::ReadAt read = symbols::bytesReader(bytes);
         symbols::elfBuildId(read);
         symbols::nameByElfSymbols(symbols::elfFunctions(read), {0, 1, 0x1000, UINT64_MAX});
         break;

@@ -14,18 +14,11 @@ namespace {
 constexpr size_t kMaxProgramHeaders = 256;
 constexpr size_t kMaxNoteBytes = 64 * 1024;
 
-template <typename T>
-T load(const std::string& bytes, size_t at) {
-  T value;
-  std::memcpy(&value, bytes.data() + at, sizeof value);
-  return value;
-}
-
 // Walks the notes of one segment; "" when none is a GNU build id.
 std::string buildIdIn(const std::string& notes) {
   size_t at = 0;
   while (notes.size() - at >= sizeof(Elf64_Nhdr)) {
-    auto header = load<Elf64_Nhdr>(notes, at);
+    auto header = loadAt<Elf64_Nhdr>(notes, at);
     at += sizeof header;
     uint64_t name_size = (uint64_t{header.n_namesz} + 3) & ~uint64_t{3};
     uint64_t desc_size = (uint64_t{header.n_descsz} + 3) & ~uint64_t{3};
@@ -46,34 +39,19 @@ std::string buildIdIn(const std::string& notes) {
 }  // namespace
 
 std::string elfBuildId(const ReadAt& read) {
-  std::string bytes;
-  if (!read(0, sizeof(Elf64_Ehdr), bytes)) return {};
-  auto ehdr = load<Elf64_Ehdr>(bytes, 0);
-  if (std::memcmp(ehdr.e_ident, ELFMAG, SELFMAG) != 0 || ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-      ehdr.e_ident[EI_DATA] != ELFDATA2LSB || ehdr.e_phentsize != sizeof(Elf64_Phdr)) {
-    return {};
-  }
+  Elf64_Ehdr ehdr{};
+  if (!readElfHeader(read, ehdr) || ehdr.e_phentsize != sizeof(Elf64_Phdr)) return {};
   size_t count = std::min<size_t>(ehdr.e_phnum, kMaxProgramHeaders);
   std::string headers;
   if (!read(ehdr.e_phoff, count * sizeof(Elf64_Phdr), headers)) return {};
   for (size_t i = 0; i < count; ++i) {
-    auto phdr = load<Elf64_Phdr>(headers, i * sizeof(Elf64_Phdr));
+    auto phdr = loadAt<Elf64_Phdr>(headers, i * sizeof(Elf64_Phdr));
     if (phdr.p_type != PT_NOTE || phdr.p_filesz > kMaxNoteBytes) continue;
     std::string notes;
     if (!read(phdr.p_offset, phdr.p_filesz, notes)) continue;
     if (std::string id = buildIdIn(notes); !id.empty()) return id;
   }
   return {};
-}
-
-ReadAt fileReader(std::ifstream& file) {
-  return [&file](uint64_t offset, size_t size, std::string& out) {
-    out.assign(size, '\0');
-    file.clear();
-    file.seekg(static_cast<std::streamoff>(offset));
-    return file.read(out.data(), static_cast<std::streamsize>(size)).gcount() ==
-           static_cast<std::streamsize>(size);
-  };
 }
 
 std::string elfBuildIdOfFile(const std::string& path) {

@@ -18,13 +18,6 @@ constexpr uint64_t kMaxTableBytes = 1ull << 30;  // a symbol or string table lar
 constexpr size_t kMaxName = 4096;                // longer names are cut
 constexpr size_t kMaxNested = 8;                 // ranges looked at before an address
 
-template <typename T>
-T load(const std::string& bytes, size_t at) {
-  T value;
-  std::memcpy(&value, bytes.data() + at, sizeof value);
-  return value;
-}
-
 bool readSection(const ReadAt& read, const Elf64_Shdr& section, std::string& out) {
   return section.sh_type != SHT_NOBITS && section.sh_size <= kMaxTableBytes &&
          read(section.sh_offset, section.sh_size, out);
@@ -32,17 +25,16 @@ bool readSection(const ReadAt& read, const Elf64_Shdr& section, std::string& out
 
 // The symbol table (type SHT_SYMTAB, else SHT_DYNSYM) and the string table it links to.
 bool findTables(const ReadAt& read, std::string& symbols, std::string& strings) {
-  std::string bytes;
-  if (!read(0, sizeof(Elf64_Ehdr), bytes)) return false;
-  auto ehdr = load<Elf64_Ehdr>(bytes, 0);
-  if (std::memcmp(ehdr.e_ident, ELFMAG, SELFMAG) != 0 || ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-      ehdr.e_ident[EI_DATA] != ELFDATA2LSB || ehdr.e_shentsize != sizeof(Elf64_Shdr) ||
-      ehdr.e_shnum == 0 || ehdr.e_shnum > kMaxSections) {
+  Elf64_Ehdr ehdr{};
+  if (!readElfHeader(read, ehdr) || ehdr.e_shentsize != sizeof(Elf64_Shdr) || ehdr.e_shnum == 0 ||
+      ehdr.e_shnum > kMaxSections) {
     return false;
   }
   std::string headers;
   if (!read(ehdr.e_shoff, size_t{ehdr.e_shnum} * sizeof(Elf64_Shdr), headers)) return false;
-  auto section = [&headers](size_t i) { return load<Elf64_Shdr>(headers, i * sizeof(Elf64_Shdr)); };
+  auto section = [&headers](size_t i) {
+    return loadAt<Elf64_Shdr>(headers, i * sizeof(Elf64_Shdr));
+  };
   for (uint32_t type : {SHT_SYMTAB, SHT_DYNSYM}) {
     for (size_t i = 0; i < ehdr.e_shnum; ++i) {
       Elf64_Shdr table = section(i);
@@ -73,7 +65,7 @@ std::vector<ElfFunction> elfFunctions(const ReadAt& read) {
   std::vector<ElfFunction> out;
   if (!findTables(read, symbols, strings)) return out;
   for (size_t at = 0; at + sizeof(Elf64_Sym) <= symbols.size(); at += sizeof(Elf64_Sym)) {
-    auto sym = load<Elf64_Sym>(symbols, at);
+    auto sym = loadAt<Elf64_Sym>(symbols, at);
     unsigned type = ELF64_ST_TYPE(sym.st_info);
     if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
         sym.st_size == 0 || sym.st_name >= strings.size() ||

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "symbols/elf_build_id.h"
+#include "symbols/elf_file.h"
 #include "symbols/symbols.h"
 
 namespace memfloor::symbols {

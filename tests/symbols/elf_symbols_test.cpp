@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "symbols/elf_build_id.h"
 #include "symbols/llvm_symbolizer.h"
 
 namespace memfloor::symbols {
@@ -29,14 +30,6 @@ uint64_t loadBias() {
       },
       &bias);
   return bias;
-}
-
-ReadAt bytesReader(const std::string& bytes) {
-  return [&bytes](uint64_t offset, size_t size, std::string& out) {
-    if (offset > bytes.size() || size > bytes.size() - offset) return false;
-    out = bytes.substr(offset, size);
-    return true;
-  };
 }
 
 }  // namespace
