@@ -54,17 +54,6 @@ constexpr StackModeName kStackModes[] = {{StackMode::kNone, "none"},
                                          {StackMode::kPython, "python"},
                                          {StackMode::kAuto, "auto"}};
 
-}  // namespace
-
-const char* toString(StackMode mode) {
-  for (const StackModeName& m : kStackModes) {
-    if (m.mode == mode) return m.name;
-  }
-  return "none";
-}
-
-namespace {
-
 void warn(std::string& warnings, const char* name, const char* value, const char* what) {
   if (!warnings.empty()) warnings += '\n';
   warnings += "memfloor: ignoring ";

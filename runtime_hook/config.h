@@ -33,6 +33,4 @@ bool parseByteSize(const char* text, uint64_t& out);
 // else and on overflow; zero is the caller's to judge.
 bool parseCount(const char* text, uint64_t& out);
 
-const char* toString(StackMode mode);
-
 }  // namespace memfloor::hook

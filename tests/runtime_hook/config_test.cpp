@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "tests/runtime_hook/test_support.h"
 
@@ -39,9 +40,13 @@ TEST_CASE("memfloor run's variables are read", "[runtime_hook]") {
 }
 
 TEST_CASE("every stack mode is read by its name", "[runtime_hook]") {
-  for (StackMode mode :
-       {StackMode::kNone, StackMode::kNative, StackMode::kPython, StackMode::kAuto}) {
-    Env env{{"MEMFLOOR_STACKS", toString(mode)}};
+  // The names memfloor run passes (cli/run_command.cpp, --stacks).
+  const std::pair<const char*, StackMode> modes[] = {{"none", StackMode::kNone},
+                                                     {"native", StackMode::kNative},
+                                                     {"python", StackMode::kPython},
+                                                     {"auto", StackMode::kAuto}};
+  for (const auto& [name, mode] : modes) {
+    Env env{{"MEMFLOOR_STACKS", name}};
     std::string warnings;
     CHECK(readConfig(lookup, &env, warnings).stacks == mode);
     CHECK(warnings.empty());
