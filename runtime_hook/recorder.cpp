@@ -20,7 +20,7 @@ constexpr size_t kNativeSkipAllowance = 8;  // hook, CUPTI and driver frames dro
 }  // namespace
 
 Recorder::Recorder(const Config& config, TraceOutput& output, std::unique_ptr<PythonFrames> python)
-    : python_(config.stacks == StackMode::kNone ? nullptr : std::move(python)),
+    : python_(std::move(python)),
       native_(config.stacks == StackMode::kNative ||
               (config.stacks == StackMode::kAuto && python_ == nullptr)),
       max_stack_depth_(config.max_stack_depth),

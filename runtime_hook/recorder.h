@@ -25,7 +25,8 @@ namespace memfloor::hook {
 class Recorder {
  public:
   // Writes into output, which outlives it. Allocation stacks hold python's frames where it is
-  // set, and native frames where config asks for them (kNative; kAuto without python).
+  // set (the session finds it unless stacks are kNone), and native frames where config asks for
+  // them (kNative; kAuto without python).
   Recorder(const Config& config, TraceOutput& output,
            std::unique_ptr<PythonFrames> python = nullptr);
   Recorder(const Recorder&) = delete;
