@@ -76,6 +76,8 @@ void Analysis::dispatch(const trace::Event& e) {
     release(e);
   } else if (e.type == trace::EventType::kMarker) {
     onMarker(e);
+  } else if (e.type == trace::EventType::kCensus || e.type == trace::EventType::kHeld) {
+    return;  // not memory: what holds it (not analyzed yet)
   } else {
     ++records_.pool_events;
     last_memory_ns_ = e.timestamp;
@@ -112,7 +114,10 @@ void Analysis::allocate(const trace::Event& a) {
 
 // Detected iterations (the three replays of AnalysisOptions), for every event before it counts.
 void Analysis::watch(const trace::Event& e) {
-  if (e.type == trace::EventType::kMarker) return;
+  if (e.type == trace::EventType::kMarker || e.type == trace::EventType::kCensus ||
+      e.type == trace::EventType::kHeld) {
+    return;
+  }
   const uint64_t ordinal = records_.allocs + records_.frees + records_.pool_events;
   const uint64_t previous_ns = ordinal > 0 ? last_memory_ns_ : e.timestamp;
   const bool alloc = e.type == trace::EventType::kAlloc;

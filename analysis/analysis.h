@@ -85,6 +85,8 @@ class Analysis {
   void on(const trace::Free& r) { on(trace::toEvent(r)); }
   void on(const trace::PoolEvent& r) { on(trace::toEvent(r)); }
   void on(const trace::Marker& r) { on(trace::toEvent(r)); }
+  void on(const trace::Census& r) { on(trace::toEvent(r)); }
+  void on(const trace::Held& r) { on(trace::toEvent(r)); }
   void on(const trace::Event& e);
   void dispatch(const trace::Event& e);
   void allocate(const trace::Event& e);

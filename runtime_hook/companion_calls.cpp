@@ -33,6 +33,31 @@ std::optional<trace::Record> blockRecord(const memfloor_block_event_v1& event,
   return std::nullopt;
 }
 
+trace::Census censusRecord(const memfloor_census_header_v1& census, uint64_t count,
+                           const ClockPair& now) {
+  trace::Census c;
+  c.timestamp = toCuptiTime(census.unix_ns, now);
+  c.objects = census.objects;
+  c.duration_ns = census.duration_ns;
+  c.storages = count;
+  c.device = census.device;
+  c.step = census.step;
+  c.complete = census.complete != 0;
+  return c;
+}
+
+trace::Held heldRecord(const memfloor_held_v1& held, uint32_t device, uint64_t timestamp) {
+  trace::Held h;
+  h.timestamp = timestamp;
+  h.address = held.address;
+  h.size = held.size;
+  h.device = device;
+  h.holders = held.holders > 0 ? held.holders : 1;
+  h.role = held.role < trace::kHeldRoleCount ? static_cast<trace::HeldRole>(held.role)
+                                             : trace::HeldRole::kOther;
+  return h;
+}
+
 std::vector<StackTable::PythonFrame> pythonFrames(const memfloor_python_frame_v1* frames,
                                                   uint32_t count) {
   std::vector<StackTable::PythonFrame> out;

@@ -27,6 +27,12 @@ uint64_t toCuptiTime(uint64_t unix_ns, const ClockPair& now);
 std::optional<trace::Record> blockRecord(const memfloor_block_event_v1& event,
                                          const ClockPair& now);
 
+// The census as a record (its storages: count); heldRecord is one storage of it, without its
+// strings (the caller interns path and via).
+trace::Census censusRecord(const memfloor_census_header_v1& census, uint64_t count,
+                           const ClockPair& now);
+trace::Held heldRecord(const memfloor_held_v1& held, uint32_t device, uint64_t timestamp);
+
 // The frames as the stack table takes them (null strings read as empty).
 std::vector<StackTable::PythonFrame> pythonFrames(const memfloor_python_frame_v1* frames,
                                                   uint32_t count);

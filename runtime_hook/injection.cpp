@@ -83,4 +83,14 @@ __attribute__((visibility("default"))) uint64_t memfloor_blocks_v1(
   }
 }
 
+__attribute__((visibility("default"))) uint64_t memfloor_census_v1(
+    const memfloor_census_header_v1* census, const memfloor_held_v1* held, uint64_t count) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    return session != nullptr ? session->census(census, held, count) : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 }  // extern "C"

@@ -127,6 +127,24 @@ uint64_t Recorder::writeBlocks(const memfloor_block_event_v1* events, uint64_t c
   return written;
 }
 
+uint64_t Recorder::writeCensus(const memfloor_census_header_v1* census,
+                               const memfloor_held_v1* held, uint64_t count) {
+  if (census == nullptr || (held == nullptr && count > 0)) return 0;
+  const ClockPair now = clockPairNow();
+  TraceOutput::Batch batch(output_);
+  uint64_t written = batch.write(trace::Record{censusRecord(*census, count, now)}) ? 1 : 0;
+  const uint64_t timestamp = toCuptiTime(census->unix_ns, now);
+  for (uint64_t i = 0; written > 0 && i < count; ++i) {
+    const memfloor_held_v1& h = held[i];
+    trace::Held record = heldRecord(h, census->device, timestamp);
+    record.path = batch.intern(h.path != nullptr ? h.path : "");
+    if (h.via != nullptr && *h.via != '\0') record.via = batch.intern(h.via);
+    if (batch.write(trace::Record{record})) ++written;
+  }
+  batch.flush();
+  return written;
+}
+
 void Recorder::onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
   auto keep = [this](Join join) {
     if (join != Join::kVmmDuplicate) return true;

@@ -342,4 +342,9 @@ uint64_t Session::blocks(const memfloor_block_event_v1* events, uint64_t count) 
   return tracing() ? recorder_->writeBlocks(events, count) : 0;
 }
 
+uint64_t Session::census(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
+                         uint64_t count) {
+  return tracing() ? recorder_->writeCensus(census, held, count) : 0;
+}
+
 }  // namespace memfloor::hook

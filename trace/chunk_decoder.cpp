@@ -20,9 +20,9 @@ namespace {
 
 const char* recordName(uint8_t code) {
   static constexpr const char* kNames[] = {
-      "record",  "string",   "module",         "frame",        "stack",      "process",
-      "device",  "property", "alloc",          "free",         "pool",       "marker",
-      "dropped", "trailer",  "memory context", "packed alloc", "packed free"};
+      "record",         "string",       "module",      "frame",  "stack",  "process", "device",
+      "property",       "alloc",        "free",        "pool",   "marker", "dropped", "trailer",
+      "memory context", "packed alloc", "packed free", "census", "held"};
   return code < std::size(kNames) ? kNames[code] : "record";
 }
 
@@ -160,6 +160,8 @@ struct IndexVisit {
   void operator()(Free&& f) { nextEvent() = toEvent(f); }
   void operator()(PoolEvent&& p) { nextEvent() = toEvent(p); }
   void operator()(Marker&& m) { nextEvent() = toEvent(m); }
+  void operator()(Census&& c) { nextEvent() = toEvent(c); }
+  void operator()(Held&& h) { nextEvent() = toEvent(h); }
   void operator()(Trailer&& t) {
     index.trailer = t;
     index.has_trailer = true;

@@ -32,6 +32,12 @@ void toRecord(const Event& e, Record& out) {
     case EventType::kMarker:
       out.emplace<Marker>(toMarker(e));
       return;
+    case EventType::kCensus:
+      out.emplace<Census>(toCensus(e));
+      return;
+    case EventType::kHeld:
+      out.emplace<Held>(toHeld(e));
+      return;
   }
 }
 

@@ -9,21 +9,22 @@
 
 namespace memfloor::trace {
 
-enum class EventType : uint8_t { kAlloc, kFree, kPool, kMarker };
+enum class EventType : uint8_t { kAlloc, kFree, kPool, kMarker, kCensus, kHeld };
 
-// 56 bytes. Pool events and markers keep their fields in the memory event's slots, as named.
+// 56 bytes. Pool events, markers, censuses and held storages keep their fields in the memory
+// event's slots, as named.
 struct Event {
   uint64_t timestamp;
-  uint64_t address;  // marker: id
-  uint64_t size;
-  uint64_t thread;
+  uint64_t address;      // marker: id; census: objects
+  uint64_t size;         // census: duration_ns
+  uint64_t thread;       // census: storages; held: holders
   uint64_t correlation;  // pool: utilized
-  uint32_t stream;
-  uint32_t stack;   // marker: name
-  uint32_t device;  // marker: domain
+  uint32_t stream;       // census: step; held: via
+  uint32_t stack;        // marker: name; held: path
+  uint32_t device;       // marker: domain
   EventType type;
   uint8_t kind;   // MemoryKind's value (unchecked: a file may hold one this build does not
-                  // know); pool: PoolEventType; marker: MarkerType
+                  // know); pool: PoolEventType; marker: MarkerType; census: complete; held: role
   uint8_t flags;  // pool: pool_type
 };
 
@@ -61,6 +62,33 @@ inline Event toEvent(const Marker& m) {
           .flags = 0};
 }
 
+inline Event toEvent(const Census& c) {
+  return {.timestamp = c.timestamp,
+          .address = c.objects,
+          .size = c.duration_ns,
+          .thread = c.storages,
+          .correlation = 0,
+          .stream = c.step,
+          .stack = 0,
+          .device = c.device,
+          .type = EventType::kCensus,
+          .kind = static_cast<uint8_t>(c.complete),
+          .flags = 0};
+}
+inline Event toEvent(const Held& h) {
+  return {.timestamp = h.timestamp,
+          .address = h.address,
+          .size = h.size,
+          .thread = h.holders,
+          .correlation = 0,
+          .stream = h.via,
+          .stack = h.path,
+          .device = h.device,
+          .type = EventType::kHeld,
+          .kind = static_cast<uint8_t>(h.role),
+          .flags = 0};
+}
+
 inline PoolEvent toPoolEvent(const Event& e) {
   return {e.timestamp,   e.address, e.size,
           e.correlation, e.device,  static_cast<PoolEventType>(e.kind),
@@ -68,6 +96,20 @@ inline PoolEvent toPoolEvent(const Event& e) {
 }
 inline Marker toMarker(const Event& e) {
   return {e.timestamp, e.thread, e.address, e.stack, e.device, static_cast<MarkerType>(e.kind)};
+}
+
+inline Census toCensus(const Event& e) {
+  return {e.timestamp, e.address, e.size, e.thread, e.device, e.stream, e.kind != 0};
+}
+inline Held toHeld(const Event& e) {
+  return {e.timestamp,
+          e.address,
+          e.size,
+          e.stack,
+          e.stream,
+          e.device,
+          static_cast<uint32_t>(e.thread),
+          static_cast<HeldRole>(e.kind)};
 }
 
 // The record an event stands for, reusing out's storage when it holds the same type.

@@ -148,6 +148,31 @@ template <typename Cursor, typename Visit>
       emit(m);
       return RecordClass::kTimed;
     }
+    case RecordCode::kCensus: {
+      Census n;
+      timed(n);
+      n.device = c.u32();
+      n.objects = c.u64();
+      n.duration_ns = c.u64();
+      n.storages = c.u64();
+      n.step = c.u32();
+      n.complete = c.u8() != 0;
+      emit(n);
+      return RecordClass::kTimed;
+    }
+    case RecordCode::kHeld: {
+      Held h;
+      timed(h);
+      h.device = c.u32();
+      h.address = c.u64();
+      h.size = c.u64();
+      h.path = c.u32();
+      h.via = c.u32();
+      h.holders = c.u32();
+      h.role = c.template enumValue<HeldRole>(kHeldRoleCount);
+      emit(h);
+      return RecordClass::kTimed;
+    }
     case RecordCode::kString: {
       StringDef s;
       s.id = c.id();

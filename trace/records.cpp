@@ -9,7 +9,8 @@ namespace {
 
 template <typename T>
 constexpr bool kIsTimed =
-    std::is_base_of_v<MemoryEvent, T> || std::is_same_v<T, PoolEvent> || std::is_same_v<T, Marker>;
+    std::is_base_of_v<MemoryEvent, T> || std::is_same_v<T, PoolEvent> ||
+    std::is_same_v<T, Marker> || std::is_same_v<T, Census> || std::is_same_v<T, Held>;
 
 }  // namespace
 
@@ -93,6 +94,22 @@ std::string_view toString(DropSource source) {
       return "cupti";
     case DropSource::kWriter:
       return "writer";
+  }
+  return "unknown";
+}
+
+std::string_view toString(HeldRole role) {
+  switch (role) {
+    case HeldRole::kOther:
+      return "other";
+    case HeldRole::kParameter:
+      return "parameter";
+    case HeldRole::kBuffer:
+      return "buffer";
+    case HeldRole::kGradient:
+      return "gradient";
+    case HeldRole::kOptimizerState:
+      return "optimizer_state";
   }
   return "unknown";
 }

@@ -51,6 +51,17 @@ enum class DropSource : uint8_t {
 };
 inline constexpr uint8_t kDropSourceCount = 2;
 
+// 1.3: what a census found a storage held by, from the edge that named its path. Values are part
+// of the file format.
+enum class HeldRole : uint8_t {
+  kOther = 0,           // an attribute, a container's element, a local, a global, a closure
+  kParameter = 1,       // an nn.Module's parameter
+  kBuffer = 2,          // an nn.Module's buffer
+  kGradient = 3,        // a tensor's .grad
+  kOptimizerState = 4,  // an optimizer's state
+};
+inline constexpr uint8_t kHeldRoleCount = 5;
+
 inline constexpr uint8_t kMemoryFlagAsync = 1;  // stream-ordered (cudaMallocAsync / cudaFreeAsync)
 inline constexpr uint8_t kMemoryFlagVmm = 2;    // a virtual memory mapping (cuMemMap / cuMemUnmap)
 
@@ -164,6 +175,32 @@ struct Marker {
   bool operator==(const Marker&) const = default;
 };
 
+// 1.3: a census of the storages a process holds, taken by a companion (the Python one) in an idle
+// window; `storages` Held records with the census's timestamp and device follow it.
+struct Census {
+  uint64_t timestamp = 0;
+  uint64_t objects = 0;      // objects walked
+  uint64_t duration_ns = 0;  // what the census took
+  uint64_t storages = 0;     // Held records of this census
+  uint32_t device = 0;
+  uint32_t step = 0;     // the program's optimizer steps when it was taken, 0 if unknown
+  bool complete = true;  // false: the walk stopped at its object limit
+  bool operator==(const Census&) const = default;
+};
+
+// One storage of a census and the shortest named path from a root that holds it.
+struct Held {
+  uint64_t timestamp = 0;  // its census's
+  uint64_t address = 0;    // the storage's first byte
+  uint64_t size = 0;       // the storage's bytes
+  StringId path = kNoId;   // e.g. "model.layers[1].mlp_norm_manager.tensor"
+  StringId via = kNoId;    // autograd nodes on the way ("MulBackward0 > GeluBackward0"), 0 if none
+  uint32_t device = 0;
+  uint32_t holders = 1;  // distinct root variables that reach it
+  HeldRole role = HeldRole::kOther;
+  bool operator==(const Held&) const = default;
+};
+
 // ---- bookkeeping ----
 
 struct Dropped {
@@ -180,8 +217,9 @@ struct Trailer {
 };
 
 // One record. The alternative order is not the on-disk type code (see format.h).
-using Record = std::variant<StringDef, ModuleDef, FrameDef, StackDef, ProcessInfo, DeviceInfo,
-                            Property, Alloc, Free, PoolEvent, Marker, Dropped, Trailer>;
+using Record =
+    std::variant<StringDef, ModuleDef, FrameDef, StackDef, ProcessInfo, DeviceInfo, Property, Alloc,
+                 Free, PoolEvent, Marker, Census, Held, Dropped, Trailer>;
 
 // The timestamp of a timed record, or nullopt-like false for definitions and bookkeeping.
 bool isTimed(const Record& record);
@@ -192,5 +230,6 @@ std::string_view toString(MarkerType type);
 std::string_view toString(PoolEventType type);
 std::string_view toString(FrameKind kind);
 std::string_view toString(DropSource source);
+std::string_view toString(HeldRole role);
 
 }  // namespace memfloor::trace

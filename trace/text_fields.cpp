@@ -113,6 +113,18 @@ void TextFields::frameKind(FrameKind& out) {
   }
 }
 
+void TextFields::heldRole(HeldRole& out) {
+  const TextToken* t = take("role");
+  if (t != nullptr && (t->quoted || !parseEnum(t->value, kHeldRoleCount, out))) {
+    bad(*t, enumNames<HeldRole>(kHeldRoleCount));
+  }
+}
+
+void TextFields::boolean(std::string_view key, bool& out) {
+  const TextToken* t = take(key);
+  if (t != nullptr) out = number(*t, 1) != 0;
+}
+
 void TextFields::flags(uint8_t& out) {
   const TextToken* t = take("flags");
   if (t == nullptr) return;

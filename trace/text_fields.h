@@ -42,6 +42,8 @@ class TextFields {
   void stringId(std::string_view key, StringId& out);  // a number or an inline "string"
   void memoryKind(MemoryKind& out);                    // key "kind": a name or a number
   void frameKind(FrameKind& out);                      // key "kind": native or python
+  void heldRole(HeldRole& out);                        // key "role": other, parameter, ...
+  void boolean(std::string_view key, bool& out);       // 0 or 1
   void flags(uint8_t& out);                            // key "flags": async|vmm|0x80
   void frames(std::vector<FrameId>& out);              // key "frames": 1,2,3
   void done() const;

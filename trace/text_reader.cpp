@@ -113,6 +113,29 @@ void TextReader::Impl::parseRecord(std::string_view word, std::span<const TextTo
     f.u64("utilized", p.utilized);
     f.u8("pool_type", p.pool_type);
     f.done();
+  } else if (word == "census") {
+    auto& c = record.emplace<Census>();
+    TextFields f = fields(0);
+    f.u64("t", c.timestamp);
+    f.u32("dev", c.device);
+    f.u64("objects", c.objects);
+    f.u64("duration", c.duration_ns);
+    f.u64("storages", c.storages);
+    f.u32("step", c.step);
+    f.boolean("complete", c.complete);
+    f.done();
+  } else if (word == "held") {
+    auto& h = record.emplace<Held>();
+    TextFields f = fields(0);
+    f.u64("t", h.timestamp);
+    f.u32("dev", h.device);
+    f.u64("addr", h.address);
+    f.u64("size", h.size);
+    f.stringId("path", h.path);
+    f.stringId("via", h.via);
+    f.u32("holders", h.holders);
+    f.heldRole(h.role);
+    f.done();
   } else if (word == "string") {
     const StringId id = definitionId(args, word);
     if (args.size() != 2 || !args[1].key.empty() || !args[1].quoted) {

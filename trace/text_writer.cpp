@@ -138,6 +138,20 @@ struct LineWriter {
     optional(out, "name", m.name);
     optional(out, "domain", m.domain);
   }
+  void operator()(const Census& c) {
+    fmt::format_to(std::back_inserter(out), "census t={} dev={} objects={} duration={} storages={}",
+                   c.timestamp, c.device, c.objects, c.duration_ns, c.storages);
+    optional(out, "step", c.step);
+    if (!c.complete) fmt::format_to(std::back_inserter(out), " complete=0");
+  }
+  void operator()(const Held& h) {
+    fmt::format_to(std::back_inserter(out), "held t={} dev={} addr={:#x} size={} path={}",
+                   h.timestamp, h.device, h.address, h.size, h.path);
+    optional(out, "via", h.via);
+    optional(out, "holders", h.holders, 1u);
+    if (h.role != HeldRole::kOther)
+      fmt::format_to(std::back_inserter(out), " role={}", toString(h.role));
+  }
   void operator()(const Dropped& d) {
     fmt::format_to(std::back_inserter(out), "dropped {} count={}", toString(d.source), d.count);
   }

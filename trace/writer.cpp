@@ -211,6 +211,21 @@ bool Writer::write(const PoolEvent& p) {
   return appendTimed(code(RecordCode::kPool), p.timestamp, f);
 }
 
+bool Writer::write(const Census& n) {
+  Fields f;
+  f.put(n.device).put(n.objects).put(n.duration_ns).put(n.storages).put(n.step);
+  f.put(uint8_t{n.complete});
+  return appendTimed(code(RecordCode::kCensus), n.timestamp, f);
+}
+
+bool Writer::write(const Held& h) {
+  if (static_cast<uint8_t>(h.role) >= kHeldRoleCount) return false;
+  Fields f;
+  f.put(h.device).put(h.address).put(h.size).put(h.path).put(h.via).put(h.holders);
+  f.put(static_cast<uint8_t>(h.role));
+  return appendTimed(code(RecordCode::kHeld), h.timestamp, f);
+}
+
 bool Writer::write(const Dropped& d) {
   if (static_cast<uint8_t>(d.source) >= kDropSourceCount) return false;
   Fields f;

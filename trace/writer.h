@@ -62,6 +62,8 @@ class Writer {
   bool write(const Free& free);
   bool write(const Marker& marker);
   bool write(const PoolEvent& pool);
+  bool write(const Census& census);
+  bool write(const Held& held);
   bool write(const Dropped& dropped);
   bool write(const StringDef& string);
   bool write(const ModuleDef& module);

@@ -1,7 +1,8 @@
 /* memfloor/companion.h: the hook's entry points for a companion that reports an allocator's own
- * blocks (python/memfloor/ does, for PyTorch's caching allocator, through ctypes).
+ * blocks and what holds them (python/memfloor/ does, for PyTorch's caching allocator and the
+ * program's Python objects, through ctypes).
  *
- * Both are exported by libmemfloor_hook.so; both are safe from any thread, never block on
+ * All are exported by libmemfloor_hook.so; both are safe from any thread, never block on
  * anything but the hook's own short locks, never call back into the caller, and return 0 (nothing
  * recorded) when the process is not traced or tracing has ended. The layouts are fixed: a change
  * makes a _v2. */
@@ -42,6 +43,43 @@ typedef struct {
 /* Records count events (any order) as block allocations and frees. Returns how many were
  * recorded: count, or 0 when the process is not traced. Events of an unknown type are skipped. */
 uint64_t memfloor_blocks_v1(const memfloor_block_event_v1* events, uint64_t count);
+
+enum {
+  MEMFLOOR_HELD_OTHER = 0,          /* an attribute, a container's element, a local, a global */
+  MEMFLOOR_HELD_PARAMETER = 1,      /* an nn.Module's parameter */
+  MEMFLOOR_HELD_BUFFER = 2,         /* an nn.Module's buffer */
+  MEMFLOOR_HELD_GRADIENT = 3,       /* a tensor's .grad */
+  MEMFLOOR_HELD_OPTIMIZER_STATE = 4 /* an optimizer's state */
+};
+
+/* One storage a census found, with the shortest named path from a root. The strings are read
+ * during the call only; via may be NULL or "". */
+typedef struct {
+  uint64_t address; /* the storage's first byte */
+  uint64_t size;    /* the storage's bytes */
+  const char* path; /* e.g. "model.layers[1].mlp_norm_manager.tensor" */
+  const char* via;  /* autograd nodes on the way, outermost first, joined by " > " */
+  uint32_t device;
+  uint32_t holders;  /* distinct root variables that reach it (at least 1) */
+  uint32_t role;     /* MEMFLOOR_HELD_*; an unknown role is recorded as OTHER */
+  uint32_t reserved; /* 0 */
+} memfloor_held_v1;
+
+/* One census: when, of which device, what it cost. */
+typedef struct {
+  uint64_t unix_ns;     /* when it was taken (CLOCK_REALTIME); the hook moves it to its own */
+  uint64_t objects;     /* objects walked */
+  uint64_t duration_ns; /* what it took */
+  uint32_t device;
+  uint32_t step;     /* the program's optimizer steps so far, 0 if unknown */
+  uint32_t complete; /* 1: walked everything; 0: stopped at an object limit */
+  uint32_t reserved; /* 0 */
+} memfloor_census_header_v1;
+
+/* Records a census and its count storages. Returns count + 1 when recorded, 0 when the process is
+ * not traced (or census is NULL). */
+uint64_t memfloor_census_v1(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
+                            uint64_t count);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,8 @@ struct Written {
   std::vector<trace::Alloc> allocs;
   std::vector<trace::Free> frees;
   std::vector<trace::Marker> markers;
+  std::vector<trace::Census> censuses;
+  std::vector<trace::Held> held;
   std::map<trace::StringId, std::string> strings;
   size_t stacks = 0;
 
@@ -46,6 +48,8 @@ struct Written {
       if (auto* a = std::get_if<trace::Alloc>(&r)) allocs.push_back(*a);
       if (auto* f = std::get_if<trace::Free>(&r)) frees.push_back(*f);
       if (auto* m = std::get_if<trace::Marker>(&r)) markers.push_back(*m);
+      if (auto* c = std::get_if<trace::Census>(&r)) censuses.push_back(*c);
+      if (auto* h = std::get_if<trace::Held>(&r)) held.push_back(*h);
       if (std::holds_alternative<trace::StackDef>(r)) ++stacks;
     }
   }
@@ -197,4 +201,44 @@ TEST_CASE("a companion's blocks are written with their Python stacks, in any sta
   REQUIRE(w.frees.size() == 1);
   CHECK(w.frees[0].kind == trace::MemoryKind::kBlock);
   CHECK(w.frees[0].timestamp - w.allocs[0].timestamp == 1000);  // one offset for a whole batch
+}
+
+TEST_CASE("a companion's census is written with its storages, on the census's time and device",
+          "[runtime_hook]") {
+  uint64_t written = 0;
+  Written w = record(hook::StackMode::kNone, [&](hook::Recorder& r) {
+    constexpr uint64_t kNow = 1'796'000'000'000'000'000ull;
+    const memfloor_census_header_v1 census{kNow, 5000, 120'000'000, 1, 4, 0, 0};
+    const memfloor_held_v1 held[3] = {
+        {0x7000, 4096, "model.lin.weight", "", 9, 1, MEMFLOOR_HELD_PARAMETER, 0},
+        {0x9000, 1 << 20, "model.cache.tensor", "MulBackward0 > GeluBackward0", 9, 2, 0, 0},
+        {0xa000, 512, nullptr, nullptr, 9, 0, 77, 0},  // no strings, no holders, unknown role
+    };
+    written = r.writeCensus(&census, held, 3);
+    CHECK(r.writeCensus(nullptr, held, 3) == 0);
+    CHECK(r.writeCensus(&census, nullptr, 3) == 0);
+  });
+  CHECK(written == 4);
+  REQUIRE(w.censuses.size() == 1);
+  const trace::Census& c = w.censuses[0];
+  CHECK(c.objects == 5000);
+  CHECK(c.duration_ns == 120'000'000);
+  CHECK(c.storages == 3);
+  CHECK(c.device == 1);
+  CHECK(c.step == 4);
+  CHECK_FALSE(c.complete);
+  REQUIRE(w.held.size() == 3);
+  for (const trace::Held& h : w.held) {
+    CHECK(h.timestamp == c.timestamp);
+    CHECK(h.device == 1);  // the census's, not the storage's
+  }
+  CHECK(w.text(w.held[0].path) == "model.lin.weight");
+  CHECK(w.held[0].via == trace::kNoId);
+  CHECK(w.held[0].role == trace::HeldRole::kParameter);
+  CHECK(w.text(w.held[1].via) == "MulBackward0 > GeluBackward0");
+  CHECK(w.held[1].holders == 2);
+  CHECK(w.held[1].size == 1 << 20);
+  CHECK(w.text(w.held[2].path).empty());
+  CHECK(w.held[2].holders == 1);
+  CHECK(w.held[2].role == trace::HeldRole::kOther);
 }

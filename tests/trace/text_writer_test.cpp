@@ -29,6 +29,11 @@ TEST_CASE("canonical lines of every record type", "[trace][text_writer]") {
       "marker start t=0 thread=12 id=77 name=1 domain=3\n"
       "marker end t=40 thread=12 id=77\n"
       "marker instant t=41 thread=0 name=2\n"
+      "census t=950 dev=1 objects=530000 duration=1200000000 storages=2 step=4 complete=0\n"
+      "held t=950 dev=1 addr=0x7f0000200000 size=402653184 path=1 via=2 holders=3 "
+      "role=optimizer_state\n"
+      "held t=950 dev=4294967295 addr=0xffffffffffffffff size=18446744073709551615 "
+      "path=4294967295\n"
       "dropped writer count=12\n"
       "dropped cupti count=0\n";
   CHECK(testing::toText(testing::everyRecordType()) == expected);

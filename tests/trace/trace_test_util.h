@@ -85,6 +85,9 @@ inline std::vector<Record> everyRecordType() {
       Marker{0, 12, 77, 1, 3, MarkerType::kStart},
       Marker{40, 12, 77, 0, 0, MarkerType::kEnd},
       Marker{41, 0, 0, 2, 0, MarkerType::kInstant},
+      Census{950, 530000, 1'200'000'000, 2, 1, 4, false},
+      Held{950, 0x7f00'0020'0000, 402653184, 1, 2, 1, 3, HeldRole::kOptimizerState},
+      Held{950, UINT64_MAX, UINT64_MAX, UINT32_MAX, 0, UINT32_MAX, 1, HeldRole::kOther},
       Dropped{DropSource::kWriter, 12},
       Dropped{DropSource::kCupti, 0},
   };
