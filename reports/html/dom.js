@@ -50,6 +50,8 @@ const memCell = (x, blocks) => h('td', {class: 'nowrap'}, 'device ' + num(x.devi
   (levelOf(x.kind, blocks) || str(x.kind)));
 const bytesCell = (n) => h('td', {class: 'num', title: exactBytes(n)}, fmtBytes(n));
 const badge = (text, cls) => h('span', {class: 'badge ' + (cls || '')}, text);
+// A class of bytes (inter_iteration, leak, ...) as a badge: "inter-iteration", coloured by class.
+const classBadge = (cls) => badge(cls.replace(/_/g, '-'), cls);
 
 function table(headers, rows, attrs) {
   const head = h('tr', null, headers.map((x) => (Array.isArray(x) ? h('th', {class: x[1]}, x[0]) : h('th', null, x))));

@@ -17,10 +17,9 @@ const peakClasses = (run, key) => PEAK_CLASSES.filter(([k]) => k !== 'cached' ||
 // One site at a peak: its frame, bytes and class, its stack folded out.
 function peakSiteItem(stacks, s) {
   const site = obj(s);
-  const cls = str(site.class);
   return h('li', null,
     h('span', {class: 'num', title: exactBytes(site.bytes)}, fmtBytes(num(site.bytes))), ' ',
-    badge(cls.replace(/_/g, '-'), cls), ' ',
+    classBadge(str(site.class)), ' ',
     h('span', {class: 'mono break'}, str(site.where)),
     stackDetails(stacks, site.stack));
 }

@@ -1,6 +1,6 @@
 // The report page's section of one run: its warnings and facts, then per device and memory kind
 // the peak, the trend, the live-bytes chart (chart.js), the per-iteration table and the peaks
-// (peaks.js).
+// (peaks.js); then its retaining sites (sites.js) and what its idle censuses found (held.js).
 
 function runWarnings(run) {
   const out = [];
@@ -138,5 +138,6 @@ function runSection(ctx, run, index) {
     h('h2', null, str(run.label) || 'run ' + (index + 1), isWorst ? [' ', badge('worst run', 'worst')] : null),
     runWarnings(run), runFacts(run),
     arr(run.memory).map((m) => memorySection(run, index, obj(m))),
-    sitesSection(ctx, run));
+    sitesSection(ctx, run),
+    heldBySection(run, index));
 }

@@ -63,7 +63,7 @@ function sitesSection(ctx, run) {
     return h('tr', null,
       h('td', {class: 'where'}, str(e.site.where), stackDetails(stacks, e.site.stack)),
       memCell(e.site, hasBlocks(run, e.site.device)),
-      h('td', null, badge(cls.replace('_', '-'), cls)),
+      h('td', null, classBadge(cls)),
       h('td', {class: 'num', title: exactBytes(e.max)}, fmtBytes(e.max)),
       h('td', {class: 'num'}, String(e.maxIteration)),
       h('td', null, ranges(e.windows)),

@@ -5,12 +5,12 @@
 //
 //   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
 //        --plain-html plain.html --detected-html detected.html --peaks-html peaks.html \
-//        --blocks-html blocks.html
+//        --blocks-html blocks.html --held-html held.html
 // page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone;
 // detected.html: a model trace analyzed with its markers ignored; peaks.html: a model trace
 // analyzed by this build, with the peaks' compositions the shipped reports predate; blocks.html:
 // the caching allocator fixture (testdata/analysis/caching_allocator.txt) with its gate against
-// itself.
+// itself; held.html: testdata/reports/held_by.report.json, with idle censuses (held_by).
 import puppeteer from 'puppeteer-core';
 import {pathToFileURL} from 'node:url';
 import {parseArgs} from 'node:util';
@@ -24,9 +24,10 @@ const {values: args} = parseArgs({
     'detected-html': {type: 'string'},
     'peaks-html': {type: 'string'},
     'blocks-html': {type: 'string'},
+    'held-html': {type: 'string'},
   },
 });
-for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html']) {
+for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html', 'held-html']) {
   if (!args[name]) {
     console.error(`report_page_test: --${name} is required`);
     process.exit(2);
@@ -75,8 +76,29 @@ async function openPage(file) {
   return {page, problems};
 }
 
+// Opens `file` and runs `checks(page)` on it; its problems (openPage) fail, and so do checks that
+// stop (an element missing: the page did not draw).
+async function checkedPage(name, file, checks) {
+  const {page, problems} = await openPage(file);
+  try {
+    await checks(page);
+  } catch (e) {
+    check(false, `the checks of the ${name} page stopped: ` + e.message);
+  }
+  for (const p of problems) check(false, p);
+}
+
+// What a hostile string could have injected into `page`: elements that load or run, script
+// elements, event handler attributes.
+const injectedInto = (page) => page.evaluate(() => ({
+  img: document.querySelectorAll('img, iframe, object, embed').length,
+  scripts: document.querySelectorAll('script').length,
+  handlers: [...document.querySelectorAll('*')].filter((el) =>
+    [...el.attributes].some((a) => a.name.toLowerCase().startsWith('on'))).length,
+}));
+
 try {
-  const {page, problems} = await openPage(args.html);
+  const {page, problems} = await openPage(args.html);  // kept open: held-by is checked absent at the end
   try {
     await checkPage(page);
   } catch (e) {
@@ -121,13 +143,7 @@ try {
   for (const p of detected.problems) check(false, p);
 
   // A model trace analyzed now: per memory, what is live at each iteration's peak.
-  const peaks = await openPage(args['peaks-html']);
-  try {
-    await checkPeaks(peaks.page);
-  } catch (e) {
-    check(false, 'the checks of the peaks page stopped: ' + e.message);
-  }
-  for (const p of peaks.problems) check(false, p);
+  await checkedPage('peaks', args['peaks-html'], checkPeaks);
 
   // Blocks: the allocator's two floors, named reserved and allocated; the headline is the allocated one.
   const blocks = await openPage(args['blocks-html']);
@@ -172,6 +188,13 @@ try {
     check(false, 'the checks of the blocks page stopped: ' + e.message);
   }
   for (const p of blocks.problems) check(false, p);
+
+  // Idle censuses: per window and device, the Python paths holding its memory.
+  await checkedPage('held', args['held-html'], checkHeld);
+  // Reports without censuses have no such section.
+  for (const [name, p] of [['two_runs', page], ['plain', plain.page], ['blocks', blocks.page]]) {
+    check((await p.$('.held-by, .census-outside, details.census')) === null, `${name}: no held-by section`);
+  }
 } finally {
   await browser.close();
 }
@@ -271,16 +294,79 @@ async function checkPage(page) {
   const hostileCount = body.split(HOSTILE).length - 1;
   check(hostileCount >= 8, `hostile strings show as text (${hostileCount} times)`);
   check(body.includes('step 1 \'q\' "qq" ' + HOSTILE), 'a hostile marker name shows as text');
-  const injected = await page.evaluate(() => ({
-    img: document.querySelectorAll('img, iframe, object, embed').length,
-    scripts: document.querySelectorAll('script').length,
-    handlers: [...document.querySelectorAll('*')].filter((el) =>
-      [...el.attributes].some((a) => a.name.toLowerCase().startsWith('on'))).length,
-  }));
+  const injected = await injectedInto(page);
   check(injected.img === 0, 'no injected img/iframe/object/embed element');
   check(injected.scripts === 3, 'only the page\'s three script elements');
   check(injected.handlers === 0, 'no element has an event handler attribute');
 
   const size = (await page.content()).length;
   check(size < 400000, `the page stays small (${size} characters)`);
+}
+
+// The held-by section of testdata/reports/held_by.report.json: censuses after iterations 1
+// (stopped at its object limit) and 3 (unfolded), none after 2, one census inside iteration 2.
+async function checkHeld(page) {
+  const texts = async (selector) => page.$$eval(selector, (els) => els.map((el) => el.textContent));
+  check((await page.$('#run-0-held-by h3')) !== null, 'held: the section is there');
+  const censuses = await page.$$eval('#run-0-held-by details.census', (ds) =>
+    ds.map((d) => ({open: d.open, head: d.querySelector('summary').textContent})));
+  check(censuses.length === 2 && !censuses[0].open && censuses[1].open,
+    `held: two censuses, the last unfolded (${JSON.stringify(censuses)})`);
+  check(censuses[0].head.startsWith('After iteration 1 (train_step 1) \u00b7 step 1 \u00b7 device 0') &&
+    censuses[0].head.endsWith('incomplete'), `held: the first census is incomplete (${censuses[0].head})`);
+  check(censuses[1].head === 'After iteration 3 (train_step 3) \u00b7 step 3 \u00b7 device 0: held 1.22 GiB of ' +
+    '1.23 GiB allocated, not seen 12.0 MiB', `held: the last census's header (${censuses[1].head})`);
+  const warnings = await texts('#run-0-held-by details.census .warning');
+  check(warnings.length === 1 && warnings[0].includes('object limit'), 'held: one warning, on the incomplete census');
+  const facts = (await texts('#run-0-held-by details.census[open] dl.facts dd')).join(' | ');
+  check(facts.includes('12.0 MiB in 2 allocations: kept by C++ only') &&
+    facts.includes('530,000 objects walked in 1.20 s, at +4.40 ms'), `held: not seen, its reason, the census cost (${facts})`);
+  check((await texts('#run-0-held-by p.census-outside'))[0] ===
+    'Of 3 censuses taken, 1 fell inside an iteration and is not used: at +2.00 ms (device 0, step 2).',
+  'held: the census inside iteration 2 is noted');
+
+  // The holders by bytes, largest first (the fixture lists some out of order), the rest in a last row.
+  const last = 'details.census[open] table.holders tbody tr';
+  const rows = await page.$$eval(`#run-0-held-by ${last}`, (trs) => trs.map((tr) => ({
+    cls: tr.className, path: tr.cells[0].textContent, title: tr.cells[1].title, text: tr.cells[1].textContent})));
+  check(rows.length === 10, `held: nine holders and the row of those left out (${rows.length})`);
+  const bytes = rows.slice(0, 9).map((r) => Number(r.title.replace(/[^0-9]/g, '')));
+  check(bytes.every((b, i) => b > 0 && (i === 0 || b <= bytes[i - 1])), `held: rows sorted by bytes (${bytes})`);
+  check(rows[0].path === 'model.layers[1].mlp_norm_manager.tensor' && rows[0].text === '384 MiB',
+    `held: the largest holder first (${JSON.stringify(rows[0])})`);
+  check(rows[9].cls === 'left-out' && rows[9].path === '5 more holders, not listed' && rows[9].text === '3.00 MiB',
+    `held: the holders left out last (${JSON.stringify(rows[9])})`);
+  const cells = await page.$$eval(`#run-0-held-by ${last}:not(.left-out)`, (trs) =>
+    trs.map((tr) => [...tr.cells].slice(2, 6).map((c) => c.textContent)));
+  check(JSON.stringify(cells[0]) === '["3","inter-iteration","other","replaced since the census at step 1"]',
+    `held: storages, class, role and rule of a holder (${JSON.stringify(cells[0])})`);
+  check((await texts(`#run-0-held-by ${last} .badge`)).filter((t) => t === 'shared').length === 2,
+    'held: the two shared parameters are marked');
+
+  // The autograd graph's nodes on a path fold out.
+  const via = '#run-0-held-by details.census[open] details.via';
+  const shown = async () => page.$$eval(`${via} ol.via-graph li`, (lis) =>
+    lis.filter((li) => li.checkVisibility()).map((li) => li.textContent));
+  check((await shown()).length === 0, 'held: the graph nodes are folded');
+  await page.click(`${via} > summary`);
+  const nodes = await shown();
+  check(JSON.stringify(nodes) === '["MulBackward0","GeluBackward0","AddmmBackward0"]',
+    `held: the graph nodes after unfolding, outermost first (${JSON.stringify(nodes)})`);
+
+  // The bar: held bytes by class, then not seen.
+  const parts = await page.$$eval('#run-0-held-by details.census[open] figure.held-bar rect', (rs) =>
+    rs.map((r) => r.getAttribute('class')));
+  check(JSON.stringify(parts) === '["held-persistent","held-inter_iteration","held-leak","held-not-seen"]',
+    `held: the bar's parts (${parts})`);
+  const legend = (await texts('#run-0-held-by details.census[open] figure.held-bar .legend'))[0];
+  check(legend === 'persistent 779 MiBinter-iteration 450 MiBleak 16.0 MiBnot seen 12.0 MiB', `held: the legend (${legend})`);
+
+  // A hostile path and site show as text; nothing is injected.
+  const hostile = `cache['${HOSTILE}']`;
+  check(rows.some((r) => r.path === hostile), 'held: a hostile path shows as text');
+  check((await texts(`#run-0-held-by ${last} td.where`)).some((t) => t.startsWith('util.py:7 in ' + HOSTILE)),
+    'held: a hostile site shows as text');
+  const injected = await injectedInto(page);
+  check(injected.img === 0 && injected.scripts === 3 && injected.handlers === 0,
+    `held: nothing injected (${JSON.stringify(injected)})`);
 }

@@ -36,6 +36,9 @@ blocks=$out/blocks.html
 "$memfloor" gate --baseline "$out/blocks.report.json" "$out/blocks.report.json" --json "$out/blocks.gate.json" \
   >/dev/null
 "$memfloor" report "$out/blocks.report.json" --gate "$out/blocks.gate.json" -o "$blocks"
+# Idle censuses: which Python paths hold the memory of each window that has one.
+held=$out/held_by.html
+"$memfloor" report "$testdata/reports/held_by.report.json" -o "$held"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || missing "no chromium"
@@ -43,4 +46,5 @@ command -v node >/dev/null || missing "no node"
 [ -f "$here/node_modules/puppeteer-core/package.json" ] || missing "no puppeteer-core in tests/html/node_modules"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
-  --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks" --blocks-html "$blocks"
+  --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks" --blocks-html "$blocks" \
+  --held-html "$held"
