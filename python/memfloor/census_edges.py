@@ -1,6 +1,8 @@
 """The named edges a census follows out of one object: attributes (`__dict__`, `__slots__`), dict
 keys, sequence indices, closure cells, nn.Module children, parameters and buffers, a tensor's
-.grad and grad_fn. Everything is read without calling code of the object's class: no dir(), no
+.grad and grad_fn. Some edges are *late*: the walk enters them once nothing else is left, since
+what they lead to has a better name elsewhere (a dict's keys; an optimizer's attributes but its
+state, which hold the parameters a model names). Everything is read without calling code of the object's class: no dir(), no
 properties, no __getattr__, no isinstance (it reads `__class__`); an object that raises anyway
 only loses its edges. Each type is sorted once into a shape that says how to read it."""
 
@@ -12,10 +14,12 @@ from typing import Callable, Dict, List, Optional, Tuple
 # An edge: (kind, label, child); the label is what the path shows, rendered only when needed.
 Edge = Tuple[int, object, object]
 
-VAR, ATTR, ITEM, KEYED, KEY, INDEX, ELEMENT, CLOSURE, REF, GRAD_FN, GRAPH, GRAPH_INDEX = range(12)
+# LATE: an attribute (`.label`) walked last; GRAD_FN and after: the autograd graph.
+VAR, ATTR, ITEM, KEYED, LATE, INDEX, ELEMENT, CLOSURE, REF, GRAD_FN, GRAPH, GRAPH_INDEX = range(12)
+KEY_LABEL = "<key>"  # a dict key, reached from its dict: `.<key>`
 
 # Shapes of types: how the census reads their instances.
-LEAF, TENSOR, DICT, SEQUENCE, SET, FUNCTION, METHOD, FRAME, MODULE, OBJECT = range(10)
+LEAF, TENSOR, DICT, SEQUENCE, SET, FUNCTION, METHOD, FRAME, MODULE, OPTIMIZER, OBJECT = range(11)
 
 # Values with nothing behind them that could hold a tensor, or that a census does not enter:
 # modules are roots of their own, classes and functions' globals lead into every library.
@@ -75,7 +79,7 @@ def _dict_edges(mapping: dict, shapes: Dict[type, int]) -> List[Edge]:
             edges.append((ITEM, key, value))
         else:
             edges.append((KEYED, key, value))
-            edges.append((KEY, None, key))
+            edges.append((LATE, KEY_LABEL, key))
     return edges
 
 
@@ -103,6 +107,14 @@ def _module_edges(mapping: dict) -> List[Edge]:
     return edges
 
 
+def _optimizer_edges(mapping: dict, shapes: Dict[type, int]) -> List[Edge]:
+    """An optimizer: its state first (`optimizer.state[model.lin.weight]['exp_avg']`), the rest
+    late (param_groups holds the parameters)."""
+    return [(ATTR if name == "state" else LATE, name, value)
+            for name, value in list(dict.items(mapping))
+            if type(name) is str and shapes.get(type(value)) != LEAF]
+
+
 def _function_edges(function: types.FunctionType) -> List[Edge]:
     code = function.__code__
     edges = []
@@ -128,11 +140,13 @@ def _tensor_edges(tensor) -> List[Edge]:
 
 
 class EdgeReader:
-    """Edges out of any object, knowing PyTorch's Tensor and Module classes."""
+    """Edges out of any object, knowing PyTorch's Tensor, Module and Optimizer classes."""
 
-    def __init__(self, tensor_type: type, module_type: type) -> None:
+    def __init__(self, tensor_type: type, module_type: type,
+                 optimizer_type: Optional[type] = None) -> None:
         self._tensor_type = tensor_type
         self._module_type = module_type
+        self._optimizer_type = optimizer_type
         self.shapes: Dict[type, int] = {}  # read directly by the walk: the hot path
         self._base_iter: Dict[type, Callable] = {}
         self._slots: Dict[type, tuple] = {}
@@ -150,6 +164,8 @@ class EdgeReader:
                   (deque, SEQUENCE), (set, SET), (frozenset, SET),
                   (types.FunctionType, FUNCTION), (types.MethodType, METHOD),
                   (types.FrameType, FRAME), (self._module_type, MODULE))
+        if self._optimizer_type is not None:
+            shapes += ((self._optimizer_type, OPTIMIZER),)
         for base, shape in shapes:
             if issubclass(kind, base):
                 if shape in (SEQUENCE, SET):  # a subclass iterates as its base, not as itself
@@ -178,7 +194,11 @@ class EdgeReader:
             return [(ATTR, "f_locals", locals_of(obj))]
         mapping = _instance_dict(obj)
         if mapping is not None:
-            return _module_edges(mapping) if shape == MODULE else self._object_edges(obj, mapping)
+            if shape == MODULE:
+                return _module_edges(mapping)
+            if shape == OPTIMIZER:
+                return _optimizer_edges(mapping, self.shapes)
+            return self._object_edges(obj, mapping)
         return self._object_edges(obj, {})
 
     def _object_edges(self, obj: object, mapping: dict) -> List[Edge]:

@@ -1,5 +1,6 @@
 """The walk of a census: breadth first from named roots over named edges, so the first path to an
-object is its shortest named one, ties going to the earlier root (user code first). Each object is
+object is its shortest named one, ties going to the earlier root (user code first); late edges
+(census_edges) only once nothing else is left, breadth first again from where they lead. Each object is
 entered once (by id) and kept alive until the walk is cleared, so ids stay unique meanwhile; the
 table holds, per object, its parent, the edge from it and its holder (the root variable it was
 first reached through)."""
@@ -8,7 +9,7 @@ from gc import is_tracked
 from typing import Dict, List, Sequence, Set, Tuple
 
 from memfloor.census_edges import (
-    CLOSURE, ELEMENT, GRAD_FN, GRAPH, GRAPH_INDEX, INDEX, ITEM, KEY, KEYED, LEAF, REF, TENSOR, VAR,
+    CLOSURE, ELEMENT, GRAD_FN, GRAPH, GRAPH_INDEX, INDEX, ITEM, KEYED, LATE, LEAF, REF, TENSOR, VAR,
     Edge, EdgeReader)
 from memfloor.census_graph import node_edges, node_name
 from memfloor.census_roots import Root
@@ -33,6 +34,7 @@ class Walk:
         self._index: Dict[int, int] = {}
         self._also: Dict[int, Set[int]] = {}  # other holders that reached an object
         self._nodes: Set[int] = set()  # autograd nodes
+        self._late: List[Tuple[int, Edge]] = []  # (parent, edge) entered once nothing else is left
         self.tensors: List[int] = []
         self.complete = True
 
@@ -42,6 +44,7 @@ class Walk:
         self._index.clear()
         self._also.clear()
         self._nodes.clear()
+        self._late.clear()
 
     # -- walking -------------------------------------------------------------------------------
 
@@ -51,7 +54,16 @@ class Walk:
                 self._index[id(namespace)] = len(self.objects)
                 self.objects.append(namespace)
                 self._rows.append((-1, VAR, name, -1))
-        position, depth, level_end = 0, 0, len(self.objects)
+        self._breadth_first(0)
+        while self._late and self.complete:  # late edges, once nothing else is left
+            late, self._late = self._late, []
+            start = len(self.objects)
+            for index, edge in late:
+                self._enter(index, (edge,), False)
+            self._breadth_first(start)
+
+    def _breadth_first(self, position: int) -> None:
+        depth, level_end = 0, len(self.objects)
         while position < len(self.objects) and depth < self._max_depth:
             self._expand(position)
             position += 1
@@ -69,6 +81,11 @@ class Walk:
                 edges = reader.edges(obj, reader.shapes.get(kind) or reader.shape(kind))
         except Exception:  # noqa: BLE001: an object that raises loses its edges
             return
+        self._enter(index, edges, True)
+
+    def _enter(self, index: int, edges: Sequence[Edge], defer: bool) -> None:
+        """Adds the children of `index` not seen yet; late edges wait if `defer`."""
+        reader = self._reader
         parent, _, _, holder = self._rows[index]
         shapes, objects, rows, seen_at = reader.shapes, self.objects, self._rows, self._index
         for edge in edges:
@@ -83,6 +100,9 @@ class Walk:
             seen = seen_at.get(key)
             if seen is not None:
                 self._reached_again(seen, holder, parent < 0)
+                continue
+            if defer and edge[0] == LATE:
+                self._late.append((index, edge))
                 continue
             added = len(objects)
             if added >= self._max_objects:
@@ -128,7 +148,13 @@ class Walk:
             index = parent
         return found
 
-    def _chain(self, index: int) -> List[int]:
+    def edge_to(self, index: int) -> Tuple[int, int, object]:
+        """The edge an object was first reached by: (parent index, -1 for a root; kind; label)."""
+        parent, kind, label, _ = self._rows[index]
+        return parent, kind, label
+
+    def chain(self, index: int) -> List[int]:
+        """The indices on an object's path, from its root to itself."""
         chain = []
         while index >= 0:
             chain.append(index)
@@ -139,7 +165,7 @@ class Walk:
     def path_of(self, index: int) -> Tuple[str, List[str]]:
         """The named path to an object and, when it was reached through an autograd graph, the
         path of the tensor whose grad_fn led there with the nodes on the way."""
-        chain = self._chain(index)
+        chain = self.chain(index)
         parts = [str(self._rows[chain[0]][2])]
         via_graph: List[str] = []
         for step in chain[1:]:
@@ -156,7 +182,7 @@ class Walk:
         index = self._index.get(id(key))
         if index is None:
             return f"<{type(key).__name__}>"
-        chain = self._chain(index)
+        chain = self.chain(index)
         parts = [] if chain[0] == root else [str(self._rows[chain[0]][2])]
         for step in chain[1:]:
             _, kind, label, _ = self._rows[step]
@@ -175,8 +201,6 @@ class Walk:
         if kind == KEYED:
             key = self._key_path(label, root) if root >= 0 else f"<{type(label).__name__}>"
             return f"[{key}]"
-        if kind == KEY:
-            return ".<key>"
         if kind == ELEMENT:
             return ".<element>"
         if kind == CLOSURE:

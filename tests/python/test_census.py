@@ -155,6 +155,50 @@ class CensusTest(unittest.TestCase):
         # A parameter is held by the model and by the optimizer.
         self.assertTrue(ending(result, ".model.lin.weight")[0].shared)
 
+    def test_roles_come_from_the_edge_that_named_the_storage(self):
+        MODULE.model = model = Model()
+        model.register_buffer("running", torch.zeros(N))
+        model.kept = torch.zeros(2 * N)
+        optimizer = torch.optim.AdamW(model.parameters())
+        model(torch.randn(3, 8)).sum().backward()
+        optimizer.step()
+        result = census()
+        roles = {suffix: [entry.role for entry in ending(result, suffix)]
+                 for suffix in (".model.lin.weight", ".model.layers[1].bias", ".model.running",
+                                ".model.kept", ".model.lin.weight.grad",
+                                ".optimizer.state[model.lin.weight]['exp_avg']",
+                                ".optimizer.state[model.lin.weight]['step']")}
+        self.assertEqual(roles, {
+            ".model.lin.weight": ["parameter"], ".model.layers[1].bias": ["parameter"],
+            ".model.running": ["buffer"], ".model.kept": ["other"],
+            ".model.lin.weight.grad": ["gradient"],
+            ".optimizer.state[model.lin.weight]['exp_avg']": ["optimizer_state"],
+            ".optimizer.state[model.lin.weight]['step']": ["optimizer_state"]})
+        del optimizer
+
+    def test_a_tensor_named_like_a_parameter_elsewhere_is_no_parameter(self):
+        MODULE.model = Model()
+        object.__setattr__(MODULE.model, "twin", torch.zeros(N))  # an attribute, not a parameter
+        MODULE.planted = {"weight": torch.zeros(2 * N), "grad": torch.zeros(3 * N)}
+        result = census()
+        self.assertEqual([entry.role for entry in ending(result, ".model.twin")], ["other"])
+        self.assertEqual([entry.role for entry in ending(result, ".planted['weight']")], ["other"])
+        self.assertEqual([entry.role for entry in ending(result, ".planted['grad']")], ["other"])
+
+    def test_parameters_are_named_by_their_model_before_their_optimizer(self):
+        deep = torch.nn.Sequential(torch.nn.Sequential(torch.nn.Sequential(Model())))
+        MODULE.planted = [torch.optim.SGD(deep.parameters(), lr=0.1, momentum=0.9), deep]
+        deep(torch.randn(3, 8)).sum().backward()
+        MODULE.planted[0].step()
+        del deep  # only the list holds them: the optimizer comes first in it, the model is deeper
+        result = census()
+        [weight] = ending(result, ".planted[1][0][0][0].lin.weight")
+        self.assertEqual(weight.role, "parameter")
+        [momentum] = ending(result, ".planted[0].state[planted[1][0][0][0].lin.weight]"
+                                    "['momentum_buffer']")
+        self.assertEqual(momentum.role, "optimizer_state")
+        self.assertFalse([entry for entry in result.storages if "param_groups" in entry.path])
+
     def test_views_and_aliases_count_once(self):
         base = torch.zeros(N)
         MODULE.planted = [base, base[10:], base.view(4, -1), base]
