@@ -55,7 +55,7 @@ class StorageEntry:
 @dataclass
 class Census:
     storages: List[StorageEntry]
-    objects: int  # objects walked
+    objects: int  # objects walked (entered, or looked into: small containers of leaves)
     seconds: float
     complete: bool  # False when MAX_OBJECTS stopped the walk
 
@@ -121,7 +121,7 @@ def take_census(torch, device_type: str = "cuda", roots: Optional[Sequence[Root]
     try:
         walk.run(default_roots(_OWN_FILES) if roots is None else roots)
         storages = _entries(walk, roles, device_type)
-        objects, complete = len(walk.objects), walk.complete
+        objects, complete = len(walk.objects) + walk.looked, walk.complete
     finally:
         walk.clear()
         if collecting:

@@ -3,7 +3,7 @@ nn.Module's parameter or buffer, a tensor's .grad, an optimizer's state, or anyt
 
 from typing import Optional, Tuple
 
-from memfloor.census_edges import ATTR, INDEX, KEYED
+from memfloor.census_edges import ATTR, INDEX, ITEM
 
 OTHER = "other"  # an attribute, container element, local, global or closure
 PARAMETER = "parameter"  # in an nn.Module's _parameters
@@ -46,7 +46,7 @@ class RoleReader:
         chain = walk.chain(index)
         for step, value in zip(chain, chain[1:]):  # optimizer.state[key]: a value, not a key
             parent, kind, label = walk.edge_to(step)
-            if (kind == ATTR and label == "state" and walk.edge_to(value)[1] == KEYED
+            if (kind == ATTR and label == "state" and walk.edge_to(value)[1] == ITEM
                     and parent >= 0
                     and issubclass(type(walk.objects[parent]), self._optimizer_type)):
                 return OPTIMIZER_STATE

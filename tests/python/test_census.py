@@ -62,6 +62,17 @@ if torch is not None:
             return grad * ctx.scale, grad * x
 
 
+class Key:
+    """A dict key that is an object: a dict keyed by it is named by the key's own path."""
+
+
+class Loud(list):
+    """A list whose own iteration would raise: the census iterates it as a list."""
+
+    def __iter__(self):
+        raise RuntimeError("iterated through the subclass")
+
+
 class Raising:
     """Everything read through the class raises; the instance dict still holds a tensor."""
 
@@ -199,6 +210,31 @@ class CensusTest(unittest.TestCase):
         self.assertEqual(momentum.role, "optimizer_state")
         self.assertFalse([entry for entry in result.storages if "param_groups" in entry.path])
 
+    def test_containers_of_every_kind(self):
+        import collections
+
+        pair = collections.namedtuple("Pair", "left right")
+        MODULE.CACHE = key = Key()
+        holder = Key()
+        holder.__dict__[7] = torch.zeros(5)  # an attribute whose name is no string
+        MODULE.planted = {
+            "set": {torch.zeros(2 * N)}, "deque": collections.deque([1, torch.zeros(3 * N)]),
+            "pair": pair(1, torch.zeros(4 * N)), "loud": Loud([torch.zeros(5 * N)]),
+            "ordered": collections.OrderedDict(k=torch.zeros(6 * N)),
+            "keyed": {key: torch.zeros(7 * N)}, "holder": holder,
+            "small": [[1, "a"], (2, None), (3, [torch.zeros(8 * N)])]}
+        del key, holder
+        sizes = {entry.path.split("test_census.", 1)[-1]: entry.nbytes
+                 for entry in census().storages}
+        self.assertEqual(sizes["planted['set'].<element>"], 2 * LARGE)
+        self.assertEqual(sizes["planted['deque'][1]"], 3 * LARGE)
+        self.assertEqual(sizes["planted['pair'][1]"], 4 * LARGE)
+        self.assertEqual(sizes["planted['loud'][0]"], 5 * LARGE)
+        self.assertEqual(sizes["planted['ordered']['k']"], 6 * LARGE)
+        self.assertEqual(sizes["planted['keyed'][CACHE]"], 7 * LARGE)
+        self.assertEqual(sizes["planted['holder'][7]"], 20)
+        self.assertEqual(sizes["planted['small'][2][1][0]"], 8 * LARGE)
+
     def test_views_and_aliases_count_once(self):
         base = torch.zeros(N)
         MODULE.planted = [base, base[10:], base.view(4, -1), base]
@@ -248,7 +284,8 @@ class CensusTest(unittest.TestCase):
     def test_the_walk_is_bounded(self):
         result = census(roots=[("state", {"x": [[torch.zeros(8)]]})], max_depth=2)
         self.assertEqual(result.storages, [])
-        self.assertFalse(census(roots=[("state", {"x": [[1], [2], [3]]})], max_objects=2).complete)
+        self.assertFalse(census(roots=[("state", {"x": [Key(), Key(), Key()]})],
+                                max_objects=2).complete)
 
 
 if __name__ == "__main__":
