@@ -189,8 +189,9 @@ TEST_CASE("the command line: options before --, the program's own options after"
   CHECK(std::system(("rm -rf " + dir).c_str()) == 0);
 }
 
-TEST_CASE("--census: a mode or the optimizer steps, passed to the child as MEMFLOOR_CENSUS",
-          "[runtime_hook][run]") {
+TEST_CASE(
+    "the census schedule: a mode or the optimizer steps, passed to the child as MEMFLOOR_CENSUS",
+    "[runtime_hook][run]") {
   std::string dir = tempDir();
   std::string hook = fakeHook(dir);
   auto census = [&](const std::string& value, const std::string& expected) {
