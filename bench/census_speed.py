@@ -2,8 +2,8 @@
 """The census' cost on a process with many Python objects and tensors (CPU tensors, so it runs
 anywhere): by default 1M containers (250k records of an instance, a tuple, a list and a dict,
 besides 1M ints and strings) and 10k tensors, 10 of them with a small autograd graph. The census
-enters the instances and lists; tuples and dicts of atoms, which Python no longer tracks, it
-skips.
+enters the instances; it looks into the lists (of one int) without entering them, and skips the
+tuples and dicts of atoms, which Python no longer tracks. `--records 500000`: a million objects.
 
   PYTHONPATH=python python3 bench/census_speed.py [--records 250000] [--tensors 10000]
 """

@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kStackModes[] = {"auto", "python", "native", "none"};  // --stacks
+constexpr const char* kCensusModes[] = {"auto", "every", "off"};  // --census, or a list of steps
 
 constexpr const char* kHookName = "libmemfloor_hook.so";
 
@@ -61,6 +62,15 @@ std::set<std::string> traceFiles(const fs::path& dir) {
   return names;
 }
 
+// "auto", "every", "off" or optimizer steps counted from 1, comma-separated ("2,10").
+bool isCensusSchedule(const std::string& text) {
+  if (std::find(std::begin(kCensusModes), std::end(kCensusModes), text) != std::end(kCensusModes)) {
+    return true;
+  }
+  static const std::regex kSteps("0*[1-9][0-9]{0,8}(,0*[1-9][0-9]{0,8})*");
+  return std::regex_match(text, kSteps);
+}
+
 void validate(const RunRequest& request) {
   if (request.command.empty()) throw Error("run: no command given (memfloor run -- CMD ARGS...)");
   if (std::find(std::begin(kStackModes), std::end(kStackModes), request.stacks) ==
@@ -72,6 +82,12 @@ void validate(const RunRequest& request) {
       request.torch_allocator != "native") {
     throw Error(fmt::format("run: --torch-allocator must be async or native, not '{}'",
                             request.torch_allocator));
+  }
+  if (!isCensusSchedule(request.census)) {
+    throw Error(fmt::format(
+        "run: --census must be auto, every, off or optimizer steps such as 2,10 (positive "
+        "integers, comma-separated), not '{}'",
+        request.census));
   }
   static const std::regex kSize("[0-9]+[kKmMgG]?");
   if (!request.buffer_size.empty() && !std::regex_match(request.buffer_size, kSize)) {
@@ -142,6 +158,7 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
   }
   setEnv(env, "MEMFLOOR_OUTPUT_DIR", output_dir);
   setEnv(env, "MEMFLOOR_STACKS", request.stacks);
+  setEnv(env, "MEMFLOOR_CENSUS", request.census);
   if (!request.buffer_size.empty()) setEnv(env, "MEMFLOOR_BUFFER_SIZE", request.buffer_size);
   if (!request.iteration_pattern.empty()) {
     setEnv(env, "MEMFLOOR_ITERATION_PATTERN", request.iteration_pattern);
@@ -277,9 +294,15 @@ void addRunCommand(CLI::App& app, int& exit_code) {
                   "async: PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (one record per tensor) "
                   "unless already set")
       ->check(CLI::IsMember({"async", "native"}));
+  cmd->add_option("--census", request->census,
+                  "in Python processes, which Python paths hold PyTorch's tensors, taken right "
+                  "after optimizer steps: auto (steps 2, 4, 8, 16...), every, off, or the steps "
+                  "(2,10)")
+      ->capture_default_str();
   cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so");
-  cmd->add_flag("!--no-companion", request->companion,
-                "no Python companion (PyTorch's allocator blocks are then not recorded)");
+  cmd->add_flag(
+      "!--no-companion", request->companion,
+      "no Python companion (PyTorch's allocator blocks and censuses are then not recorded)");
   cmd->add_flag("--analyze", request->analyze, "analyze each new trace and print the floor table");
   addSitePatternOptions(*cmd, request->site_patterns, "; with --analyze");
   cmd->add_flag("-q,--quiet", request->quiet, "no notes on stderr");

@@ -15,6 +15,7 @@ struct RunRequest {
   std::string iteration_pattern;  // empty: the analysis default
   std::string buffer_size;        // empty: the hook's default (8m)
   std::string torch_allocator;    // empty | async | native
+  std::string census = "auto";    // auto | every | off | optimizer steps ("2,10")
   std::string hook_path;          // empty: MEMFLOOR_HOOK, then next to the executable
   bool companion = true;          // the Python companion (python/memfloor/) in Python processes
   std::string companion_dir;      // where it is (runTraced finds it; empty: none)

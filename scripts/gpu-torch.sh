@@ -8,11 +8,13 @@
 #   4. the GIL-free frame walk on this machine's Python (tests/python/test_python_frames.py)
 #   5. processes: planted.py under torchrun (its child gets the companion), and a training loop fed
 #      by a DataLoader with forked workers
+#   6. censuses after optimizer steps on the GPU, both allocators (tests/gpu/pytorch/census_gpu.py)
 # usage: scripts/gpu-torch.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
-#        build-hook/dist); parts: any of "frames planted gpt2 processes overhead" (default all); ROUNDS (5).
+#        build-hook/dist); parts: any of "frames planted gpt2 processes census overhead" (default
+#        all); ROUNDS (5).
 set -u
 DIST=$(cd "${1:-build-hook/dist}" && pwd)
-PARTS=${2:-frames planted gpt2 processes overhead}
+PARTS=${2:-frames planted gpt2 processes census overhead}
 FINAL=${OUT:-$PWD/gpu-torch-out}  # summary.txt and gpu-torch.tgz (reports, tables, logs) go here
 mkdir -p "$FINAL"
 WORK=$(mktemp -d /tmp/memfloor-gpu-torch.XXXXXX)
@@ -76,6 +78,13 @@ if [[ " $PARTS " == *" processes "* ]]; then
   traced loader native -- python3 $T/loader_workers.py --log "$WORK/loader.json"
   echo "loader: $(ls "$WORK/loader"/*.mftrace | wc -l) traces" | tee -a "$SUMMARY"
   python3 $T/check_report.py "$WORK/loader/report.json" "$WORK/loader.json" | tee -a "$SUMMARY"
+fi
+
+if [[ " $PARTS " == *" census "* ]]; then
+  echo "== 6. censuses on the GPU (a recording stand-in for the hook)"
+  for alloc in native async; do
+    PYTHONPATH=python python3 $T/census_gpu.py --allocator "$alloc" | tee -a "$SUMMARY"
+  done
 fi
 
 if [[ " $PARTS " == *" overhead "* ]]; then

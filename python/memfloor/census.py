@@ -8,7 +8,8 @@ and buffers (`model.layers[1].mlp.weight`), optimizer state keyed by its paramet
 (`optimizer.state[model.lin.weight]['exp_avg']`), a tensor's .grad. From a tensor with a grad_fn
 it walks the autograd graph too: a storage found only there is given the path of that tensor,
 with the graph's node names in `via_graph`. Each storage on the device type is counted once, views
-and aliases included, and lists how many distinct holders (root variables) reach it.
+and aliases included, with how many distinct holders (root variables) reach it and its role
+(census_roles): a parameter, buffer, gradient or optimizer state when its path says so.
 
 What no Python path reaches (kept by C++ only) is not in the census: for the device's allocated
 bytes, `census.not_seen_bytes(allocated)` is that remainder. The census keeps no reference to what
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from memfloor.census_edges import EdgeReader
+from memfloor.census_roles import OTHER, RoleReader
 from memfloor.census_roots import Root, default_roots
 from memfloor.census_walk import Walk
 
@@ -42,6 +44,8 @@ class StorageEntry:
     path: str  # the shortest named path from a root
     via_graph: List[str] = field(default_factory=list)  # autograd nodes on the way, if any
     holders: int = 1  # distinct root variables that reach the storage
+    role: str = OTHER  # census_roles: parameter, buffer, gradient, optimizer_state or other
+    device_index: int = 0  # the device's index (0 for a device type without indices)
 
     @property
     def shared(self) -> bool:
@@ -51,7 +55,7 @@ class StorageEntry:
 @dataclass
 class Census:
     storages: List[StorageEntry]
-    objects: int  # objects walked
+    objects: int  # objects walked (entered, or looked into: small containers of leaves)
     seconds: float
     complete: bool  # False when MAX_OBJECTS stopped the walk
 
@@ -74,7 +78,7 @@ def storage_key(tensor) -> Tuple[int, int]:
     return storage.data_ptr(), storage.nbytes()
 
 
-def _entries(walk: Walk, device_type: str) -> List[StorageEntry]:
+def _entries(walk: Walk, roles: RoleReader, device_type: str) -> List[StorageEntry]:
     entries: Dict[Tuple[int, int], StorageEntry] = {}
     holders: Dict[Tuple[int, int], set] = {}
     for index in walk.tensors:  # in walk order: the first tensor of a storage has its shortest path
@@ -89,10 +93,17 @@ def _entries(walk: Walk, device_type: str) -> List[StorageEntry]:
         holders.setdefault(key, set()).update(walk.holders_of(index))
         if key not in entries:
             path, via_graph = walk.path_of(index)
-            entries[key] = StorageEntry(key[0], key[1], str(device), path, via_graph)
+            entries[key] = StorageEntry(key[0], key[1], str(device), path, via_graph,
+                                        role=roles.role_of(walk, index),
+                                        device_index=device.index or 0)
     for key, entry in entries.items():
         entry.holders = max(1, len(holders[key]))
     return list(entries.values())
+
+
+def _optimizer_type(torch) -> Optional[type]:
+    optimizer = getattr(getattr(torch, "optim", None), "Optimizer", None)
+    return optimizer if isinstance(optimizer, type) else None
 
 
 def take_census(torch, device_type: str = "cuda", roots: Optional[Sequence[Root]] = None,
@@ -100,15 +111,17 @@ def take_census(torch, device_type: str = "cuda", roots: Optional[Sequence[Root]
     """The live storages of `device_type` reachable from `roots` (name, namespace dict) or, by
     default, from every thread's frames and the user modules' globals."""
     start = time.perf_counter()
-    walk = Walk(EdgeReader(torch.Tensor, torch.nn.Module), max_objects, max_depth)
+    optimizer = _optimizer_type(torch)
+    walk = Walk(EdgeReader(torch.Tensor, torch.nn.Module, optimizer), max_objects, max_depth)
+    roles = RoleReader(torch.Tensor, torch.nn.Module, optimizer)
     # The walk allocates a row per object: with the collector on, each of its passes would go
     # over the whole heap again (a third of the time with 1M objects). It frees no cycle.
     collecting = gc.isenabled()
     gc.disable()
     try:
         walk.run(default_roots(_OWN_FILES) if roots is None else roots)
-        storages = _entries(walk, device_type)
-        objects, complete = len(walk.objects), walk.complete
+        storages = _entries(walk, roles, device_type)
+        objects, complete = len(walk.objects) + walk.looked, walk.complete
     finally:
         walk.clear()
         if collecting:

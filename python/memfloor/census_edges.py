@@ -1,21 +1,33 @@
 """The named edges a census follows out of one object: attributes (`__dict__`, `__slots__`), dict
 keys, sequence indices, closure cells, nn.Module children, parameters and buffers, a tensor's
-.grad and grad_fn. Everything is read without calling code of the object's class: no dir(), no
-properties, no __getattr__, no isinstance (it reads `__class__`); an object that raises anyway
-only loses its edges. Each type is sorted once into a shape that says how to read it."""
+.grad and grad_fn. Some edges are *late*: the walk enters them once nothing else is left, since
+what they lead to has a better name elsewhere (a dict's keys; an optimizer's attributes but its
+state: they hold the parameters, which a model names). Everything is read without calling code of
+the object's class: no dir(), no properties, no __getattr__, no isinstance (it reads
+`__class__`); an object that raises anyway only loses its edges. Each type is sorted once into a
+shape that says how to read it. Leaves among the children are left to the walk to skip."""
 
 import gc
 import types
 from collections import deque
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-# An edge: (kind, label, child); the label is what the path shows, rendered only when needed.
+# An edge: (kind, label, child); the label is what the path shows, rendered only when needed. The
+# walk reads them in groups of one kind: (kind, [(label, child), ...]).
 Edge = Tuple[int, object, object]
+Group = Tuple[int, Iterable[Tuple[object, object]]]
 
-VAR, ATTR, ITEM, KEYED, KEY, INDEX, ELEMENT, CLOSURE, REF, GRAD_FN, GRAPH, GRAPH_INDEX = range(12)
+# ITEM: a dict's value, labelled by its key (named by the key's own path unless it is a simple
+# one); LATE: an attribute (`.label`) walked last; GRAD_FN and after: the autograd graph.
+VAR, ATTR, ITEM, LATE, INDEX, ELEMENT, CLOSURE, REF, GRAD_FN, GRAPH, GRAPH_INDEX = range(11)
+KEY_LABEL = "<key>"  # a dict key, reached from its dict: `.<key>`
 
-# Shapes of types: how the census reads their instances.
-LEAF, TENSOR, DICT, SEQUENCE, SET, FUNCTION, METHOD, FRAME, MODULE, OBJECT = range(10)
+# Shapes of types: how the census reads their instances. TUPLE and LIST (exactly those types) and
+# DICT (any dict): containers that may hold nothing but leaves, which the walk does not enter;
+# SEQUENCE: any other tuple, list or deque. PLAIN: a class defined in Python without slots (its
+# attributes are its __dict__); OBJECT: any other. The walk compares them: keep the order.
+(LEAF, TUPLE, LIST, DICT, SEQUENCE, TENSOR, SET, FUNCTION, METHOD, FRAME, MODULE, OPTIMIZER, PLAIN,
+ OBJECT) = range(14)
 
 # Values with nothing behind them that could hold a tensor, or that a census does not enter:
 # modules are roots of their own, classes and functions' globals lead into every library.
@@ -24,7 +36,8 @@ _LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), range, 
            types.MethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
            types.MethodWrapperType, type, type(Ellipsis), memoryview)
 _LEAF_NAMES = ("weakref", "weakproxy", "weakcallableproxy", "cell")
-_SIMPLE_KEYS = (str, int, float, bool, bytes, type(None))
+# Keys shown by their repr (exactly these types: a subclass's repr would run its code).
+SIMPLE_KEYS = (str, int, float, bool, bytes, type(None))
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 _STRUCTURE_NAMES = ("_parameters", "_buffers", "_modules")
 
@@ -66,24 +79,22 @@ def _slot_descriptors(kind: type) -> Tuple[Tuple[str, object, type], ...]:
     return tuple(found)
 
 
-def _dict_edges(mapping: dict, shapes: Dict[type, int]) -> List[Edge]:
-    edges = []
-    for key, value in list(dict.items(mapping)):
-        if shapes.get(type(value)) == LEAF and shapes.get(type(key)) == LEAF:
-            continue
-        if type(key) in _SIMPLE_KEYS:  # exactly: a subclass's repr would run its code
-            edges.append((ITEM, key, value))
-        else:
-            edges.append((KEYED, key, value))
-            edges.append((KEY, None, key))
-    return edges
+def dict_groups(mapping: dict) -> Tuple[Group, ...]:
+    """A dict's values by key, and its keys that are objects, late."""
+    items = list(dict.items(mapping))
+    keys = [(KEY_LABEL, key) for key, _ in items if type(key) not in SIMPLE_KEYS]
+    return ((ITEM, items), (LATE, keys)) if keys else ((ITEM, items),)
 
 
-def _attribute_edges(mapping: dict, shapes: Optional[Dict[type, int]] = None) -> List[Edge]:
-    """Attributes, without those `shapes` already knows to be leaves."""
-    return [(ATTR, name, value) if type(name) is str else (KEYED, name, value)
-            for name, value in list(dict.items(mapping))
-            if shapes is None or shapes.get(type(value)) != LEAF]
+def _attribute_edges(mapping: dict) -> List[Edge]:
+    """Attributes (an attribute dict's rare key that is no string is shown as a dict key)."""
+    return [(ATTR if type(name) is str else ITEM, name, value)
+            for name, value in list(dict.items(mapping))]
+
+
+def one_by_one(edges: Iterable[Edge]) -> List[Group]:
+    """Edges of mixed kinds as groups, in their order."""
+    return [(kind, ((label, child),)) for kind, label, child in edges]
 
 
 def _module_edges(mapping: dict) -> List[Edge]:
@@ -101,6 +112,14 @@ def _module_edges(mapping: dict) -> List[Edge]:
     edges += [(ATTR, name, value) for name, value in list(dict.items(mapping))
               if name not in _STRUCTURE_NAMES]
     return edges
+
+
+def _optimizer_edges(mapping: dict, shapes: Dict[type, int]) -> List[Edge]:
+    """An optimizer: its state first (`optimizer.state[model.lin.weight]['exp_avg']`), the rest
+    late (param_groups holds the parameters)."""
+    return [(ATTR if name == "state" else LATE, name, value)
+            for name, value in list(dict.items(mapping))
+            if type(name) is str and shapes.get(type(value)) != LEAF]
 
 
 def _function_edges(function: types.FunctionType) -> List[Edge]:
@@ -128,13 +147,15 @@ def _tensor_edges(tensor) -> List[Edge]:
 
 
 class EdgeReader:
-    """Edges out of any object, knowing PyTorch's Tensor and Module classes."""
+    """Edges out of any object, knowing PyTorch's Tensor, Module and Optimizer classes."""
 
-    def __init__(self, tensor_type: type, module_type: type) -> None:
+    def __init__(self, tensor_type: type, module_type: type,
+                 optimizer_type: Optional[type] = None) -> None:
         self._tensor_type = tensor_type
         self._module_type = module_type
+        self._optimizer_type = optimizer_type
         self.shapes: Dict[type, int] = {}  # read directly by the walk: the hot path
-        self._base_iter: Dict[type, Callable] = {}
+        self.base_iter: Dict[type, Callable] = {}  # a sequence's or set's base type's __iter__
         self._slots: Dict[type, tuple] = {}
 
     def shape(self, kind: type) -> int:
@@ -146,30 +167,39 @@ class EdgeReader:
     def _sort(self, kind: type) -> int:
         if issubclass(kind, _LEAVES) or kind.__name__ in _LEAF_NAMES:
             return LEAF
+        if kind is tuple or kind is list:
+            self.base_iter[kind] = kind.__iter__
+            return TUPLE if kind is tuple else LIST
         shapes = ((self._tensor_type, TENSOR), (dict, DICT), (list, SEQUENCE), (tuple, SEQUENCE),
                   (deque, SEQUENCE), (set, SET), (frozenset, SET),
                   (types.FunctionType, FUNCTION), (types.MethodType, METHOD),
                   (types.FrameType, FRAME), (self._module_type, MODULE))
+        if self._optimizer_type is not None:
+            shapes += ((self._optimizer_type, OPTIMIZER),)
         for base, shape in shapes:
             if issubclass(kind, base):
                 if shape in (SEQUENCE, SET):  # a subclass iterates as its base, not as itself
-                    self._base_iter[kind] = base.__iter__
+                    self.base_iter[kind] = base.__iter__
                 return shape
-        self._slots[kind] = _slot_descriptors(kind)
-        return OBJECT
+        slots = self._slots[kind] = _slot_descriptors(kind)
+        return PLAIN if not slots and kind.__flags__ & _HEAP_TYPE else OBJECT
 
-    def edges(self, obj: object, shape: int) -> List[Edge]:
+    def groups(self, obj: object, shape: int) -> Sequence[Group]:
+        """The edges out of `obj`, of the shape `shape(type(obj))`. The walk reads PLAIN objects
+        and sequences itself (the most common: see census_walk)."""
+        if shape == PLAIN:
+            return ((ATTR, list(dict.items(object.__getattribute__(obj, "__dict__")))),)
+        if TUPLE <= shape <= SEQUENCE and shape != DICT:
+            return ((INDEX, enumerate(list(self.base_iter[type(obj)](obj)))),)
         if shape == DICT:
-            return _dict_edges(obj, self.shapes)
-        if shape == SEQUENCE:  # the most common containers: their leaves are dropped here
-            shapes = self.shapes
-            return [(INDEX, i, value)
-                    for i, value in enumerate(list(self._base_iter[type(obj)](obj)))
-                    if shapes.get(type(value)) != LEAF]
+            return dict_groups(obj)
+        if shape == SET:
+            return ((ELEMENT, [(None, value) for value in list(self.base_iter[type(obj)](obj))]),)
+        return one_by_one(self._edges(obj, shape))
+
+    def _edges(self, obj: object, shape: int) -> List[Edge]:
         if shape == TENSOR:
             return _tensor_edges(obj)
-        if shape == SET:
-            return [(ELEMENT, None, value) for value in list(self._base_iter[type(obj)](obj))]
         if shape == FUNCTION:
             return _function_edges(obj)
         if shape == METHOD:
@@ -178,11 +208,15 @@ class EdgeReader:
             return [(ATTR, "f_locals", locals_of(obj))]
         mapping = _instance_dict(obj)
         if mapping is not None:
-            return _module_edges(mapping) if shape == MODULE else self._object_edges(obj, mapping)
+            if shape == MODULE:
+                return _module_edges(mapping)
+            if shape == OPTIMIZER:
+                return _optimizer_edges(mapping, self.shapes)
+            return self._object_edges(obj, mapping)
         return self._object_edges(obj, {})
 
     def _object_edges(self, obj: object, mapping: dict) -> List[Edge]:
-        edges = _attribute_edges(mapping, self.shapes) if mapping else []
+        edges = _attribute_edges(mapping) if mapping else []
         kind = type(obj)
         for name, descriptor, cls in self._slots.get(kind, ()):
             try:

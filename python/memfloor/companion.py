@@ -19,22 +19,48 @@ def _period_s() -> float:
     return ms / MS_PER_S
 
 
-def _on_torch(torch: types.ModuleType) -> None:
-    global _recorder
-    from memfloor.torch_blocks import TorchBlocks
+def _drain() -> None:
+    """The blocks so far into the trace, right before a census: both then say the same."""
+    if _recorder is not None:
+        _recorder.drain()
 
-    recorder = TorchBlocks(torch, _period_s())
-    if recorder.start():
-        _recorder = recorder
-        atexit.register(recorder.stop)
+
+def _blocks_on() -> bool:
+    return os.environ.get("MEMFLOOR_TORCH_BLOCKS", "1") != "0"
+
+
+def _census_on() -> bool:
+    # census_schedule reads the rest of the value once torch is imported (a bad value is said
+    # then): a Python process that never imports torch loads nothing of the census.
+    return os.environ.get("MEMFLOOR_CENSUS", "").strip() != "off"
+
+
+def _on_torch(torch: types.ModuleType) -> None:
+    # Called at the end of the program's `import torch`: an exception here would fail it.
+    global _recorder
+    from memfloor.torch_blocks import TorchBlocks, say
+
+    if _blocks_on():
+        recorder = TorchBlocks(torch, _period_s())
+        if recorder.start():
+            _recorder = recorder
+            atexit.register(recorder.stop)
+    if _census_on():
+        try:  # independent of the blocks: it runs under either allocator
+            from memfloor import census_schedule
+
+            census_schedule.from_environment(torch, _drain).start()
+        except Exception as error:  # noqa: BLE001
+            say(f"census failed: {error!r}")
 
 
 def start() -> bool:
     """Starts the companion when the process runs under `memfloor run` (the hook's settings are in
-    the environment) and MEMFLOOR_TORCH_BLOCKS is not 0. True if it is watching for torch."""
+    the environment): PyTorch's blocks unless MEMFLOOR_TORCH_BLOCKS is 0, censuses unless
+    MEMFLOOR_CENSUS is off. True if it is watching for torch."""
     if not os.environ.get("MEMFLOOR_OUTPUT_DIR") or not os.environ.get("CUDA_INJECTION64_PATH"):
         return False
-    if os.environ.get("MEMFLOOR_TORCH_BLOCKS", "1") == "0":
+    if not _blocks_on() and not _census_on():
         return False
     import_watch.when_imported("torch", _on_torch)
     return True

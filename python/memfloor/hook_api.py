@@ -4,6 +4,8 @@ import ctypes
 import os
 from typing import Optional, Sequence, Tuple
 
+from memfloor.census_roles import ROLES
+
 BLOCK_ALLOC = 0
 BLOCK_FREE = 1
 
@@ -32,6 +34,39 @@ class BlockEventV1(ctypes.Structure):
     ]
 
 
+class HeldV1(ctypes.Structure):
+    """memfloor_held_v1: one storage a census found."""
+
+    _fields_ = [
+        ("address", ctypes.c_uint64),
+        ("size", ctypes.c_uint64),
+        ("path", ctypes.c_char_p),
+        ("via", ctypes.c_char_p),
+        ("device", ctypes.c_uint32),
+        ("holders", ctypes.c_uint32),
+        ("role", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
+    ]
+
+
+class CensusV1(ctypes.Structure):
+    """memfloor_census_v1: one census of one device."""
+
+    _fields_ = [
+        ("unix_ns", ctypes.c_uint64),
+        ("objects", ctypes.c_uint64),
+        ("duration_ns", ctypes.c_uint64),
+        ("device", ctypes.c_uint32),
+        ("step", ctypes.c_uint32),
+        ("complete", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
+    ]
+
+
+# The hook's MEMFLOOR_HELD_* values, by census_roles' names.
+HELD_ROLES = {name: value for value, name in enumerate(ROLES)}
+VIA_SEPARATOR = " > "  # between the autograd nodes of a held storage's `via`
+
 # One block event as the companion collects it: (unix_ns, address, size, stream, device, stack,
 # type).
 Event = Tuple[int, int, int, int, int, int, int]
@@ -39,6 +74,10 @@ Event = Tuple[int, int, int, int, int, int, int]
 
 def _encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
+
+
+def _u32(value: int) -> int:
+    return max(0, min(int(value), 0xFFFFFFFF))
 
 
 class Hook:
@@ -52,6 +91,16 @@ class Hook:
         self._blocks = library.memfloor_blocks_v1
         self._blocks.restype = ctypes.c_uint64
         self._blocks.argtypes = [ctypes.POINTER(BlockEventV1), ctypes.c_uint64]
+        # Newer than the others: a hook without it records no census.
+        self._census = getattr(library, "memfloor_census_v1", None)
+        if self._census is not None:
+            self._census.restype = ctypes.c_uint64
+            self._census.argtypes = [ctypes.POINTER(CensusV1), ctypes.POINTER(HeldV1),
+                                     ctypes.c_uint64]
+
+    @property
+    def has_census(self) -> bool:
+        return self._census is not None
 
     def python_stack(self, frames: Sequence[Frame]) -> int:
         """The hook's id of the stack, 0 if it made none (not traced)."""
@@ -59,13 +108,30 @@ class Hook:
         for slot, (file, function, line) in zip(array, frames):
             slot.file = _encode(file)
             slot.function = _encode(function)
-            slot.line = max(0, min(int(line), 0xFFFFFFFF))
+            slot.line = _u32(line)
         return int(self._stack(array, len(frames)))
 
     def blocks(self, events: Sequence[Event]) -> int:
         """How many of the events the hook recorded (0: not traced)."""
         array = (BlockEventV1 * len(events))(*events)
         return int(self._blocks(array, len(events)))
+
+    def census(self, header: CensusV1, entries: Sequence) -> int:
+        """Records one census of one device (`header`) and its storages: census.StorageEntry
+        objects (address, nbytes, path, via_graph, holders, role), given the header's device.
+        Returns len(entries) + 1 when recorded, 0 when not (not traced, or an older hook)."""
+        if self._census is None:
+            return 0
+        array = (HeldV1 * len(entries))()
+        for slot, entry in zip(array, entries):
+            slot.address = entry.address
+            slot.size = entry.nbytes
+            slot.path = _encode(entry.path)  # the structure keeps the bytes alive
+            slot.via = _encode(VIA_SEPARATOR.join(entry.via_graph))
+            slot.device = header.device
+            slot.holders = _u32(max(1, entry.holders))
+            slot.role = HELD_ROLES.get(entry.role, 0)
+        return int(self._census(ctypes.byref(header), array, len(entries)))
 
 
 def find_hook(path: Optional[str] = None) -> Optional[Hook]:

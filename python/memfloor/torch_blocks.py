@@ -36,7 +36,7 @@ def _imported(name: str) -> bool:
     return module is not None and not getattr(spec, "_initializing", False)
 
 
-def _step_post_hook_registrar(torch: types.ModuleType):
+def step_post_hook_registrar(torch: types.ModuleType):
     """torch.optim.optimizer.register_optimizer_step_post_hook (PyTorch 2.0 on: a hook after every
     optimizer's step), found through the module of torch.optim.Optimizer: torch.optim deletes its
     `optimizer` attribute."""
@@ -45,7 +45,7 @@ def _step_post_hook_registrar(torch: types.ModuleType):
     return getattr(module, "register_optimizer_step_post_hook", None)
 
 
-def _say(text: str) -> None:
+def say(text: str) -> None:
     print(f"memfloor: {text}", file=sys.stderr)
 
 
@@ -77,7 +77,7 @@ class TorchBlocks:
         if record is None or lazy_call is None or not hasattr(memory, "_snapshot"):
             return False
         if "clear_history" not in inspect.signature(record).parameters:
-            _say(f"PyTorch {self._torch.__version__} cannot clear its memory history: "
+            say(f"PyTorch {self._torch.__version__} cannot clear its memory history: "
                  "allocator blocks are not recorded (segments still are)")
             return False
         lazy_call(self._enable)  # runs inside PyTorch's CUDA initialization, or now if done
@@ -93,12 +93,12 @@ class TorchBlocks:
             self._gap_ns = time.time_ns()
             self._on = True
             os.register_at_fork(after_in_child=self._stop.set)
-            register = _step_post_hook_registrar(self._torch)
+            register = step_post_hook_registrar(self._torch)
             if register is not None:
                 register(self._after_step)
             threading.Thread(target=self._run, name="memfloor-blocks", daemon=True).start()
         except Exception as error:  # noqa: BLE001
-            _say(f"cannot record PyTorch's allocator blocks: {error!r}")
+            say(f"cannot record PyTorch's allocator blocks: {error!r}")
 
     # -- draining ----------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ class TorchBlocks:
                     self._hook.blocks(events)
             except Exception as error:  # noqa: BLE001
                 self._on = False
-                _say(f"stopped recording PyTorch's allocator blocks: {error!r}")
+                say(f"stopped recording PyTorch's allocator blocks: {error!r}")
 
     def stop(self) -> None:
         """The last drain (at exit)."""
@@ -158,7 +158,7 @@ class TorchBlocks:
         self._stop.set()
         if os.environ.get("MEMFLOOR_VERBOSE") == "1":
             log = self._log
-            _say(f"PyTorch blocks: {self._drains} drains ({self._steps} optimizer steps seen), "
+            say(f"PyTorch blocks: {self._drains} drains ({self._steps} optimizer steps seen), "
                  f"{log.events_written} events, {len(self._stacks)} stacks; "
                  f"reconciled with the allocator's state: {log.reconciled_allocs} allocations, "
                  f"{log.reconciled_frees} frees, {log.resized} sizes; "

@@ -41,6 +41,8 @@ expect 2 "--site-include: an empty pattern" -- analyze "$testdata/demo/retention
 expect 2 "--site-exclude: an empty pattern" -- export --perfetto "$testdata/demo/retention.mftrace" -o "$work/out.json" --site-exclude ''
 expect 2 "--prefix-map.*'/work': expected OLD=NEW" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map /work
 expect 2 "--prefix-map.*OLD .*is empty" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map =/opt
+expect 2 "--census must be auto, every, off or optimizer steps such as 2,10 .*not '3,x'" -- run --census 3,x -- true
+expect 2 "--census must be .*not '0'" -- run --census 0 -- true
 [ -e "$work/sym.mftrace" ] && { echo "FAIL: a refused trace symbolize left its output"; failures=$((failures + 1)); }
 # Without llvm-symbolizer on PATH, --no-resolve still copies a trace and rewrites its paths.
 if PATH=/nonexistent "$memfloor" trace symbolize "$testdata/model/fixed.mftrace" -o "$work/sym.mftrace" \

@@ -62,6 +62,17 @@ if torch is not None:
             return grad * ctx.scale, grad * x
 
 
+class Key:
+    """A dict key that is an object: a dict keyed by it is named by the key's own path."""
+
+
+class Loud(list):
+    """A list whose own iteration would raise: the census iterates it as a list."""
+
+    def __iter__(self):
+        raise RuntimeError("iterated through the subclass")
+
+
 class Raising:
     """Everything read through the class raises; the instance dict still holds a tensor."""
 
@@ -155,6 +166,75 @@ class CensusTest(unittest.TestCase):
         # A parameter is held by the model and by the optimizer.
         self.assertTrue(ending(result, ".model.lin.weight")[0].shared)
 
+    def test_roles_come_from_the_edge_that_named_the_storage(self):
+        MODULE.model = model = Model()
+        model.register_buffer("running", torch.zeros(N))
+        model.kept = torch.zeros(2 * N)
+        optimizer = torch.optim.AdamW(model.parameters())
+        model(torch.randn(3, 8)).sum().backward()
+        optimizer.step()
+        result = census()
+        roles = {suffix: [entry.role for entry in ending(result, suffix)]
+                 for suffix in (".model.lin.weight", ".model.layers[1].bias", ".model.running",
+                                ".model.kept", ".model.lin.weight.grad",
+                                ".optimizer.state[model.lin.weight]['exp_avg']",
+                                ".optimizer.state[model.lin.weight]['step']")}
+        self.assertEqual(roles, {
+            ".model.lin.weight": ["parameter"], ".model.layers[1].bias": ["parameter"],
+            ".model.running": ["buffer"], ".model.kept": ["other"],
+            ".model.lin.weight.grad": ["gradient"],
+            ".optimizer.state[model.lin.weight]['exp_avg']": ["optimizer_state"],
+            ".optimizer.state[model.lin.weight]['step']": ["optimizer_state"]})
+        del optimizer
+
+    def test_a_tensor_named_like_a_parameter_elsewhere_is_no_parameter(self):
+        MODULE.model = Model()
+        object.__setattr__(MODULE.model, "twin", torch.zeros(N))  # an attribute, not a parameter
+        MODULE.planted = {"weight": torch.zeros(2 * N), "grad": torch.zeros(3 * N)}
+        result = census()
+        self.assertEqual([entry.role for entry in ending(result, ".model.twin")], ["other"])
+        self.assertEqual([entry.role for entry in ending(result, ".planted['weight']")], ["other"])
+        self.assertEqual([entry.role for entry in ending(result, ".planted['grad']")], ["other"])
+
+    def test_parameters_are_named_by_their_model_before_their_optimizer(self):
+        deep = torch.nn.Sequential(torch.nn.Sequential(torch.nn.Sequential(Model())))
+        MODULE.planted = [torch.optim.SGD(deep.parameters(), lr=0.1, momentum=0.9), deep]
+        deep(torch.randn(3, 8)).sum().backward()
+        MODULE.planted[0].step()
+        del deep  # only the list holds them: the optimizer comes first in it, the model is deeper
+        result = census()
+        [weight] = ending(result, ".planted[1][0][0][0].lin.weight")
+        self.assertEqual(weight.role, "parameter")
+        [momentum] = ending(result, ".planted[0].state[planted[1][0][0][0].lin.weight]"
+                                    "['momentum_buffer']")
+        self.assertEqual(momentum.role, "optimizer_state")
+        self.assertFalse([entry for entry in result.storages if "param_groups" in entry.path])
+
+    def test_containers_of_every_kind(self):
+        import collections
+
+        pair = collections.namedtuple("Pair", "left right")
+        MODULE.CACHE = key = Key()
+        holder = Key()
+        holder.__dict__[7] = torch.zeros(5)  # an attribute whose name is no string
+        MODULE.planted = {
+            "set": {torch.zeros(2 * N)}, "deque": collections.deque([1, torch.zeros(3 * N)]),
+            "pair": pair(1, torch.zeros(4 * N)), "loud": Loud([torch.zeros(5 * N)]),
+            "ordered": collections.OrderedDict(k=torch.zeros(6 * N)),
+            "keyed": {key: torch.zeros(7 * N)}, "holder": holder,
+            "small": [[1, "a"], (2, None), (3, [torch.zeros(8 * N)])]}
+        del key, holder
+        sizes = {entry.path.split("test_census.", 1)[-1]: entry.nbytes
+                 for entry in census().storages}
+        self.assertEqual(sizes["planted['set'].<element>"], 2 * LARGE)
+        self.assertEqual(sizes["planted['deque'][1]"], 3 * LARGE)
+        self.assertEqual(sizes["planted['pair'][1]"], 4 * LARGE)
+        self.assertEqual(sizes["planted['loud'][0]"], 5 * LARGE)
+        self.assertEqual(sizes["planted['ordered']['k']"], 6 * LARGE)
+        self.assertEqual(sizes["planted['keyed'][CACHE]"], 7 * LARGE)
+        self.assertEqual(sizes["planted['holder'][7]"], 20)
+        self.assertEqual(sizes["planted['small'][2][1][0]"], 8 * LARGE)
+
     def test_views_and_aliases_count_once(self):
         base = torch.zeros(N)
         MODULE.planted = [base, base[10:], base.view(4, -1), base]
@@ -204,7 +284,8 @@ class CensusTest(unittest.TestCase):
     def test_the_walk_is_bounded(self):
         result = census(roots=[("state", {"x": [[torch.zeros(8)]]})], max_depth=2)
         self.assertEqual(result.storages, [])
-        self.assertFalse(census(roots=[("state", {"x": [[1], [2], [3]]})], max_objects=2).complete)
+        self.assertFalse(census(roots=[("state", {"x": [Key(), Key(), Key()]})],
+                                max_objects=2).complete)
 
 
 if __name__ == "__main__":

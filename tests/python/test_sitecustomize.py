@@ -16,12 +16,12 @@ print("companion" if "memfloor.companion" in sys.modules else "no-companion",
 """
 
 
-def run(env_extra, user_site=None):
+def run(env_extra, user_site=None, code=PROBE):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMFLOOR_", "CUDA_INJ"))}
     paths = [os.path.abspath(PYTHON_DIR)] + ([user_site] if user_site else [])
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.update(env_extra)
-    return subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=60)
 
 
@@ -45,9 +45,25 @@ class SitecustomizeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout.split(), ["companion", "not-watching"])
 
-    def test_opting_out_of_blocks(self):
-        result = run(dict(TRACED, MEMFLOOR_TORCH_BLOCKS="0"))
+    def test_opting_out_of_blocks_and_censuses(self):
+        result = run(dict(TRACED, MEMFLOOR_TORCH_BLOCKS="0"))  # censuses still watch for torch
+        self.assertEqual(result.stdout.split(), ["companion", "watching"])
+        result = run(dict(TRACED, MEMFLOOR_TORCH_BLOCKS="0", MEMFLOOR_CENSUS="off"))
         self.assertEqual(result.stdout.split(), ["companion", "not-watching"])
+
+    def test_a_bad_census_value_is_said_only_once_torch_is_imported(self):
+        result = run(dict(TRACED, MEMFLOOR_CENSUS="bogus"))
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertEqual(result.stdout.split(), ["companion", "watching"])
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            self.skipTest("torch is not installed")
+        result = run(dict(TRACED, MEMFLOOR_CENSUS="bogus", MEMFLOOR_TORCH_BLOCKS="0"),
+                     code="import torch; print(torch.zeros(2).sum().item())")
+        self.assertEqual((result.returncode, result.stdout), (0, "0.0\n"), result.stderr)
+        [line] = result.stderr.splitlines()
+        self.assertTrue(line.startswith("memfloor: MEMFLOOR_CENSUS=bogus: "), line)
 
     def test_a_failing_shadowed_sitecustomize_is_reported_and_the_program_runs(self):
         with tempfile.TemporaryDirectory() as user:

@@ -55,6 +55,7 @@ TEST_CASE("the traced environment points CUDA and NVTX at the hook", "[runtime_h
   request.stacks = "none";
   request.iteration_pattern = "step";
   request.buffer_size = "4m";
+  request.census = "2,10";
   std::vector<std::string> notes;
   std::vector<std::string> env =
       tracedEnvironment(request, "/x/libmemfloor_hook.so", "/out", {"PATH=/bin"}, notes);
@@ -65,6 +66,7 @@ TEST_CASE("the traced environment points CUDA and NVTX at the hook", "[runtime_h
   CHECK(has(env, "MEMFLOOR_STACKS=none"));
   CHECK(has(env, "MEMFLOOR_BUFFER_SIZE=4m"));
   CHECK(has(env, "MEMFLOOR_ITERATION_PATTERN=step"));
+  CHECK(has(env, "MEMFLOOR_CENSUS=2,10"));
   CHECK(notes.empty());
 }
 
@@ -184,6 +186,28 @@ TEST_CASE("the command line: options before --, the program's own options after"
       Error);
   CHECK_THROWS_AS(runCli({"run"}), Error);
   CHECK_THROWS_AS(runCli({"run", "--"}), Error);
+  CHECK(std::system(("rm -rf " + dir).c_str()) == 0);
+}
+
+TEST_CASE(
+    "the census schedule: a mode or the optimizer steps, passed to the child as MEMFLOOR_CENSUS",
+    "[runtime_hook][run]") {
+  std::string dir = tempDir();
+  std::string hook = fakeHook(dir);
+  auto census = [&](const std::string& value, const std::string& expected) {
+    return runCli({"run", "-q", "--hook", hook, "-o", dir, "--census", value, "--", "sh", "-c",
+                   "test \"$MEMFLOOR_CENSUS\" = '" + expected + "'"});
+  };
+  CHECK(runCli({"run", "-q", "--hook", hook, "-o", dir, "--", "sh", "-c",
+                "test \"$MEMFLOOR_CENSUS\" = auto"}) == 0);
+  for (const char* value : {"auto", "every", "off", "3", "2,10", "010,4"}) {
+    CHECK(census(value, value) == 0);
+  }
+  for (const char* bad : {"0", "3,x", "", "2,", ",2", "2.5", "Auto", "3, 4", "1234567890"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH(census(bad, ""), Catch::Contains("--census must be auto, every, off or "
+                                                       "optimizer steps such as 2,10"));
+  }
   CHECK(std::system(("rm -rf " + dir).c_str()) == 0);
 }
 
