@@ -10,6 +10,7 @@
 #include <set>
 #include <system_error>
 
+#include "analysis/iteration_tracker.h"
 #include "cli/analyze_command.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
@@ -163,6 +164,10 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
   if (!request.iteration_pattern.empty()) {
     setEnv(env, "MEMFLOOR_ITERATION_PATTERN", request.iteration_pattern);
   }
+  // The companion's census waits for an iteration range around an optimizer step to close.
+  setEnv(env, "MEMFLOOR_CENSUS_RANGES",
+         request.iteration_pattern.empty() ? std::string(analysis::kDefaultIterationPattern)
+                                           : request.iteration_pattern);
   if (!request.companion_dir.empty()) {
     // Python imports the companion's sitecustomize first; it runs the one it shadows.
     std::string path = envValue(env, "PYTHONPATH");

@@ -8,7 +8,10 @@
 #   4. the GIL-free frame walk on this machine's Python (tests/python/test_python_frames.py)
 #   5. processes: planted.py under torchrun (its child gets the companion), and a training loop fed
 #      by a DataLoader with forked workers
-#   6. censuses after optimizer steps on the GPU, both allocators (tests/gpu/pytorch/census_gpu.py)
+#   6. censuses after optimizer steps on the GPU, both allocators (tests/gpu/pytorch/census_gpu.py),
+#      then planted holders (tests/gpu/pytorch/holders.py: graph, list, cache, plain, each bug and
+#      fixed) traced with a census in every window; their traces come back to be analyzed (their
+#      logs hold the bytes each holder kept)
 # usage: scripts/gpu-torch.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
 #        build-hook/dist); parts: any of "frames planted gpt2 processes census overhead" (default
 #        all); ROUNDS (5).
@@ -85,6 +88,20 @@ if [[ " $PARTS " == *" census "* ]]; then
   for alloc in native async; do
     PYTHONPATH=python python3 $T/census_gpu.py --allocator "$alloc" | tee -a "$SUMMARY"
   done
+  echo "== 6b. planted holders, traced"
+  for case in graph list cache plain; do
+    for variant in bug fixed; do
+      [ "$case" = plain ] && [ "$variant" = fixed ] && continue
+      name="holders-$case-$variant"
+      fixed=(); [ "$variant" = fixed ] && fixed=(--fixed)
+      MEMFLOOR_VERBOSE=1 traced "$name" native -- env MEMFLOOR_CENSUS=every python3 $T/holders.py \
+        --case "$case" "${fixed[@]}" --log "$WORK/$name.json"
+      cp "$WORK/$name.json" "$OUT/"
+      echo "$name: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("planted", d["planted_bytes"], "allocated", d["windows"][-1]["allocated"])' "$WORK/$name.json")" | tee -a "$SUMMARY"
+    done
+  done
+  traced holders-graph-async async -- python3 $T/holders.py --case graph --log "$WORK/holders-graph-async.json"
+  cp "$WORK/holders-graph-async.json" "$OUT/"
 fi
 
 if [[ " $PARTS " == *" overhead "* ]]; then

@@ -1,9 +1,11 @@
 """When the companion takes a census (census.py) and where it sends it: in the program's thread,
-right after an optimizer step (PyTorch 2's global step hook), the start of an idle window, at the
-steps MEMFLOOR_CENSUS names. One census record per device that has storages goes to the hook
+in the idle window after the optimizer steps MEMFLOOR_CENSUS names: right after the step (PyTorch
+2's global step hook), or, when the step ran inside an iteration range (iteration_ranges.py), when
+that range closes. One census record per device that has storages goes to the hook
 (memfloor_census_v1), so the trace says which Python paths hold the blocks of that window."""
 
 import os
+import re
 import time
 import types
 from dataclasses import dataclass
@@ -11,6 +13,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional
 
 from memfloor.census import Census, StorageEntry, take_census
 from memfloor.hook_api import CensusV1, Hook, find_hook
+from memfloor.iteration_ranges import IterationRanges
 from memfloor.torch_blocks import say, step_post_hook_registrar
 
 AUTO, EVERY, OFF, LISTED = "auto", "every", "off", "listed"
@@ -84,7 +87,8 @@ class CensusSchedule:
 
     def __init__(self, torch: types.ModuleType, schedule: Schedule, device_type: str = "cuda",
                  drain: Optional[Callable[[], None]] = None,
-                 find: Callable[[], Optional[Hook]] = find_hook, verbose: bool = False) -> None:
+                 find: Callable[[], Optional[Hook]] = find_hook, verbose: bool = False,
+                 ranges: Optional[IterationRanges] = None) -> None:
         self._torch = torch
         self._schedule = schedule
         self._device_type = device_type
@@ -95,6 +99,10 @@ class CensusSchedule:
         self.steps = 0
         self.taken = 0
         self.on = schedule.mode != OFF
+        self.pending = False  # a census waits for the iteration range around its step to close
+        self._ranges = ranges
+        if ranges is not None:
+            ranges.on_end = self.iteration_ended
 
     def start(self) -> bool:
         """Registers the step handler when PyTorch initializes CUDA (now if it has, or if the
@@ -135,10 +143,23 @@ class CensusSchedule:
         """In the program's thread, after an optimizer's step: the start of an idle window."""
         self.steps += 1
         if self.on and self._schedule.due(self.steps):
-            try:
-                self.take()
-            except Exception as error:  # noqa: BLE001
-                self._fail(error)
+            if self._ranges is not None and self._ranges.inside():
+                self.pending = True
+            else:
+                self._take_safely()
+
+    def iteration_ended(self) -> None:
+        """No iteration range is open any more: the idle window of a waiting census."""
+        if self.pending:
+            self.pending = False
+            if self.on:
+                self._take_safely()
+
+    def _take_safely(self) -> None:
+        try:
+            self.take()
+        except Exception as error:  # noqa: BLE001
+            self._fail(error)
 
     def _ready_hook(self) -> Optional[Hook]:
         if self._hook is None:
@@ -169,10 +190,29 @@ class CensusSchedule:
                 f"{census.seconds:.2f} s")
 
 
+def ranges_from_environment(torch: types.ModuleType, environ=os.environ) -> Optional[IterationRanges]:
+    """torch.cuda.nvtx's ranges watched with the pattern in MEMFLOOR_CENSUS_RANGES (every
+    outermost range when it is unset); None when there is no such module. A pattern Python cannot
+    read is said once and every outermost range counts."""
+    nvtx = getattr(getattr(torch, "cuda", None), "nvtx", None)
+    if nvtx is None:
+        return None
+    pattern = environ.get("MEMFLOOR_CENSUS_RANGES", "")
+    try:
+        ranges = IterationRanges(pattern)
+    except re.error as error:
+        say(f"MEMFLOOR_CENSUS_RANGES={pattern}: {error}; every outermost range is an iteration")
+        ranges = IterationRanges(None)
+    return ranges if ranges.install(nvtx) else None
+
+
 def from_environment(torch: types.ModuleType,
                      drain: Optional[Callable[[], None]]) -> CensusSchedule:
     """The schedule `memfloor run` asked for (MEMFLOOR_CENSUS, MEMFLOOR_CENSUS_DEVICE,
-    MEMFLOOR_VERBOSE)."""
-    return CensusSchedule(torch, schedule_from_environment(),
+    MEMFLOOR_CENSUS_RANGES, MEMFLOOR_VERBOSE)."""
+    schedule = schedule_from_environment()
+    ranges = ranges_from_environment(torch) if schedule.mode != OFF else None
+    return CensusSchedule(torch, schedule,
                           device_type=os.environ.get("MEMFLOOR_CENSUS_DEVICE", "") or "cuda",
-                          drain=drain, verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1")
+                          drain=drain, verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1",
+                          ranges=ranges)

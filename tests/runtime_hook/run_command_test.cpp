@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 
+#include "analysis/iteration_tracker.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
 #include "common/error.h"
@@ -67,7 +68,18 @@ TEST_CASE("the traced environment points CUDA and NVTX at the hook", "[runtime_h
   CHECK(has(env, "MEMFLOOR_BUFFER_SIZE=4m"));
   CHECK(has(env, "MEMFLOOR_ITERATION_PATTERN=step"));
   CHECK(has(env, "MEMFLOOR_CENSUS=2,10"));
+  CHECK(has(env, "MEMFLOOR_CENSUS_RANGES=step"));
   CHECK(notes.empty());
+}
+
+TEST_CASE("the companion's census waits for ranges named as the analysis names iterations",
+          "[runtime_hook][run]") {
+  std::vector<std::string> notes;
+  std::vector<std::string> env = tracedEnvironment(RunRequest{}, "/h.so", "/out", {}, notes);
+  CHECK(has(env, "MEMFLOOR_CENSUS_RANGES=" + std::string(analysis::kDefaultIterationPattern)));
+  CHECK_FALSE(std::any_of(env.begin(), env.end(), [](const std::string& e) {
+    return e.rfind("MEMFLOOR_ITERATION_PATTERN=", 0) == 0;  // the trace keeps the analysis' own
+  }));
 }
 
 TEST_CASE("torch-allocator async respects a user's PYTORCH_CUDA_ALLOC_CONF",
