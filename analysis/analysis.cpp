@@ -76,8 +76,10 @@ void Analysis::dispatch(const trace::Event& e) {
     release(e);
   } else if (e.type == trace::EventType::kMarker) {
     onMarker(e);
-  } else if (e.type == trace::EventType::kCensus || e.type == trace::EventType::kHeld) {
-    return;  // not memory: what holds it (not analyzed yet)
+  } else if (e.type == trace::EventType::kHeld) {
+    holders_.onHeld(e, live_);  // not memory: what holds it
+  } else if (e.type == trace::EventType::kCensus) {
+    onCensus(e);
   } else {
     ++records_.pool_events;
     last_memory_ns_ = e.timestamp;
@@ -169,7 +171,18 @@ void Analysis::checkBlock(const trace::Event& block) {
   if (!segments_.covers(block.device, block.address, block.size)) ++blocks_outside_segments_;
 }
 
+// A census matches its storages to its device's allocated level: its blocks where it has blocks,
+// else its device allocations (docs/design.md, "Holders").
+void Analysis::onCensus(const trace::Event& e) {
+  const uint16_t blocks = timeline_.findSlot({e.device, trace::MemoryKind::kBlock});
+  const uint16_t slot =
+      blocks != kNoSlot ? blocks : timeline_.findSlot({e.device, trace::MemoryKind::kDevice});
+  holders_.onCensus(e, slot, blocks != kNoSlot, tracker_.started(), live_);
+}
+
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
+  if ((alloc.flags & kHeldByCensus) != 0) [[unlikely]]
+    holders_.onClose(alloc, timestamp);
   if (blocks_seen_) {
     const MemoryKey& key = timeline_.slot(alloc.slot).key;
     if (key.kind == trace::MemoryKind::kDevice) segments_.close(key.device, alloc.address);

@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/holders.h"
 #include "analysis/idle_cuts.h"
 #include "analysis/iteration_tracker.h"
 #include "analysis/live_series.h"
@@ -92,6 +94,7 @@ class Analysis {
   void allocate(const trace::Event& e);
   void release(const trace::Event& e);
   void onMarker(const trace::Event& e);
+  void onCensus(const trace::Event& e);
   void watch(const trace::Event& e);
   void on(const trace::Dropped& r);
   void on(const trace::Trailer& r);
@@ -110,6 +113,8 @@ class Analysis {
   void fillTrends(Report& report, const std::vector<uint16_t>& order) const;
   void fillSteady(Report& report, const std::vector<uint16_t>& order) const;
   void fillExplained(Report& report, const std::vector<uint16_t>& order);
+  void nameSites(Report& report, const std::set<trace::StackId>& listed_stacks,
+                 std::set<trace::StackId> peak_stacks);
   const std::vector<uint32_t>& linksOf(uint32_t site);
 
   AnalysisOptions options_;
@@ -152,6 +157,8 @@ class Analysis {
   size_t next_cut_ = 0;                       // into options_.cut_at->cuts
   std::optional<DetectedPeriod> period_;
   std::optional<DetectedIterations> iterations_;
+
+  Holders holders_;  // what the censuses found holding the live memory (rare records)
 };
 
 // The whole analysis of one trace: one replay, or three for detected iterations (AnalysisOptions).

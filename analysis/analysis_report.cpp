@@ -24,6 +24,17 @@ PeakSnapshot snapshotOf(const PeakComposition::Peak& peak, const Retention& rete
   return out;
 }
 
+// The end of the run: of its last complete iteration (none: the trace has none).
+std::optional<uint64_t> runEnd(const std::vector<IterationSpan>& spans) {
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+    if (it->complete) return it->end_ns;
+  }
+  return std::nullopt;
+}
+
+// Holders listed per census, per retaining site listed per window (--top).
+constexpr uint32_t kHoldersPerSite = 4;
+
 }  // namespace
 
 void Analysis::fillMetadata(Report& report) const {
@@ -84,9 +95,13 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
   }
   const std::vector<bool> reserved = reservedSlots(timeline_);
   std::vector<RetainedWindow> retained = retention_.finish(live_, reserved);
+  const NeverFreed never_freed = retention_.neverFreed(live_, reserved);
   const std::vector<std::vector<PeakComposition::Peak>> peaks =
-      peaks_.finish(retention_.neverFreed(live_, reserved), timeline_.slotCount());
+      peaks_.finish(never_freed, timeline_.slotCount());
   assert(peaks.size() == spans.size() && "an iteration without its peak");
+  HeldByWindows held = holders_.finish(spans, {&symbols_, &retention_, &never_freed, runEnd(spans),
+                                               kHoldersPerSite * options_.top_sites});
+  report.census = std::move(held.count);
   std::set<trace::StackId> stacks, peak_stacks;
 
   for (size_t i = 0; i < spans.size(); ++i) {
@@ -121,37 +136,60 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
           {timeline_.slot(site.slot).key, site.stack, {}, tally, linksOf(site_index)});
       if (site.stack != trace::kNoId) stacks.insert(site.stack);
     }
+    row.held_by = std::move(held.windows[i]);
   }
-  // Sites, and the detected period's allocation, are named together: by their user frames, told
-  // apart within the listed stacks (symbols/site_namer.h). The sites at the peaks take the same
-  // names where their stacks are listed there too; the others are named with the listed stacks,
-  // which keep their names: the peaks list stacks of every allocation.
+  nameSites(report, stacks, std::move(peak_stacks));
+}
+
+// Sites, and the detected period's allocation, are named together: by their user frames, told
+// apart within the listed stacks (symbols/site_namer.h). The sites at the peaks take the same
+// names where their stacks are listed there too; the others are named with the listed stacks,
+// which keep their names: the peaks list stacks of every allocation. The holders' blocks are named
+// the same way after the peaks, whose names they do not change either.
+void Analysis::nameSites(Report& report, const std::set<trace::StackId>& listed_stacks,
+                         std::set<trace::StackId> peak_stacks) {
+  std::set<trace::StackId> stacks = listed_stacks;
   if (report.detection && report.detection->stack != trace::kNoId) {
     stacks.insert(report.detection->stack);
   }
   std::vector<trace::StackId> listed(stacks.begin(), stacks.end());
   listed.push_back(trace::kNoId);
-  const std::unordered_map<trace::StackId, std::string> names =
-      symbols_.siteNames(listed, site_namer_);
+  std::unordered_map<trace::StackId, std::string> names = symbols_.siteNames(listed, site_namer_);
   for (IterationRow& row : report.iterations) {
     for (RetainedSite& site : row.top_sites) site.where = names.at(site.stack);
   }
   if (report.detection) report.detection->where = names.at(report.detection->stack);
-  std::vector<trace::StackId> with_peaks = listed;
-  for (trace::StackId id : peak_stacks) {
-    if (names.count(id) == 0) with_peaks.push_back(id);
-  }
-  std::unordered_map<trace::StackId, std::string> peak_names;
-  if (with_peaks.size() > listed.size()) peak_names = symbols_.siteNames(with_peaks, site_namer_);
+  // Each later group is named among the stacks named before it, and only adds the new names.
+  auto nameMore = [&](const std::set<trace::StackId>& more) {
+    const size_t known = listed.size();
+    for (trace::StackId id : more) {
+      if (names.count(id) == 0) listed.push_back(id);
+    }
+    if (listed.size() == known) return;
+    for (auto& [id, name] : symbols_.siteNames(listed, site_namer_)) names.try_emplace(id, name);
+  };
+  nameMore(peak_stacks);
   for (IterationRow& row : report.iterations) {
     for (IterationMemory& m : row.memory) {
-      for (PeakSite& site : m.peak_composition->sites) {
-        auto it = names.find(site.stack);
-        site.where = it != names.end() ? it->second : peak_names.at(site.stack);
+      for (PeakSite& site : m.peak_composition->sites) site.where = names.at(site.stack);
+    }
+  }
+  std::set<trace::StackId> holder_stacks;
+  for (const IterationRow& row : report.iterations) {
+    for (const HeldBy& census : row.held_by) {
+      for (const Holder& h : census.holders) {
+        if (h.stack != trace::kNoId) holder_stacks.insert(h.stack);
       }
     }
   }
+  nameMore(holder_stacks);
+  for (IterationRow& row : report.iterations) {
+    for (HeldBy& census : row.held_by) {
+      for (Holder& h : census.holders) h.where = names.at(h.stack);
+    }
+  }
   stacks.insert(peak_stacks.begin(), peak_stacks.end());
+  stacks.insert(holder_stacks.begin(), holder_stacks.end());
   for (trace::StackId id : stacks) report.stacks.push_back(symbols_.stack(id));
 }
 

@@ -13,6 +13,7 @@ inline constexpr uint16_t kNoSlot = 0xFFFF;  // marks an empty LiveAlloc; real s
 
 inline constexpr uint8_t kBornPersistent = 1;  // allocated before the first counted iteration
 inline constexpr uint8_t kBornInWindow = 2;    // allocated in an idle window
+inline constexpr uint8_t kHeldByCensus = 4;    // a census found a storage in it (holders.h)
 
 // One live allocation: 32 bytes, so two share a cache line.
 struct LiveAlloc {
@@ -94,6 +95,13 @@ class LiveSet {
   void unmatchedFree(uint64_t free_size) { stats_.unmatched_frees.add(free_size); }
 
   const LiveAlloc* find(uint16_t slot, uint64_t address) { return table_.find({address, slot}); }
+  // Sets `flag` on the live allocation at (slot, address); false when none is live there.
+  bool addFlag(uint16_t slot, uint64_t address, uint8_t flag) {
+    LiveAlloc* entry = table_.find({address, slot});
+    if (entry == nullptr) return false;
+    entry->flags = static_cast<uint8_t>(entry->flags | flag);
+    return true;
+  }
   size_t size() const { return table_.size(); }
   size_t capacity() const { return table_.capacity(); }
   const PairingStats& stats() const { return stats_; }

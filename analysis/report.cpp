@@ -35,6 +35,20 @@ RetentionClass RetainedTally::dominant() const {
   return mostBytes(classes);
 }
 
+Tally& RetainedTally::of(RetentionClass c) {
+  switch (c) {
+    case RetentionClass::kInterIteration:
+      return inter_iteration;
+    case RetentionClass::kLeak:
+      return leak;
+    case RetentionClass::kCached:
+      return cached;
+    case RetentionClass::kPersistent:
+      break;
+  }
+  return persistent;
+}
+
 std::string_view toString(RetentionClass c) {
   switch (c) {
     case RetentionClass::kInterIteration:

@@ -60,6 +60,7 @@ struct RetainedTally {
   }
   RetentionClass dominant()
       const;  // the class holding the most bytes (ties: inter, leak, persistent, cached)
+  Tally& of(RetentionClass c);  // the tally of one class
   bool operator==(const RetainedTally&) const = default;
 };
 
@@ -155,6 +156,68 @@ struct SteadyFloor {
   uint64_t idle_floor = 0;
 };
 
+// One holder of a census (docs/design.md, "Holders"): a Python path and the live blocks (on a
+// device without blocks, device allocations) that its storages lie in, each block counted once per
+// census, for the storage listed first.
+struct Holder {
+  std::string path;            // the shortest named path from a root: "model.layers[1].mlp.weight"
+  uint64_t bytes = 0;          // its blocks' bytes
+  uint64_t count = 0;          // its blocks
+  uint64_t storage_bytes = 0;  // its storages' bytes (within those blocks)
+  uint64_t address = 0;        // its first storage's
+  trace::HeldRole role = trace::HeldRole::kOther;  // its first storage's
+  RetentionClass cls = RetentionClass::kPersistent;
+  std::string rule;                     // one line: why that class
+  std::vector<std::string> via_graph;   // autograd nodes on the way, outermost first
+  bool shared = false;                  // a storage of it is reached from more than one root
+  trace::StackId stack = trace::kNoId;  // its first block's allocation site
+  std::string where;                    // named as RetainedSite::where
+  bool operator==(const Holder&) const = default;
+};
+
+// The storages a census listed: matched to a live block, or not.
+struct CensusStorages {
+  Tally found;        // every storage of the census
+  Tally not_matched;  // in no live block of its device
+  Tally same_block;   // in a block an earlier storage of the census holds already
+  bool operator==(const CensusStorages&) const = default;
+};
+
+// One census of one device, the last in an idle window: what Python paths hold of the device's
+// live allocated bytes, and what they do not reach.
+struct HeldBy {
+  uint32_t device = 0;
+  uint64_t timestamp = 0;
+  uint32_t step = 0;  // the program's optimizer steps then (0: unknown)
+  uint64_t objects = 0;
+  uint64_t duration_ns = 0;
+  bool complete = true;    // false: the walk stopped at its object limit
+  uint64_t allocated = 0;  // live bytes of the device's allocated level (blocks, else device)
+  Tally held;              // live blocks a storage lies in, each once
+  Tally not_seen;          // the other live blocks: allocated - held
+  std::string not_seen_reason;
+  RetainedTally by_class;       // held, by the holders' classes (never cached)
+  std::vector<Holder> holders;  // by bytes, at most 4 x AnalysisOptions::top_sites
+  Tally holders_left_out;       // bytes and number of the holders not listed
+  CensusStorages storages;
+  bool operator==(const HeldBy&) const = default;
+};
+
+// A census that is not used: inside an iteration, or before the first one.
+struct CensusOutside {
+  uint64_t timestamp = 0;
+  uint32_t device = 0;
+  uint32_t step = 0;
+  bool operator==(const CensusOutside&) const = default;
+};
+
+struct CensusCount {
+  uint32_t taken = 0;            // censuses in the trace
+  uint32_t in_idle_windows = 0;  // of them, in an idle window (the last of each device is used)
+  std::vector<CensusOutside> outside;
+  bool operator==(const CensusCount&) const = default;
+};
+
 struct IterationRow {
   uint32_t index = 0;  // 1-based, in order of start
   std::string name;    // the name of the marker range that opened it
@@ -167,6 +230,7 @@ struct IterationRow {
   bool idle_final = false;  // the window after the last iteration; it ends with the trace
   std::vector<IterationMemory> memory;  // same order as Report::memory
   std::vector<RetainedSite> top_sites;  // ranked, at most AnalysisOptions::top_sites
+  std::vector<HeldBy> held_by{};        // per device with a census in the window, by device
 };
 
 // Whole-trace summary of one device and memory kind.
@@ -307,6 +371,7 @@ struct Report {
   std::vector<MarkerRange> ranges;       // every closed range, by start; empty unless kept
   std::vector<SteadyFloor> steady;       // one per entry of `memory`, same order
   std::vector<Explained> explained;      // by finding, iteration, then memory order
+  CensusCount census;                    // the censuses of the trace (IterationRow::held_by)
   std::map<std::string, std::string> symbolized;  // module path -> file that resolved it ("" none)
 };
 

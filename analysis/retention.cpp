@@ -100,6 +100,16 @@ NeverFreed::Split NeverFreed::ofSiteAll(uint32_t site, const Tally& bytes) const
   return out;
 }
 
+std::optional<RetentionClass> NeverFreed::fateOf(uint32_t site) const {
+  auto it = sites_.find(site);
+  if (it == sites_.end()) return std::nullopt;
+  const Retained& r = it->second;
+  return r.leak         ? RetentionClass::kLeak
+         : r.persistent ? RetentionClass::kPersistent
+         : r.cached     ? RetentionClass::kCached
+                        : RetentionClass::kInterIteration;
+}
+
 uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
   bool inserted = false;
   SiteIndex& entry = index_.findOrInsert(SiteIndex::keyOf(slot, stack), inserted);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -46,6 +47,9 @@ class NeverFreed {
   Split ofSlot(uint16_t slot, uint32_t window) const;
   // `bytes` of one site, all never freed in the run, split by the site's fate.
   Split ofSiteAll(uint32_t site, const Tally& bytes) const;
+  // The fate of a site's never-freed allocations: the class the rules give them; nullopt when the
+  // site has none that a window retains.
+  std::optional<RetentionClass> fateOf(uint32_t site) const;
   // The trace ended inside its last iteration (whose window is skipped): the iteration came after
   // the run's end, and what it freed was never freed in the run.
   bool endedInside() const { return ended_inside_; }

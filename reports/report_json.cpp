@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "analysis/memory_levels.h"
+#include "reports/held_by_json.h"
 #include "reports/json_stream.h"
+#include "reports/tally_json.h"
 #include "symbols/symbols.h"
 
 namespace memfloor::reports {
@@ -14,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-json toJson(const analysis::Tally& t) { return {{"bytes", t.bytes}, {"count", t.count}}; }
+json toJson(const analysis::Tally& t) { return tallyJson(t); }
 
 // `blocks`: the run has allocator blocks. Only then can bytes be cached (a reserved level's), and
 // only then is the class written.
@@ -189,7 +191,8 @@ json toJson(const analysis::IterationRow& row, const FindingIds& ids, bool block
       {"idle",
        {{"start_ns", row.idle_start_ns}, {"end_ns", row.idle_end_ns}, {"final", row.idle_final}}},
       {"memory", std::move(memory)},  // moved, not copied: an initializer list copies lvalues
-      {"top_sites", std::move(sites)}};
+      {"top_sites", std::move(sites)},
+      {"held_by", heldByJson(row.held_by)}};
 }
 
 json toJson(const analysis::Trend& t) {
@@ -273,6 +276,7 @@ json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders
           {"stacks", arrayOf(r.stacks)},
           {"timeline", std::move(timeline)},
           {"steady_idle_floor", arrayOf(r.steady)},
+          {"census", censusJson(r.census)},
           {"symbolized", r.symbolized}};
 }
 

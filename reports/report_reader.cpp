@@ -10,7 +10,9 @@
 #include <map>
 #include <utility>
 
+#include "reports/held_by_json.h"
 #include "reports/json_fields.h"
+#include "reports/tally_json.h"
 #include "trace/records.h"
 
 namespace memfloor::reports {
@@ -31,30 +33,23 @@ constexpr std::array<analysis::IterationSource, 3> kSources = {
     analysis::IterationSource::kUnknown, analysis::IterationSource::kMarkers,
     analysis::IterationSource::kDetected};
 
-analysis::Tally tally(const JsonFields& f, const json& object, std::string_view context,
-                      const char* key) {
-  const std::string c = JsonFields::field(context, key);
-  const json& t = f.object(object, context, key);
-  return {f.bytes(t, c, "bytes"), f.u64(t, c, "count")};
-}
-
 // `cached`, added within memfloor.report/2 and written only in runs with allocator blocks: absent
 // reads as 0.
 analysis::Tally cachedTally(const JsonFields& f, const json& j, std::string_view c) {
-  return f.optional(j, c, "cached") != nullptr ? tally(f, j, c, "cached") : analysis::Tally{};
+  return f.optional(j, c, "cached") != nullptr ? readTally(f, j, c, "cached") : analysis::Tally{};
 }
 
 // The class tallies of a retained object (a site, or idle.retained).
 analysis::RetainedTally retained(const JsonFields& f, const json& j, std::string_view c) {
-  return {tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"), tally(f, j, c, "persistent"),
-          cachedTally(f, j, c)};
+  return {readTally(f, j, c, "inter_iteration"), readTally(f, j, c, "leak"),
+          readTally(f, j, c, "persistent"), cachedTally(f, j, c)};
 }
 
 // The class tallies of a peak's bytes (a peak_composition, or one of its sites).
 analysis::PeakTally peakTally(const JsonFields& f, const json& j, std::string_view c) {
-  return {tally(f, j, c, "iteration"),       tally(f, j, c, "earlier_iteration"),
-          tally(f, j, c, "inter_iteration"), tally(f, j, c, "leak"),
-          tally(f, j, c, "persistent"),      cachedTally(f, j, c)};
+  return {readTally(f, j, c, "iteration"),       readTally(f, j, c, "earlier_iteration"),
+          readTally(f, j, c, "inter_iteration"), readTally(f, j, c, "leak"),
+          readTally(f, j, c, "persistent"),      cachedTally(f, j, c)};
 }
 
 // iterations[].memory[].peak_composition, added within memfloor.report/2: absent or null in
@@ -84,8 +79,8 @@ analysis::MemorySummary memorySummary(const JsonFields& f, const json& j, const 
   m.peak = f.bytes(j, c, "peak");
   m.peak_ns = f.u64(j, c, "peak_ns");
   m.live_at_end = f.bytes(j, c, "live_at_end");
-  m.allocated = tally(f, j, c, "allocated");
-  m.freed = tally(f, j, c, "freed");
+  m.allocated = readTally(f, j, c, "allocated");
+  m.freed = readTally(f, j, c, "freed");
   return m;
 }
 
@@ -97,18 +92,18 @@ analysis::IterationMemory iterationMemory(const JsonFields& f, const json& j,
   m.live_at_end = f.bytes(j, c, "live_at_end");
   m.peak = f.bytes(j, c, "peak");
   m.floor = f.bytes(j, c, "floor");
-  m.allocated = tally(f, j, c, "allocated");
-  m.freed = tally(f, j, c, "freed");
+  m.allocated = readTally(f, j, c, "allocated");
+  m.freed = readTally(f, j, c, "freed");
   m.peak_composition = peakSnapshot(f, j, c);
   const std::string ic = JsonFields::field(c, "idle");
   const json& idle = f.object(j, c, "idle");
   m.idle.floor = f.bytes(idle, ic, "floor");
   m.idle.peak = f.bytes(idle, ic, "peak");
   m.idle.live_at_end = f.bytes(idle, ic, "live_at_end");
-  m.idle.allocated = tally(f, idle, ic, "allocated");
-  m.idle.freed = tally(f, idle, ic, "freed");
+  m.idle.allocated = readTally(f, idle, ic, "allocated");
+  m.idle.freed = readTally(f, idle, ic, "freed");
   m.idle.retained = retained(f, f.object(idle, ic, "retained"), JsonFields::field(ic, "retained"));
-  m.idle.explained = tally(f, idle, ic, "explained");
+  m.idle.explained = readTally(f, idle, ic, "explained");
   return m;
 }
 
@@ -145,6 +140,7 @@ analysis::IterationRow iterationRow(const JsonFields& f, const ReportReader& rep
   f.each(j, c, "top_sites", [&](const json& s, const std::string& sc) {
     row.top_sites.push_back(retainedSite(f, report, s, sc));
   });
+  row.held_by = readHeldBy(f, j, c);
   return row;
 }
 
@@ -223,8 +219,8 @@ std::optional<analysis::DetectedPeriod> detection(const JsonFields& f, const jso
 
 analysis::Anomalies anomalies(const JsonFields& f, const json& j, const std::string& c) {
   analysis::Anomalies a;
-  a.unmatched_frees = tally(f, j, c, "unmatched_frees");
-  a.double_allocations = tally(f, j, c, "double_allocations");
+  a.unmatched_frees = readTally(f, j, c, "unmatched_frees");
+  a.double_allocations = readTally(f, j, c, "double_allocations");
   a.size_mismatches = f.u64(j, c, "size_mismatches");
   a.unmatched_range_ends = f.u64(j, c, "unmatched_range_ends");
   a.unclosed_ranges = f.u64(j, c, "unclosed_ranges");
@@ -237,8 +233,8 @@ analysis::Anomalies anomalies(const JsonFields& f, const json& j, const std::str
     f.object(*cut, cc);
     a.cut_tail.known = true;
     a.cut_tail.from_ns = f.u64(*cut, cc, "from_ns");
-    a.cut_tail.unmatched_frees = tally(f, *cut, cc, "unmatched_frees");
-    a.cut_tail.double_allocations = tally(f, *cut, cc, "double_allocations");
+    a.cut_tail.unmatched_frees = readTally(f, *cut, cc, "unmatched_frees");
+    a.cut_tail.double_allocations = readTally(f, *cut, cc, "double_allocations");
   }
   return a;
 }
@@ -426,6 +422,7 @@ analysis::Report RunReader::report() const {
   r.stacks = arrayOf<symbols::Stack>(f, run, c, "stacks", stack);
   r.timeline = arrayOf<analysis::TimelineSeries>(f, run, c, "timeline", timelineSeries);
   r.steady = arrayOf<analysis::SteadyFloor>(f, run, c, "steady_idle_floor", steadyFloor);
+  r.census = readCensus(f, run, c);
   // Absent in reports of memfloor.report/2 written before symbolization was recorded.
   if (f.optional(run, c, "symbolized") != nullptr) r.symbolized = f.stringMap(run, c, "symbolized");
   return r;

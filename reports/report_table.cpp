@@ -11,6 +11,7 @@
 
 #include "analysis/memory_levels.h"
 #include "common/units.h"
+#include "reports/held_by_table.h"
 #include "reports/memory_label.h"
 
 namespace memfloor::reports {
@@ -267,6 +268,7 @@ std::string formatTable(const analysis::Report& r) {
   iterationRows(out, r);
   trends(out, r);
   topSites(out, r);
+  heldByTable(text, r);
   peakComposition(out, r);
   return text;
 }

@@ -50,6 +50,32 @@ void checkPeak(const IterationRow& row, const IterationMemory& m) {
   CHECK(sites.total().count <= at_peak.live.total().count);
 }
 
+// A census's holders: held + not seen is the allocated level's live bytes; the classes and the
+// holders (listed or left out) sum to held; holders ranked by bytes.
+void checkHeldBy(const IterationRow& row) {
+  uint32_t previous_device = 0;
+  for (size_t k = 0; k < row.held_by.size(); ++k) {
+    const HeldBy& h = row.held_by[k];
+    INFO("census of device " << h.device);
+    if (k > 0) CHECK(h.device > previous_device);
+    previous_device = h.device;
+    CHECK(h.timestamp >= row.idle_start_ns);
+    CHECK(h.held.bytes + h.not_seen.bytes == h.allocated);
+    CHECK(h.by_class.total() == h.held);
+    CHECK(h.by_class.cached == Tally{});
+    Tally holders = h.holders_left_out;
+    uint64_t previous = UINT64_MAX;
+    for (const Holder& x : h.holders) {
+      CHECK(x.bytes <= previous);
+      previous = x.bytes;
+      holders.bytes += x.bytes;
+      holders.count += 1;
+    }
+    CHECK(holders.bytes == h.held.bytes);
+    CHECK(h.storages.not_matched.count + h.storages.same_block.count <= h.storages.found.count);
+  }
+}
+
 }  // namespace
 
 void checkInvariants(const Report& r) {
@@ -73,6 +99,7 @@ void checkInvariants(const Report& r) {
     CHECK(row.idle_start_ns == row.end_ns);
     CHECK(row.idle_start_ns <= row.idle_end_ns);
     CHECK(row.idle_final == (i + 1 == r.iterations.size()));
+    checkHeldBy(row);
     REQUIRE(row.memory.size() == r.memory.size());
     RetainedTally sites_total;
     for (size_t k = 0; k < row.memory.size(); ++k) {

@@ -28,7 +28,8 @@ namespace memfloor::analysis::test {
 
 // For every iteration and memory: floor <= live at start/end <= peak; idle floor <= live at
 // iteration end; retained <= idle floor; phases chain (one's end is the next one's start); the
-// peak's classes sum to the peak, its sites to at most each class. Over the trace: allocated -
+// peak's classes sum to the peak, its sites to at most each class; a census's held and not-seen
+// bytes sum to its allocated ones, its classes and holders to held. Over the trace: allocated -
 // freed = live at end, and the last window ends at that live.
 void checkInvariants(const Report& report);
 

@@ -32,6 +32,16 @@ struct FrameSpec {
   trace::FrameKind kind = trace::FrameKind::kNative;
 };
 
+// One storage of a census (trace::Held), its path and via as text.
+struct StorageSpec {
+  uint64_t address = 0;
+  uint64_t size = 0;
+  std::string path;
+  std::string via{};  // "" none
+  uint32_t holders = 1;
+  trace::HeldRole role = trace::HeldRole::kOther;
+};
+
 class TraceBuilder {
  public:
   // Interns a string, emitting its StringDef on first use.
@@ -97,6 +107,19 @@ class TraceBuilder {
   }
   TraceBuilder& end(uint64_t ts, uint64_t id, uint64_t thread = 1) {
     return marker(ts, thread, id, trace::kNoId, trace::MarkerType::kEnd);
+  }
+
+  // A census of `device` at ts and its storages, as the Python companion writes them.
+  TraceBuilder& census(uint64_t ts, uint32_t step, const std::vector<StorageSpec>& storages,
+                       uint32_t device = 0, bool complete = true) {
+    std::vector<trace::Held> held;  // their strings defined first
+    for (const StorageSpec& s : storages) {
+      held.push_back({ts, s.address, s.size, name(s.path),
+                      s.via.empty() ? trace::kNoId : name(s.via), device, s.holders, s.role});
+    }
+    records_.push_back(trace::Census{ts, 1000, 1000000, storages.size(), device, step, complete});
+    records_.insert(records_.end(), held.begin(), held.end());
+    return *this;
   }
 
   TraceBuilder& record(trace::Record r) {

@@ -5,12 +5,13 @@
 //
 //   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
 //        --plain-html plain.html --detected-html detected.html --peaks-html peaks.html \
-//        --blocks-html blocks.html --held-html held.html
+//        --blocks-html blocks.html --held-html held.html --census-html census.html
 // page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone;
 // detected.html: a model trace analyzed with its markers ignored; peaks.html: a model trace
 // analyzed by this build, with the peaks' compositions the shipped reports predate; blocks.html:
 // the caching allocator fixture (testdata/analysis/caching_allocator.txt) with its gate against
-// itself; held.html: testdata/reports/held_by.report.json, with idle censuses (held_by).
+// itself; held.html: testdata/reports/held_by.report.json, with idle censuses (held_by);
+// census.html: the census fixture (testdata/analysis/census_holders.txt) analyzed by this build.
 import puppeteer from 'puppeteer-core';
 import {pathToFileURL} from 'node:url';
 import {parseArgs} from 'node:util';
@@ -25,9 +26,10 @@ const {values: args} = parseArgs({
     'peaks-html': {type: 'string'},
     'blocks-html': {type: 'string'},
     'held-html': {type: 'string'},
+    'census-html': {type: 'string'},
   },
 });
-for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html', 'held-html']) {
+for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html', 'held-html', 'census-html']) {
   if (!args[name]) {
     console.error(`report_page_test: --${name} is required`);
     process.exit(2);
@@ -191,6 +193,7 @@ try {
 
   // Idle censuses: per window and device, the Python paths holding its memory.
   await checkedPage('held', args['held-html'], checkHeld);
+  await checkedPage('census', args['census-html'], checkCensus);
   // Reports without censuses have no such section.
   for (const [name, p] of [['two_runs', page], ['plain', plain.page], ['blocks', blocks.page]]) {
     check((await p.$('.held-by, .census-outside, details.census')) === null, `${name}: no held-by section`);
@@ -301,6 +304,34 @@ async function checkPage(page) {
 
   const size = (await page.content()).length;
   check(size < 400000, `the page stays small (${size} characters)`);
+}
+
+// The held-by section of a report the analysis wrote (testdata/analysis/census_holders.txt): a
+// census after each of the four iterations, two more not used.
+async function checkCensus(page) {
+  const texts = async (selector) => page.$$eval(selector, (els) => els.map((el) => el.textContent));
+  const censuses = await page.$$eval('#run-0-held-by details.census', (ds) =>
+    ds.map((d) => ({open: d.open, head: d.querySelector('summary').textContent})));
+  check(censuses.length === 4 && censuses[3].open && !censuses[0].open,
+    `census: four censuses, the last unfolded (${JSON.stringify(censuses)})`);
+  check(censuses[3].head === 'After iteration 4 (iteration 4) \u00b7 step 4 \u00b7 device 0: held 17.8 MiB of ' +
+    '19.8 MiB allocated, not seen 2.00 MiB', `census: the last census's header (${censuses[3].head})`);
+  check((await texts('#run-0-held-by p.census-outside'))[0].startsWith(
+    'Of 7 censuses taken, 2 fell inside an iteration and are not used: at +'), 'census: the two not used are noted');
+  const facts = (await texts('#run-0-held-by details.census[open] dl.facts dd')).join(' | ');
+  check(facts.includes('2.00 MiB in 1 block: kept by C++ only'), `census: not seen and its reason (${facts})`);
+  const rows = await page.$$eval('#run-0-held-by details.census[open] table.holders tbody tr', (trs) =>
+    trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  check(rows.length === 7 && rows[0][0].startsWith('model.weight') && rows[0][1] === '8.00 MiB',
+    `census: seven holders, the weight first (${JSON.stringify(rows[0])})`);
+  const planted = rows.find((r) => r[0].startsWith('model.layers[1].planted'));
+  check(planted !== undefined && planted[2] === '2' && planted[3] === 'inter-iteration' &&
+    planted[5] === 'replaced since the census at step 3' && planted[6].startsWith('model.py:40 in Model.forward'),
+  `census: the planted attribute (${JSON.stringify(planted)})`);
+  const parts = await page.$$eval('#run-0-held-by details.census[open] figure.held-bar rect', (rs) =>
+    rs.map((r) => r.getAttribute('class')));
+  check(JSON.stringify(parts) === '["held-persistent","held-inter_iteration","held-leak","held-not-seen"]',
+    `census: the bar's parts (${parts})`);
 }
 
 // The held-by section of testdata/reports/held_by.report.json: censuses after iterations 1

@@ -39,6 +39,10 @@ blocks=$out/blocks.html
 # Idle censuses: which Python paths hold the memory of each window that has one.
 held=$out/held_by.html
 "$memfloor" report "$testdata/reports/held_by.report.json" -o "$held"
+# The same section from a report the analysis wrote: the censuses of a text fixture.
+census=$out/census.html
+"$memfloor" analyze "$testdata/analysis/census_holders.txt" --no-table -o "$out/census.report.json"
+"$memfloor" report "$out/census.report.json" -o "$census"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || missing "no chromium"
@@ -47,4 +51,4 @@ command -v node >/dev/null || missing "no node"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
   --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks" --blocks-html "$blocks" \
-  --held-html "$held"
+  --held-html "$held" --census-html "$census"

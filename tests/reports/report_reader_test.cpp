@@ -24,9 +24,12 @@ using nlohmann::json;
 const std::string kDir = std::string(MEMFLOOR_TESTDATA_DIR) + "/";
 
 // Every report shipped in testdata/.
-const std::vector<std::string> kShipped = {
-    "gate/fixed.report.json", "gate/hc-bug.report.json", "reports/one_run_no_markers.report.json",
-    "reports/two_runs.report.json", "model/merged.expected.json"};
+const std::vector<std::string> kShipped = {"gate/fixed.report.json",
+                                           "gate/hc-bug.report.json",
+                                           "reports/one_run_no_markers.report.json",
+                                           "reports/two_runs.report.json",
+                                           "reports/held_by.report.json",
+                                           "model/merged.expected.json"};
 
 // Written before idle.unexplained counted only what the iterations left (inter_iteration + leak
 // minus explained): these hold retained minus explained there, which the page's test pins. The
@@ -65,7 +68,16 @@ json withLaterFields(json doc) {
     if (!run.contains("detection")) run["detection"] = nullptr;
     if (!run.contains("symbolized")) run["symbolized"] = json::object();
     if (!run.at("anomalies").contains("cut_tail")) run["anomalies"]["cut_tail"] = nullptr;
+    if (!run.contains("census")) {
+      run["census"] = {{"taken", 0}, {"in_idle_windows", 0}, {"outside", json::array()}};
+    }
     for (json& row : run.at("iterations")) {
+      if (!row.contains("held_by")) row["held_by"] = json::array();
+      for (json& census : row.at("held_by")) {
+        if (census.contains("storages")) continue;
+        const json none = {{"bytes", 0}, {"count", 0}};
+        census["storages"] = {{"found", none}, {"not_matched", none}, {"same_block", none}};
+      }
       for (json& memory : row.at("memory")) {
         if (!memory.contains("peak_composition")) memory["peak_composition"] = nullptr;
       }
@@ -202,6 +214,23 @@ TEST_CASE("report_reader: a report with allocator blocks comes back through the 
   CHECK(back.runs[0].memory[1].key.kind == trace::MemoryKind::kBlock);
   REQUIRE(back.worst);
   CHECK(back.worst->key.kind == trace::MemoryKind::kBlock);
+}
+
+TEST_CASE("report_reader: a report with holders comes back through the reader") {
+  const analysis::Report run = analysis::test::analyzeFile(kDir + "analysis/census_holders.txt");
+  const json doc = toJson(analysis::test::merge({run}));
+  const analysis::MergedReport back = readReport(doc, "holders.json");
+  CHECK(toJson(back) == doc);
+  REQUIRE(back.runs.size() == 1);
+  CHECK(back.runs[0].census == run.census);
+  CHECK(back.runs[0].census.outside.size() == 2);
+  REQUIRE(back.runs[0].iterations.size() == run.iterations.size());
+  size_t censuses = 0;
+  for (size_t i = 0; i < run.iterations.size(); ++i) {
+    CHECK(back.runs[0].iterations[i].held_by == run.iterations[i].held_by);
+    censuses += run.iterations[i].held_by.size();
+  }
+  CHECK(censuses == 4);
 }
 
 TEST_CASE("report_reader: findings, what they explain and the sites linked to them") {

@@ -1,0 +1,13 @@
+// Text from a trace (paths, names) made safe to print on a terminal.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace memfloor::reports {
+
+// `text` with control bytes (C0, DEL, and C1 as UTF-8 encodes them) written as \xNN, so that a
+// trace cannot move the cursor or change a terminal's state; other bytes as they are.
+std::string printable(std::string_view text);
+
+}  // namespace memfloor::reports

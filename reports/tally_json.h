@@ -1,0 +1,19 @@
+// A Tally in report.json ({"bytes": B, "count": N}): written and read back, for every part of the
+// report that has one.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "analysis/report.h"
+#include "reports/json_fields.h"
+
+namespace memfloor::reports {
+
+nlohmann::json tallyJson(const analysis::Tally& t);
+
+// The tally `key` of `object` (named `context`); bytes at most JsonFields::kMaxBytes.
+analysis::Tally readTally(const JsonFields& f, const nlohmann::json& object,
+                          std::string_view context, const char* key);
+
+}  // namespace memfloor::reports
