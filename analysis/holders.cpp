@@ -48,16 +48,17 @@ std::optional<uint32_t> windowOf(const std::vector<IterationSpan>& spans, uint64
 
 void Holders::onCensus(const trace::Event& e, uint16_t slot, bool blocks, uint32_t started,
                        LiveSet& live) {
-  close(e.device);
+  open_.reset();  // a census's storages follow it: those of the one before have all come
   // The device's census before, if no iteration began since: in the same window (or iteration),
   // so never used.
-  for (auto it = taken_.rbegin(); it != taken_.rend(); ++it) {
-    if (it->census.device != e.device) continue;
-    if (it->started == started) {
-      it->superseded = true;
-      it->groups = {};
+  auto [before, known] = last_of_device_.try_emplace(e.device, taken_.size());
+  if (!known) {
+    Taken& previous = taken_[before->second];
+    if (previous.started == started) {
+      previous.superseded = true;
+      previous.groups = {};
     }
-    break;
+    before->second = taken_.size();
   }
   Taken& taken = taken_.emplace_back();
   taken.census = trace::toCensus(e);
@@ -76,14 +77,7 @@ void Holders::onCensus(const trace::Event& e, uint16_t slot, bool blocks, uint32
             [](const LiveAlloc& a, const LiveAlloc& b) { return a.address < b.address; });
   for (const LiveAlloc& a : open.live) taken.live.add(a.size);
   open.matched.assign(open.live.size(), false);
-  if (open.remaining > 0) open_.push_back(std::move(open));
-}
-
-void Holders::close(uint32_t device) {
-  open_.erase(
-      std::remove_if(open_.begin(), open_.end(),
-                     [&](const Open& o) { return taken_[o.taken].census.device == device; }),
-      open_.end());
+  if (open.remaining > 0) open_ = std::move(open);
 }
 
 // The allocation that begins at `address`, else the one that contains it (storages begin at a
@@ -109,24 +103,23 @@ uint32_t Holders::track(uint16_t slot, uint64_t address, LiveSet& live) {
 }
 
 void Holders::onHeld(const trace::Event& e, LiveSet& live) {
-  auto open = std::find_if(open_.begin(), open_.end(), [&](const Open& o) {
-    const trace::Census& c = taken_[o.taken].census;
-    return c.device == e.device && c.timestamp == e.timestamp;
-  });
-  if (open == open_.end()) return;
-  Taken& taken = taken_[open->taken];
+  if (!open_) return;
+  const trace::Census& census = taken_[open_->taken].census;
+  if (census.device != e.device || census.timestamp != e.timestamp) return;
+  Open& open = *open_;
+  Taken& taken = taken_[open.taken];
   taken.storages.found.add(e.size);
   size_t index = 0;
-  const LiveAlloc* block = blockAt(*open, e.address, index);
+  const LiveAlloc* block = blockAt(open, e.address, index);
   if (block == nullptr) {
     taken.storages.not_matched.add(e.size);
-  } else if (open->matched[index]) {
+  } else if (open.matched[index]) {
     taken.storages.same_block.add(e.size);
   } else {
-    open->matched[index] = true;
-    const Block held{block->size, block->site, track(open->slot, block->address, live),
+    open.matched[index] = true;
+    const Block held{block->size, block->site, track(open.slot, block->address, live),
                      block->flags};
-    auto [group, inserted] = open->groups.try_emplace(e.stack, taken.groups.size());
+    auto [group, inserted] = open.groups.try_emplace(e.stack, taken.groups.size());
     if (inserted) {
       const bool known = e.kind < trace::kHeldRoleCount;
       taken.groups.push_back(
@@ -145,7 +138,7 @@ void Holders::onHeld(const trace::Event& e, LiveSet& live) {
     g.storage_bytes += e.size;
     g.shared = g.shared || e.thread > 1;
   }
-  if (--open->remaining == 0) open_.erase(open);
+  if (--open.remaining == 0) open_.reset();
 }
 
 void Holders::onClose(const LiveAlloc& alloc, uint64_t timestamp) {
@@ -207,7 +200,7 @@ HeldBy Holders::heldBy(const Taken& t, const HoldersContext& context, uint32_t w
 
 HeldByWindows Holders::finish(const std::vector<IterationSpan>& spans,
                               const HoldersContext& context) {
-  open_.clear();
+  open_.reset();
   HeldByWindows out;
   out.windows.resize(spans.size());
   out.count.taken = static_cast<uint32_t>(taken_.size());

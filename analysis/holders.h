@@ -47,7 +47,7 @@ class Holders {
   // device has none); `blocks`: that level is allocator blocks; `started`: iterations begun.
   void onCensus(const trace::Event& census, uint16_t slot, bool blocks, uint32_t started,
                 LiveSet& live);
-  // A storage of the census open on its device; ignored when none is open with its timestamp.
+  // A storage of the census just before (its device, its timestamp); ignored otherwise.
   void onHeld(const trace::Event& held, LiveSet& live);
   // A live allocation flagged kHeldByCensus has ended at `timestamp`.
   void onClose(const LiveAlloc& alloc, uint64_t timestamp);
@@ -85,7 +85,8 @@ class Holders {
     CensusStorages storages;
     std::vector<Group> groups;  // in the order of their first storage
   };
-  // The census of a device whose storages are still coming.
+  // The census whose storages are still coming: they follow it in the trace, before any other
+  // census.
   struct Open {
     size_t taken = 0;  // index into taken_
     uint16_t slot = kNoSlot;
@@ -95,14 +96,14 @@ class Holders {
     std::unordered_map<trace::StringId, size_t> groups;  // path -> index into Taken::groups
   };
 
-  void close(uint32_t device);
   const LiveAlloc* blockAt(const Open& open, uint64_t address, size_t& index) const;
   uint32_t track(uint16_t slot, uint64_t address, LiveSet& live);
   HeldBy heldBy(const Taken& taken, const HoldersContext& context, uint32_t window,
                 HolderHistory& history) const;
 
   std::vector<Taken> taken_;
-  std::vector<Open> open_;                                     // at most one per device
+  std::optional<Open> open_;                             // the census whose storages are coming
+  std::unordered_map<uint32_t, size_t> last_of_device_;  // device -> its last in taken_
   std::map<std::pair<uint16_t, uint64_t>, uint32_t> tracked_;  // live flagged blocks
   std::vector<uint64_t> free_ns_;                              // per tracked block: when it ended
 };

@@ -163,6 +163,26 @@ TEST_CASE("A census counts in the idle window it falls in; the last of a window 
   CHECK(r.iterations[1].held_by[0].holders.at(0).rule == "role: parameter");
 }
 
+TEST_CASE("Storages count only for the census just before them", "[holders]") {
+  TraceBuilder t = plantedLoop(1, false);
+  const trace::StringId path = t.name("model.weight");
+  t.record(trace::Held{1940, kWeights, 8 * kMiB, path, trace::kNoId, 0, 1});  // before any census
+  t.census(1950, 1, {{planted(0), kMiB, "model.planted"}});
+  t.record(trace::Held{1950, kWeights, 8 * kMiB, path, trace::kNoId, 1, 1});  // another device
+  t.record(trace::Held{1950, kWeights, 8 * kMiB, path, trace::kNoId, 0, 1});  // past its storages
+  t.census(1960, 1, {});  // none: its device's allocated bytes are all not seen
+  t.record(trace::Held{1960, kWeights, 8 * kMiB, path, trace::kNoId, 0, 1});
+  const Report r = analyze(t);
+  REQUIRE(r.iterations.at(0).held_by.size() == 1);
+  const HeldBy& h = r.iterations[0].held_by[0];
+  CHECK(h.timestamp == 1960);
+  CHECK(h.holders.empty());
+  CHECK(h.storages.found == Tally{});
+  CHECK(h.held == Tally{});
+  CHECK(h.not_seen.bytes == h.allocated);
+  CHECK(r.census.in_idle_windows == 2);
+}
+
 TEST_CASE("Without censuses, no holder and an empty count", "[holders]") {
   const Report r = analyze(plantedLoop(3, false));
   for (const IterationRow& row : r.iterations) CHECK(row.held_by.empty());
