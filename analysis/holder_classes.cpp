@@ -56,7 +56,7 @@ HolderClass HolderHistory::classify(
   }
   auto seen = paths_.find(std::string(e.path));
   if (seen == paths_.end()) return e.time;
-  if (seen->second.address == e.address) {
+  if (seen->second.block == e.block) {
     return {RetentionClass::kPersistent, "same storage since " + seen->second.since};
   }
   return {RetentionClass::kInterIteration, "replaced since " + name_};
@@ -76,8 +76,8 @@ std::vector<HolderClass> HolderHistory::next(const std::vector<Entry>& entries,
   std::unordered_map<std::string, Seen> paths;
   for (const Entry& e : entries) {
     auto before = paths_.find(std::string(e.path));
-    const bool same = before != paths_.end() && before->second.address == e.address;
-    paths[std::string(e.path)] = {e.address, same ? before->second.since : name};
+    const bool same = before != paths_.end() && before->second.block == e.block;
+    paths[std::string(e.path)] = {e.block, same ? before->second.since : name};
   }
   paths_ = std::move(paths);
   containers_.clear();

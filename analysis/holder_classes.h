@@ -44,8 +44,9 @@ std::string censusName(uint32_t step, uint32_t iteration);
 // The used censuses of one device, in window order, each classified against the one before:
 //   role parameter, buffer, gradient or optimizer state -> persistent;
 //   its container has more elements than in the census before -> leak;
-//   same path, same storage address in the census before -> persistent;
-//   same path, another address -> inter_iteration (the storage was replaced);
+//   same path, same block in the census before -> persistent;
+//   same path, another block -> inter_iteration (the storage was replaced; a block allocated
+//   again at the address it had, as a caching allocator hands out, is another block);
 //   else (the first census, a new path) -> the time class of its block.
 // A container that grew is a leak before the same-path rules: the elements it kept from earlier
 // censuses are what the growth keeps alive, not persistent state.
@@ -53,7 +54,7 @@ class HolderHistory {
  public:
   struct Entry {
     std::string_view path;
-    uint64_t address = 0;  // the holder's first storage
+    uint64_t block = 0;  // the identity of its first storage's block (one per allocation)
     trace::HeldRole role = trace::HeldRole::kOther;
     HolderClass time;  // timeClass of its block
   };
@@ -64,8 +65,8 @@ class HolderHistory {
 
  private:
   struct Seen {
-    uint64_t address = 0;
-    std::string since;  // the census since which the path has held this address
+    uint64_t block = 0;
+    std::string since;  // the census since which the path has held this block
   };
   HolderClass classify(const Entry& e,
                        const std::unordered_map<std::string_view, size_t>& elements) const;

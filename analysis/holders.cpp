@@ -166,7 +166,9 @@ HeldBy Holders::heldBy(const Taken& t, const HoldersContext& context, uint32_t w
     const BlockFate fate{(g.first.flags & kBornPersistent) != 0,
                          freed != kNotFreed && context.run_end_ns && freed <= *context.run_end_ns,
                          context.never_freed->fateOf(g.first.site)};
-    entries.push_back({context.symbols->string(g.path), g.address, g.role, timeClass(fate)});
+    // A block's tracking index is its identity: a block freed and allocated again at the same
+    // address (a caching allocator's reuse) is tracked anew.
+    entries.push_back({context.symbols->string(g.path), g.first.tracked, g.role, timeClass(fate)});
     h.held += g.blocks;
   }
   const std::vector<HolderClass> classes = history.next(entries, censusName(c.step, window + 1));
@@ -188,7 +190,12 @@ HeldBy Holders::heldBy(const Taken& t, const HoldersContext& context, uint32_t w
   }
   h.not_seen = {t.live.bytes - h.held.bytes, t.live.count - h.held.count};
   h.not_seen_reason = notSeenReason(h, t.blocks);
+  // Ranked as sites are: what the iterations keep (inter-iteration, leak) first, then persistent
+  // state, each by bytes; so the cut keeps what a user must change.
   std::stable_sort(h.holders.begin(), h.holders.end(), [](const Holder& a, const Holder& b) {
+    const bool a_kept = a.cls != RetentionClass::kPersistent;
+    const bool b_kept = b.cls != RetentionClass::kPersistent;
+    if (a_kept != b_kept) return a_kept;
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.path < b.path;
   });
   for (size_t i = context.max_holders; i < h.holders.size(); ++i) {

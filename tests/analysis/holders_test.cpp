@@ -133,10 +133,11 @@ TEST_CASE("Holders classed by role, replacement, a growing container and time", 
   CHECK(third.by_class.inter_iteration == Tally{kMiB, 1});
   CHECK(third.by_class.leak == Tally{3 * 64 * kKiB, 3});
   CHECK(third.not_seen == Tally{2 * kMiB, 1});
-  // Listed by bytes, then by path.
-  CHECK(third.holders[0].path == "model.weight");
-  CHECK(third.holders[1].path == "model.planted");
-  CHECK(third.holders[2].path == "trainer.losses[0]");
+  // What the iterations keep first, by bytes, then by path; persistent state after.
+  CHECK(third.holders[0].path == "model.planted");
+  CHECK(third.holders[1].path == "trainer.losses[0]");
+  CHECK(third.holders[2].path == "trainer.losses[1]");
+  CHECK(third.holders.back().path == "model.weight");
 }
 
 TEST_CASE("A census counts in the idle window it falls in; the last of a window is used",
@@ -263,6 +264,37 @@ TEST_CASE("A census in a detected idle window", "[holders][detect]") {
   const Holder& weight = r.iterations[0].held_by[0].holders.at(0);
   CHECK(weight.bytes == 64 * kMiB);
   CHECK(weight.rule == "time: persistent (made before the first counted iteration)");
+}
+
+}  // namespace
+}  // namespace memfloor::analysis::test
+
+namespace memfloor::analysis::test {
+namespace {
+
+TEST_CASE("A block handed out again at its old address is another storage: replaced",
+          "[holders]") {
+  // A caching allocator gives a same-size tensor the block the last one freed: the attribute's
+  // storage has the same address in every census, and is a new allocation each time.
+  TraceBuilder t;
+  t.alloc(10, kSegment, 64 * kMiB);
+  t.alloc(20, kWeights, 8 * kMiB, kBlockAt);
+  for (uint64_t i = 0; i < 3; ++i) {
+    const uint64_t base = 1000 * (i + 1);
+    t.push(base + 100, "iteration " + std::to_string(i + 1));
+    if (i > 0) t.free(base + 110, kPlanted, kBlockAt);
+    t.alloc(base + 300, kPlanted, kMiB, kBlockAt);
+    t.pop(base + 900);
+    t.census(base + 950, static_cast<uint32_t>(i + 1),
+             {{kWeights, 8 * kMiB, "model.cache"}, {kPlanted, kMiB, "model.kept"}});
+  }
+  const Report r = analyze(t);
+  REQUIRE(r.iterations.size() == 3);
+  const HeldBy& last = r.iterations[2].held_by.at(0);
+  CHECK(holderOf(last, "model.kept").cls == RetentionClass::kInterIteration);
+  CHECK(holderOf(last, "model.kept").rule == "replaced since the census at step 2");
+  CHECK(holderOf(last, "model.cache").cls == RetentionClass::kPersistent);
+  CHECK(holderOf(last, "model.cache").rule == "same storage since the census at step 1");
 }
 
 }  // namespace

@@ -51,7 +51,8 @@ void checkPeak(const IterationRow& row, const IterationMemory& m) {
 }
 
 // A census's holders: held + not seen is the allocated level's live bytes; the classes and the
-// holders (listed or left out) sum to held; holders ranked by bytes.
+// holders (listed or left out) sum to held; holders ranked by bytes, what the iterations keep
+// before persistent state.
 void checkHeldBy(const IterationRow& row) {
   uint32_t previous_device = 0;
   for (size_t k = 0; k < row.held_by.size(); ++k) {
@@ -65,9 +66,14 @@ void checkHeldBy(const IterationRow& row) {
     CHECK(h.by_class.cached == Tally{});
     Tally holders = h.holders_left_out;
     uint64_t previous = UINT64_MAX;
+    bool persistent = false;
     for (const Holder& x : h.holders) {
+      const bool now_persistent = x.cls == RetentionClass::kPersistent;
+      CHECK((now_persistent || !persistent));  // no kept holder after a persistent one
+      if (now_persistent != persistent) previous = UINT64_MAX;
       CHECK(x.bytes <= previous);
       previous = x.bytes;
+      persistent = now_persistent;
       holders.bytes += x.bytes;
       holders.count += 1;
     }
