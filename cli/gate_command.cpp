@@ -123,6 +123,9 @@ void addGateCommand(CLI::App& app, int& exit_code) {
   bytes("--peak-site-bytes", t.site_peak.bytes, "bytes per site at the largest peak rise allowed");
   percent("--peak-site-percent", t.site_peak.percent,
           "site at the peak rise allowed, % of the baseline's");
+  bytes("--holder-bytes", t.holder.bytes,
+        "bytes per holder (a Python path of the last census) rise allowed");
+  percent("--holder-percent", t.holder.percent, "holder rise allowed, % of the baseline's");
   cmd->add_flag("--fail-on-new-findings,!--allow-new-findings", t.fail_on_new_findings,
                 "whether findings not in the baseline fail the gate (default: they do)");
 

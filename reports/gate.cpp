@@ -23,6 +23,7 @@ constexpr long double kPercent = 100.0L;
 constexpr int64_t kMinI64 = std::numeric_limits<int64_t>::min();
 
 using SlotKey = std::pair<uint32_t, std::string>;
+constexpr trace::MemoryKind kBlock = trace::MemoryKind::kBlock;
 
 // A site's bytes at a peak, at most 2^63 − 1: the reader keeps each class below it, so no partial
 // sum overflows.
@@ -41,6 +42,21 @@ SlotMetrics& slotFor(std::map<SlotKey, SlotMetrics>& slots, const analysis::Memo
   slot.device = key.device;
   slot.kind = std::move(kind);
   return slot;
+}
+
+// The holders of each device's last census, on its allocated level: blocks where the run has them
+// (slots holds its memories already).
+void addHolders(const RunReader& run, std::map<SlotKey, SlotMetrics>& slots) {
+  for (const analysis::HeldBy& census : run.lastCensuses()) {
+    const bool blocks = slots.contains({census.device, std::string(trace::toString(kBlock))});
+    SlotMetrics& slot =
+        slotFor(slots, {census.device, blocks ? kBlock : trace::MemoryKind::kDevice});
+    for (const analysis::Holder& holder : census.holders) {
+      if (holder.role != trace::HeldRole::kOther) continue;  // persistent by its role
+      uint64_t& bytes = slot.holders[holder.path];           // <= 2^63 − 1 (ReportReader)
+      bytes = std::min<uint64_t>(bytes + std::min<uint64_t>(holder.bytes, kMaxI64), kMaxI64);
+    }
+  }
 }
 
 // What the gate compares of one run (docs/gate.md, "What is compared"), read by the typed reader.
@@ -81,6 +97,7 @@ RunMetrics readRun(const RunReader& run) {
     }
   }
 
+  addHolders(run, slots);
   for (const analysis::Trend& t : run.trends()) {
     SlotMetrics& slot = slotFor(slots, t.key);
     // "unknown": fewer than 3 windows fitted, too few for a slope to mean anything.
@@ -152,6 +169,7 @@ void compareSlot(const std::string& run, const SlotMetrics& base, const SlotMetr
   if (peaks) {
     compareSites(Metric::kSitePeak, run, key, base.peak_sites, cur.peak_sites, t.site_peak, checks);
   }
+  compareSites(Metric::kHolder, run, key, base.holders, cur.holders, t.holder, checks);
 }
 
 // "rank N": the label of a run whose rank is known (docs/report-schema.md, runs[].label).
@@ -215,6 +233,8 @@ std::string_view toString(Metric metric) {
       return "site_retained";
     case Metric::kSitePeak:
       return "site_peak";
+    case Metric::kHolder:
+      return "holder";
   }
   return "unknown";
 }

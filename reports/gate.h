@@ -29,6 +29,7 @@ struct GateThresholds {
   Threshold growth{512 * units::kKiB, 10.0};   // 512 KiB per iteration, 10 % of the baseline's
   Threshold site{units::kMiB, 10.0};           // 1 MiB, 10 %
   Threshold site_peak{4 * units::kMiB, 10.0};  // 4 MiB, 10 %: a peak's workspaces, a site's share
+  Threshold holder{4 * units::kMiB, 10.0};     // 4 MiB, 10 %: a block or two of one tensor
   bool fail_on_new_findings = true;
 };
 
@@ -54,6 +55,10 @@ struct SlotMetrics {
   // The sites at the largest peak of the iterations: `where` -> bytes live there (summed over the
   // sites of one `where`).
   std::map<std::string, uint64_t> peak_sites;
+  // The holders of the device's last census (on its allocated level: blocks, else device memory):
+  // path -> bytes, holders persistent by their role (parameters, buffers, gradients, optimizer
+  // state) left out.
+  std::map<std::string, uint64_t> holders;
 };
 
 struct RunMetrics {
@@ -74,8 +79,8 @@ struct ReportMetrics {
 // memfloor::Error naming `path` and the field when one of those is missing or of the wrong type.
 ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path);
 
-enum class Metric : uint8_t { kIdleFloor, kPeak, kFloorGrowth, kSiteRetained, kSitePeak };
-// "idle_floor", "peak", "floor_growth", "site_retained", "site_peak"
+enum class Metric : uint8_t { kIdleFloor, kPeak, kFloorGrowth, kSiteRetained, kSitePeak, kHolder };
+// "idle_floor", "peak", "floor_growth", "site_retained", "site_peak", "holder"
 std::string_view toString(Metric metric);
 
 struct GateCheck {
@@ -86,7 +91,7 @@ struct GateCheck {
   // Either run has allocator blocks on the device: kind device is what the allocator reserved
   // (reports/memory_label.h names it so).
   bool device_has_blocks = false;
-  std::string site;  // kSiteRetained and kSitePeak only
+  std::string site;  // kSiteRetained and kSitePeak: the site; kHolder: the holder's path
   int64_t baseline = 0;
   int64_t current = 0;
   int64_t delta = 0;                    // current − baseline (saturated)

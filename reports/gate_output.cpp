@@ -29,6 +29,8 @@ std::string_view metricLabel(Metric metric) {
       return "site retained";
     case Metric::kSitePeak:
       return "site at peak";
+    case Metric::kHolder:
+      return "held by";
   }
   return "?";
 }
@@ -255,12 +257,13 @@ std::string formatGateMarkdown(const GateResult& r) {
                  "<details><summary>thresholds: a rise regresses when it exceeds both</summary>"
                  "\n\n| metric | bytes | percent of baseline |\n| --- | ---: | ---: |\n"
                  "| idle floor | {} | {} |\n| peak | {} | {} |\n| floor growth | {}/iter | {} |\n"
-                 "| site retained | {} | {} |\n| site at peak | {} | {} |\n\nNew findings {}.\n\n"
-                 "</details>\n\n",
+                 "| site retained | {} | {} |\n| site at peak | {} | {} |\n| held by | {} | {} |\n"
+                 "\nNew findings {}.\n\n</details>\n\n",
                  formatBytes(t.idle_floor.bytes), percentOf(t.idle_floor),
                  formatBytes(t.peak.bytes), percentOf(t.peak), formatBytes(t.growth.bytes),
                  percentOf(t.growth), formatBytes(t.site.bytes), percentOf(t.site),
                  formatBytes(t.site_peak.bytes), percentOf(t.site_peak),
+                 formatBytes(t.holder.bytes), percentOf(t.holder),
                  t.fail_on_new_findings ? "fail the gate" : "are allowed");
   return text;
 }
@@ -377,6 +380,7 @@ nlohmann::json toJson(const GateResult& r) {
             {"floor_growth", thresholdJson(t.growth)},
             {"site_retained", thresholdJson(t.site)},
             {"site_peak", thresholdJson(t.site_peak)},
+            {"holder", thresholdJson(t.holder)},
             {"fail_on_new_findings", t.fail_on_new_findings}}},
           {"checks", checks},
           {"new_findings", findings},

@@ -339,6 +339,19 @@ std::vector<analysis::MemorySummary> RunReader::memory() const {
                                           memorySummary);
 }
 
+std::vector<analysis::HeldBy> RunReader::lastCensuses() const {
+  const JsonFields f(report_->path());
+  std::map<uint32_t, analysis::HeldBy> last;
+  f.each(*run_, context_, "iterations", [&](const json& row, const std::string& c) {
+    for (analysis::HeldBy& census : readHeldBy(f, row, c)) {
+      last[census.device] = std::move(census);
+    }
+  });
+  std::vector<analysis::HeldBy> out;
+  for (auto& [device, census] : last) out.push_back(std::move(census));
+  return out;
+}
+
 std::vector<SteadyWindow> RunReader::steadyWindows() const {
   const JsonFields f(report_->path());
   std::vector<SteadyWindow> out;

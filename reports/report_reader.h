@@ -47,6 +47,9 @@ class RunReader {
   // One per memory of the iterations, in the order they first list them; none without iterations.
   std::vector<LargestPeak> largestPeaks() const;
   std::vector<analysis::Trend> trends() const;  // trend.per_memory
+  // Per device, its last census in an idle window (iterations[].held_by), by device; none in a
+  // report without censuses.
+  std::vector<analysis::HeldBy> lastCensuses() const;
   // The whole run. Report::explained is not a part of the run in report.json but of the findings
   // (findings.items[].explains): ReportReader::read fills it.
   analysis::Report report() const;

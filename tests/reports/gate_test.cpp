@@ -3,6 +3,7 @@
 #include "reports/gate.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <limits>
 
 #include "common/error.h"
@@ -10,6 +11,7 @@
 #include "tests/analysis/checked_analysis.h"
 #include "tests/analysis/scenarios.h"
 #include "tests/reports/report_doc_builder.h"
+#include "trace/text.h"
 
 using namespace memfloor;
 using memfloor::testing::makeFinding;
@@ -552,4 +554,45 @@ TEST_CASE("gate: no iterations (no marker matched) compares peaks only") {
   reports::GateResult r = gate(doc, grown);
   CHECK(check(r, Metric::kPeak).regression);
   CHECK_FALSE(check(r, Metric::kIdleFloor).regression);
+}
+
+// The PyTorch runs of tests/gpu/pytorch/holders.py recorded on an H200 (testdata/analysis): each
+// layer keeps a tensor whose autograd graph holds its activation, and the fix drops it. The gate
+// names the two holder paths; the parameters and the optimizer state, persistent by their role,
+// are not compared by path.
+TEST_CASE("gate: a new holder of the last census is a regression; role-persistent ones are not") {
+  auto load = [](const std::string& name) {
+    std::ifstream in(std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/" + name);
+    trace::TextReader text(in, name);
+    std::vector<trace::Record> records;
+    for (trace::Record r; text.next(r);) records.push_back(std::move(r));
+    return reports::toJson(analysis::test::merge({analysis::test::analyze(records)}));
+  };
+  const nlohmann::json fixed = load("torch_holders_graph_fixed.txt");
+  const nlohmann::json bug = load("torch_holders_graph.txt");
+  const reports::GateResult r = gate(fixed, bug);
+  CHECK(r.regression);
+  for (int layer : {0, 1}) {
+    const std::string path =
+        "holders.py:main.model.layers[" + std::to_string(layer) + "].mlp_norm_manager.tensor";
+    const reports::GateCheck& c = check(r, Metric::kHolder, path);
+    CHECK(c.kind == "block");
+    CHECK(c.baseline == 0);
+    CHECK(c.current == static_cast<int64_t>(64 * kMiB + 16 * 1024));  // the tensor and its graph
+    CHECK(c.regression);
+  }
+  size_t holders = 0;
+  for (const reports::GateCheck& c : r.checks) {
+    if (c.metric != Metric::kHolder) continue;
+    ++holders;
+    CHECK(c.site.find(".weight") == std::string::npos);  // parameters and their state: by role
+  }
+  CHECK(holders == 2);
+  // The fix against itself, and the bug against itself: nothing moved.
+  CHECK_FALSE(gate(fixed, fixed).regression);
+  CHECK_FALSE(gate(bug, bug).regression);
+  // The bug as the baseline: the holders are gone, a decrease.
+  CHECK_FALSE(check(gate(bug, fixed), Metric::kHolder,
+                    "holders.py:main.model.layers[0].mlp_norm_manager.tensor")
+                  .regression);
 }
