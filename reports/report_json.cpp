@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "analysis/holder_links.h"
 #include "analysis/memory_levels.h"
 #include "reports/held_by_json.h"
 #include "reports/json_stream.h"
@@ -285,6 +286,24 @@ json snippetJson(const std::optional<analysis::SourceSnippet>& s) {
   return {{"first_line", s->first_line}, {"lines", s->lines}};
 }
 
+// The holders whose path names the finding's field (analysis/holder_links.h): `holds` per census
+// window, and `max_held_bytes`.
+void heldLinksJson(const analysis::MergedReport& m, const analysis::Finding& finding, json& item) {
+  const std::vector<analysis::HolderLink> links =
+      analysis::linkHolders(m.runs, analysis::linkName(finding.field));
+  json holds = json::array();
+  for (const analysis::HolderLink& l : links) {
+    holds.push_back({{"run", l.run},
+                     {"iteration", l.iteration},
+                     {"device", l.device},
+                     {"bytes", l.bytes},
+                     {"count", l.count},
+                     {"paths", l.paths}});
+  }
+  item["holds"] = std::move(holds);
+  item["max_held_bytes"] = analysis::maxHeldBytes(links);
+}
+
 json findingsJson(const analysis::MergedReport& m) {
   json items = json::array();
   json errors = json::array();
@@ -308,6 +327,7 @@ json findingsJson(const analysis::MergedReport& m) {
     }
     item["explains"] = std::move(explains);
     item["max_explained_bytes"] = analysis::maxExplainedBytes(m, f);
+    heldLinksJson(m, findings[f], item);
     items.push_back(std::move(item));
   }
   for (const std::string& e : m.findings->errors) errors.push_back(e);
