@@ -17,6 +17,7 @@
 #include "cli/report_command.h"
 #include "common/error.h"
 #include "reports/memory_label.h"
+#include "reports/printable.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 
@@ -132,6 +133,37 @@ std::string floorText(const analysis::MergedReport& m) {
   return m.worst ? reports::headlineFloor(m) : reports::formatBytes(0);
 }
 
+// A PyTorch run recorded on an H200 with the Python companion's censuses (holders.py --case graph:
+// each layer keeps a tensor whose autograd graph holds its activation): its report and page, and
+// the holder its last census ranks first.
+std::string torchHolders(const DemoRequest& request, const fs::path& out) {
+  analysis::TraceSet set;
+  set.trace_paths = {
+      (fs::path(request.source_dir) / "testdata" / "analysis" / "torch_holders_graph.txt")
+          .string()};
+  const analysis::MergedReport report = analysis::analyzeTraces(set);
+  {
+    std::ofstream json_out(out / "torch-holders.report.json");
+    reports::writeJson(json_out, report);
+    std::ofstream(out / "torch-holders.table.txt") << reports::formatTable(report);
+  }
+  writeHtmlReport(
+      {(out / "torch-holders.report.json").string(), "", (out / "torch-holders.html").string()});
+  const analysis::HeldBy* last = nullptr;
+  for (const analysis::IterationRow& row : report.runs.at(0).iterations) {
+    if (!row.held_by.empty()) last = &row.held_by.front();
+  }
+  if (last == nullptr || last->holders.empty()) return "no census in the PyTorch run";
+  const analysis::Holder& top = last->holders.front();
+  std::string via;
+  for (const std::string& node : top.via_graph) via += (via.empty() ? "" : " > ") + node;
+  return fmt::format("{} keeps {} ({}: {}{}) of {} allocated in a PyTorch run",
+                     reports::printable(top.path), reports::formatBytes(top.bytes),
+                     analysis::toString(top.cls), reports::printable(top.rule),
+                     via.empty() ? "" : "; via the autograd graph " + reports::printable(via),
+                     reports::formatBytes(last->allocated));
+}
+
 int runDemo(const DemoRequest& request) {
   fs::path out = request.output_dir;
   fs::create_directories(out);
@@ -199,6 +231,7 @@ int runDemo(const DemoRequest& request) {
   writeHtmlReport({(out / "fixed.report.json").string(), "", (out / "fixed.html").string()});
   writeHtmlReport({(out / "hc-bug.report.json").string(),
                    (out / "gate-fixed-vs-hc-bug.json").string(), (out / "hc-bug.html").string()});
+  const std::string held = torchHolders(request, out);
 
   // 5. Where things are, and what they say.
   const analysis::MergedReport& bug = merged["hc-bug"];
@@ -216,8 +249,8 @@ int runDemo(const DemoRequest& request) {
   uint64_t fixed_floor = steadyFloor(merged["fixed"]);
   uint64_t bug_floor = steadyFloor(bug);
   fmt::print(
-      "\nfiles in {}/: hc-bug.html, fixed.html, *.report.json, findings.json, gate.md, "
-      "gate.txt\n",
+      "\nfiles in {}/: hc-bug.html, fixed.html, torch-holders.html, *.report.json, findings.json, "
+      "gate.md, gate.txt\n",
       out.string());
   fmt::print("1. idle floor: hc-bug {} vs fixed {} (+{} kept per idle window)\n", floorText(bug),
              floorText(merged["fixed"]),
@@ -226,6 +259,7 @@ int runDemo(const DemoRequest& request) {
   fmt::print("3. gate: fixed -> hc-bug {} (exit {}), fixed -> fixed {} (exit {})\n",
              bug_verdict == kExitFinding ? "REGRESSION" : "pass", bug_verdict,
              same_verdict == kExitOk ? "pass" : "REGRESSION", same_verdict);
+  fmt::print("4. held by: {}\n", held);
   bool as_expected = bug_verdict == kExitFinding && same_verdict == kExitOk;
   if (!as_expected) fmt::print(stderr, "memfloor demo: the gate did not behave as expected\n");
   return as_expected ? kExitOk : kExitFinding;

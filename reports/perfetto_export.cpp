@@ -25,6 +25,7 @@ constexpr uint64_t kIterationsTid = 0x7fff0000;
 // Thread ids from kRenumberedTid up (hand-written traces) are renumbered upwards from it; the
 // track's name keeps the original id.
 constexpr uint64_t kRenumberedTid = 0x7ffe0000;
+constexpr size_t kHoldersInArgs = 5;  // holders an idle window's slice lists
 
 // Microseconds for a count of nanoseconds. The double is nudged up to the first one whose product
 // with 1000 is not below ns: viewers that convert back with a truncating `ts * 1000` (Perfetto's
@@ -181,8 +182,37 @@ class ChromeTraceBuilder {
             {{"iteration", row.index},
              {"final", row.idle_final},
              {"memory", std::move(idle_memory)},
-             {"top_sites", std::move(sites)}});
+             {"top_sites", std::move(sites)},
+             {"held_by", heldByArgs(row)}});
+      for (const analysis::HeldBy& census : row.held_by) {
+        json mark = event("i", fmt::format("census (device {})", census.device), "census",
+                          kIterationsTid, census.timestamp);
+        mark["s"] = "t";  // on the iterations' track
+        mark["args"] = {{"step", census.step},
+                        {"objects", census.objects},
+                        {"duration_ns", census.duration_ns}};
+        events_.push_back(std::move(mark));
+      }
     }
+  }
+
+  // What the window's censuses found: per device, the allocated, held and not seen bytes and the
+  // first holders as report.json ranks them.
+  static json heldByArgs(const analysis::IterationRow& row) {
+    json out = json::array();
+    for (const analysis::HeldBy& census : row.held_by) {
+      json holders = json::array();
+      for (size_t i = 0; i < census.holders.size() && i < kHoldersInArgs; ++i) {
+        const analysis::Holder& h = census.holders[i];
+        holders.push_back({{"path", h.path}, {"bytes", h.bytes}, {"class", toString(h.cls)}});
+      }
+      out.push_back({{"device", census.device},
+                     {"allocated", census.allocated},
+                     {"held", census.held.bytes},
+                     {"not_seen", census.not_seen.bytes},
+                     {"holders", std::move(holders)}});
+    }
+    return out;
   }
 
   static uint64_t tidOf(uint64_t thread, std::map<uint64_t, uint64_t>& renumbered) {

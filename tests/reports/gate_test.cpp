@@ -3,7 +3,6 @@
 #include "reports/gate.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <limits>
 
 #include "common/error.h"
@@ -11,7 +10,6 @@
 #include "tests/analysis/checked_analysis.h"
 #include "tests/analysis/scenarios.h"
 #include "tests/reports/report_doc_builder.h"
-#include "trace/text.h"
 
 using namespace memfloor;
 using memfloor::testing::makeFinding;
@@ -562,11 +560,8 @@ TEST_CASE("gate: no iterations (no marker matched) compares peaks only") {
 // are not compared by path.
 TEST_CASE("gate: a new holder of the last census is a regression; role-persistent ones are not") {
   auto load = [](const std::string& name) {
-    std::ifstream in(std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/" + name);
-    trace::TextReader text(in, name);
-    std::vector<trace::Record> records;
-    for (trace::Record r; text.next(r);) records.push_back(std::move(r));
-    return reports::toJson(analysis::test::merge({analysis::test::analyze(records)}));
+    const std::string path = std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/" + name;
+    return reports::toJson(analysis::test::merge({analysis::test::analyzeFile(path)}));
   };
   const nlohmann::json fixed = load("torch_holders_graph_fixed.txt");
   const nlohmann::json bug = load("torch_holders_graph.txt");

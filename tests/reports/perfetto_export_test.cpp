@@ -13,6 +13,8 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/analysis/checked_analysis.h"
+
 namespace memfloor::reports::test {
 namespace {
 
@@ -479,6 +481,34 @@ TEST_CASE("thread ids that viewers cannot hold are renumbered", "[perfetto_expor
   bool named = false;
   for (uint64_t tid : tids) named = named || threadName(trace, tid) == "thread 1099511627776";
   CHECK(named);
+}
+TEST_CASE("a census is an instant on the iterations' track; its window lists the first holders",
+          "[perfetto_export]") {
+  // A PyTorch run recorded on an H200: censuses after steps 2, 4 and 8 (testdata/analysis).
+  const analysis::Report report = analysis::test::analyzeFile(std::string(MEMFLOOR_TESTDATA_DIR) +
+                                                              "/analysis/torch_holders_graph.txt");
+  const json trace = toChromeTrace(report);
+  std::vector<json> censuses;
+  json last_window;
+  for (const json& e : trace.at("traceEvents")) {
+    if (e.at("cat") == "census") censuses.push_back(e);
+    if (e.at("cat") == "idle" && !e.at("args").at("held_by").empty()) last_window = e;
+  }
+  REQUIRE(censuses.size() == 3);
+  for (const json& c : censuses) {
+    CHECK(c.at("ph") == "i");
+    CHECK(c.at("s") == "t");
+    CHECK(c.at("tid") == 0x7fff0000);  // the iterations' track
+  }
+  CHECK(censuses.back().at("args").at("step") == 8);
+  REQUIRE(last_window.is_object());
+  const json& held = last_window.at("args").at("held_by").at(0);
+  CHECK(held.at("allocated") ==
+        held.at("held").get<uint64_t>() + held.at("not_seen").get<uint64_t>());
+  CHECK(held.at("holders").size() == 5);
+  CHECK(held.at("holders").at(0).at("path") ==
+        "holders.py:main.model.layers[0].mlp_norm_manager.tensor");
+  CHECK(held.at("holders").at(0).at("class") == "inter_iteration");
 }
 
 }  // namespace
