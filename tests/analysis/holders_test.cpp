@@ -272,8 +272,7 @@ TEST_CASE("A census in a detected idle window", "[holders][detect]") {
 namespace memfloor::analysis::test {
 namespace {
 
-TEST_CASE("A block handed out again at its old address is another storage: replaced",
-          "[holders]") {
+TEST_CASE("A block handed out again at its old address is another storage: replaced", "[holders]") {
   // A caching allocator gives a same-size tensor the block the last one freed: the attribute's
   // storage has the same address in every census, and is a new allocation each time.
   TraceBuilder t;
