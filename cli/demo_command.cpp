@@ -1,6 +1,7 @@
 // memfloor demo: the whole tool on the reference model, with shipped data where there is no GPU.
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -155,8 +156,7 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out) {
   }
   if (last == nullptr || last->holders.empty()) return "no census in the PyTorch run";
   const analysis::Holder& top = last->holders.front();
-  std::string via;
-  for (const std::string& node : top.via_graph) via += (via.empty() ? "" : " > ") + node;
+  const std::string via = fmt::format("{}", fmt::join(top.via_graph, " > "));
   return fmt::format("{} keeps {} ({}: {}{}) of {} allocated in a PyTorch run",
                      reports::printable(top.path), reports::formatBytes(top.bytes),
                      analysis::toString(top.cls), reports::printable(top.rule),
