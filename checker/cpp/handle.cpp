@@ -15,12 +15,11 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// A variable through which the object outlives the function: a global, a reference or a raw
-// pointer. Objects and smart pointers held by value are released when the function returns.
-bool outlivesFunction(const clang::VarDecl* var) {
-  if (var->hasGlobalStorage()) return true;
-  const clang::QualType type = var->getType().getCanonicalType();
-  return type->isReferenceType() || type->isPointerType();
+// std::shared_ptr<T>, whose copies share the object with its other owners.
+bool isSharedPointer(clang::QualType type) {
+  const clang::CXXRecordDecl* record = type.getCanonicalType()->getAsCXXRecordDecl();
+  return record != nullptr && record->isInStdNamespace() && record->getDeclName().isIdentifier() &&
+         record->getName() == "shared_ptr";
 }
 
 // `s` as a call of the std function `name`, or null.
@@ -28,8 +27,38 @@ const clang::CallExpr* stdCall(const clang::Stmt* s, llvm::StringRef name) {
   const auto* call = llvm::dyn_cast<clang::CallExpr>(s);
   if (call == nullptr || llvm::isa<clang::CXXMemberCallExpr>(call)) return nullptr;
   const auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(call->getCalleeDecl());
-  if (fn == nullptr || !fn->isInStdNamespace() || fn->getName() != name) return nullptr;
+  if (fn == nullptr || !fn->isInStdNamespace() || !fn->getDeclName().isIdentifier() ||
+      fn->getName() != name) {
+    return nullptr;
+  }
   return call;
+}
+
+// `init` makes a new object no one else holds: std::make_shared, std::allocate_shared, `new`, or
+// an empty value (default construction, nullptr); also through the converting and elided
+// constructors around them. A copy (of a member, a parameter, a call's result) is not new.
+bool isFreshObject(const clang::Expr* init) {
+  init = init->IgnoreImplicit()->IgnoreParens();
+  if (llvm::isa<clang::CXXNewExpr>(init) || isEmptyValue(init)) return true;
+  if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(init)) {
+    return construct->getNumArgs() == 1 && isFreshObject(construct->getArg(0));
+  }
+  if (const auto* cast = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(init)) {
+    return isFreshObject(cast->getSubExpr());
+  }
+  return stdCall(init, "make_shared") != nullptr || stdCall(init, "allocate_shared") != nullptr;
+}
+
+// A variable through which the object outlives the function: a global, a reference, a raw pointer,
+// or a std::shared_ptr copy (a parameter, or a local not initialized with a new object): the
+// object has other owners. Objects and unique_ptrs held by value die when the function returns.
+bool outlivesFunction(const clang::VarDecl* var) {
+  if (var->hasGlobalStorage()) return true;
+  const clang::QualType type = var->getType().getCanonicalType();
+  if (type->isReferenceType() || type->isPointerType()) return true;
+  if (!isSharedPointer(type)) return false;
+  if (llvm::isa<clang::ParmVarDecl>(var)) return true;
+  return var->getInit() != nullptr && !isFreshObject(var->getInit());
 }
 
 bool hasNullptr(const clang::Stmt* s) {
