@@ -55,7 +55,7 @@ FindingsFile readFindings(const json& doc, const std::string& name) {
     f.file = stringField(*loc, "file", where + " location");
     f.line = lineField(*loc, "line", where + " location");
     if (loc->contains("column")) f.column = lineField(*loc, "column", where + " location");
-    f.link = linkRuleFor(f.function);
+    f.link = linkRuleFor(f.function, f.file);
     out.items.push_back(std::move(f));
   }
   if (auto errors = doc.find("errors"); errors != doc.end() && errors->is_array()) {
@@ -83,11 +83,16 @@ FindingsFile loadFindings(const std::string& path, const std::string& source_roo
   return file;
 }
 
-LinkRule linkRuleFor(std::string_view function) {
+LinkRule linkRuleFor(std::string_view function, std::string_view file) {
   LinkRule rule;
   if (function.empty()) return rule;
   rule.functions.emplace_back(function);
-  if (size_t at = function.rfind("::"); at != std::string_view::npos && at > 0) {
+  if (file.ends_with(".py")) {
+    rule.file = file;
+    if (size_t at = function.rfind('.'); at != std::string_view::npos && at > 0) {
+      rule.functions.push_back(std::string(function.substr(0, at)) + ".*");
+    }
+  } else if (size_t at = function.rfind("::"); at != std::string_view::npos && at > 0) {
     rule.functions.push_back(std::string(function.substr(0, at)) + "::*");
   }
   return rule;

@@ -42,8 +42,9 @@ FindingsFile parseFindings(std::string_view text, const std::string& name);
 FindingsFile loadFindings(const std::string& path, const std::string& source_root);
 
 // The functions that link allocating stacks to a finding: the function it was found in, and any
-// method of that function's class (the object that holds the member).
-LinkRule linkRuleFor(std::string_view function);
+// method of that function's class (the object that holds the member). A finding in a .py file
+// links Python frames of that file only (`file`).
+LinkRule linkRuleFor(std::string_view function, std::string_view file = {});
 
 // Up to `context` lines either side of `line` (1-based); nullopt when the file cannot be read or
 // is shorter than `line`.

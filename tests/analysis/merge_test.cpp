@@ -105,10 +105,30 @@ TEST_CASE("functionMatches compares trailing components", "[merge]") {
   CHECK(linkRuleFor("free_function").functions == std::vector<std::string>{"free_function"});
 }
 
+TEST_CASE("Python findings link frames of their own file by qualified name", "[merge]") {
+  const LinkRule rule = linkRuleFor("HyperLayer._forward_post_mlp", "megatron/layer.py");
+  CHECK(rule.functions == std::vector<std::string>{"HyperLayer._forward_post_mlp", "HyperLayer.*"});
+  CHECK(rule.file == "megatron/layer.py");
+  CHECK(functionMatches("HyperLayer._forward_post_mlp", "HyperLayer._forward_post_mlp"));
+  CHECK(functionMatches("HyperLayer.forward", "HyperLayer.*"));
+  CHECK_FALSE(functionMatches("OtherLayer.forward", "HyperLayer.*"));
+  CHECK_FALSE(functionMatches("HyperLayerX.forward", "HyperLayer.*"));
+  CHECK(sameSource("/opt/src/megatron/layer.py", "megatron/layer.py"));
+  CHECK(sameSource("megatron/layer.py", "megatron/layer.py"));
+  CHECK_FALSE(sameSource("/opt/src/other_megatron/layer.py", "megatron/layer.py"));
+  symbols::Stack stack;
+  stack.frames.push_back(
+      {trace::FrameKind::kPython, "", 0, "HyperLayer.forward", "/opt/src/megatron/layer.py", 7});
+  CHECK(linkStack(stack, {rule}) == std::vector<uint32_t>{0});
+  stack.frames.back().file = "/opt/src/copy/layer2.py";
+  CHECK(linkStack(stack, {rule}).empty());
+  CHECK(linkRuleFor("Layer::forward", "layer.cpp").file.empty());
+}
+
 TEST_CASE("findings explain the retained bytes of the sites they link", "[merge]") {
   Loop loop = trainingLoop({.iterations = 5, .retained = 8 * kMiB, .leak = 1 * kMiB});
   AnalysisOptions options;
-  options.links = {{{"Layer::forwardPostMlp"}}, {{"Unrelated::*"}}, {{"History::*"}}};
+  options.links = {{{"Layer::forwardPostMlp"}, ""}, {{"Unrelated::*"}, ""}, {{"History::*"}, ""}};
   Report r = analyze(loop.trace, options);
   REQUIRE(r.iterations.size() == 5);
   for (size_t i = 0; i + 1 < r.iterations.size(); ++i) {
