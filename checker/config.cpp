@@ -14,7 +14,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Config, heavy_type_patterns, hea
                                                 release_methods, store_methods, terminal_methods,
                                                 ignored_namespaces, disabled_rules,
                                                 mf001_min_belief_sites, mf001_min_belief_ratio,
-                                                mf003_min_released)
+                                                mf003_min_released, python_heavy_name_patterns,
+                                                python_exclude)
 
 namespace {
 
@@ -43,6 +44,8 @@ Config loadConfig(const std::filesystem::path& path) {
   }
   return json.get<Config>();
 }
+
+nlohmann::json toJson(const Config& config) { return config; }
 
 std::optional<std::filesystem::path> findConfig(const std::filesystem::path& start) {
   std::error_code ec;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,10 +39,20 @@ struct Config {
   int mf001_min_belief_sites = 1;
   double mf001_min_belief_ratio = kDefaultMinBeliefRatio;
   int mf003_min_released = 2;
+  // The Python front end's names of heavy objects: searched (Python `re` syntax) in attribute,
+  // variable and class names.
+  std::vector<std::string> python_heavy_name_patterns{"[Tt]ensor",    "[Ss]torage", "[Mm]anager",
+                                                      "[Oo]ffload",   "[Cc]ache",   "[Bb]uffer",
+                                                      "[Aa]ctivation"};
+  // Python files and directories left out when directories are walked (globs; --exclude adds).
+  std::vector<std::string> python_exclude;
 };
 
 // Reads a .memfloor-check.json; unknown keys and wrong types throw memfloor::Error naming the file.
 Config loadConfig(const std::filesystem::path& path);
+
+// Every key with its value, as in a .memfloor-check.json (what the Python front end is given).
+nlohmann::json toJson(const Config& config);
 
 // The nearest .memfloor-check.json in `start` or a directory above it.
 std::optional<std::filesystem::path> findConfig(const std::filesystem::path& start);

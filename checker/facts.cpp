@@ -40,7 +40,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FieldFact, key, name, record, ki
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionFact, key, display, record, kind, overrides,
                                                 null_checks, loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FieldEvent, kind, field, function, idiom,
-                                                through_this, loc)
+                                                through_this, loc, per_call)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Candidate, method, field, name, all_paths, loc,
                                                 checked_paths)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PathFacts, direct, candidates, event, event_idiom)
@@ -112,6 +112,16 @@ Facts factsFromJson(const nlohmann::json& json, std::string_view name) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string(name) + ": malformed facts document: " + e.what());
   }
+}
+
+bool isElementRemoval(const FieldEvent& event) {
+  static const std::set<std::string, std::less<>> kRemovals{
+      "del []", ".pop()", ".popitem()", ".popleft()", ".remove()", ".discard()"};
+  return event.kind == EventKind::kRelease && kRemovals.count(event.idiom) > 0;
+}
+
+bool isPythonSource(std::string_view file) {
+  return file.ends_with(".py") || file.ends_with(".pyi");
 }
 
 Facts loadFacts(const std::string& path) {

@@ -62,7 +62,14 @@ struct FieldEvent {
   std::string idiom;          // "= nullptr", ".reset()", "std::move", "= value", ".push_back()"...
   bool through_this = false;  // the field of the function's own object
   SourceLoc loc;
+  // A store of what this call received (made from the function's arguments), so that keeping it
+  // keeps one call's data (MF002 reports only those). The C++ front end does not tell: true.
+  bool per_call = true;
 };
+
+// A release that takes one element out of a container (`del h[k]`, `h.pop(k)`): the container is
+// managed (MF002, MF004 see a release), but it is not emptied (no "releases the object's state").
+bool isElementRemoval(const FieldEvent& event);
 
 // A later call on the same object whose effect is known only after merging: `method` releases the
 // object's state (field empty), or releases (MF001) / assigns or null-checks (MF004) `field`
@@ -96,7 +103,7 @@ struct CallSite {
   std::string function;
   std::string handle;  // source text: mlp_norm_manager_, chain.loss_node, this
   bool handle_is_pointer = false;
-  bool persistent = false;  // the object outlives the function (member, parameter, global)
+  bool persistent = false;  // the object outlives the function (member, global, reference, copy)
   SourceLoc loc;
   PathFacts released;   // released on every path from the call to the exit
   SourceLoc fix_after;  // the end of the statement holding the call
@@ -142,6 +149,10 @@ nlohmann::json toJson(const Facts& facts);
 // The facts of a document; throws memfloor::Error, naming `name`, when it is not one of
 // kFactsSchema's major (common::checkSchema) or is malformed.
 Facts factsFromJson(const nlohmann::json& json, std::string_view name = "facts");
+
+// `file` is a Python source (.py, .pyi): its facts come from the Python front end, and fix-its
+// there are written in Python.
+bool isPythonSource(std::string_view file);
 
 // A facts file written by --emit-facts, read through the common loader (common/json_input.h).
 Facts loadFacts(const std::string& path);

@@ -1,4 +1,5 @@
-// memfloor-check: parse the options, collect facts over the compilation database, report.
+// memfloor-check: parse the options, collect facts over the compilation database and the Python
+// sources, report.
 #include <clang/Tooling/CommonOptionsParser.h>
 #include <llvm/Support/CommandLine.h>
 
@@ -7,6 +8,8 @@
 
 #include "checker/checker.h"
 #include "checker/cpp/unit_runner.h"
+#include "checker/input_split.h"
+#include "checker/python_front_end.h"
 #include "common/error.h"
 
 namespace {
@@ -30,6 +33,14 @@ cl::opt<std::string> emit_facts("emit-facts", cl::desc("write the merged facts h
                                 cl::cat(category));
 cl::list<std::string> load_facts("facts", cl::desc("merge a facts file before the rules run"),
                                  cl::cat(category));
+cl::opt<std::string> python("python",
+                            cl::desc("the Python interpreter of the Python front end (default: "
+                                     "python3 on PATH)"),
+                            cl::init("python3"), cl::cat(category));
+cl::list<std::string> exclude("exclude",
+                              cl::desc("leave out Python files and directories matching this glob "
+                                       "(repeatable; added to python_exclude)"),
+                              cl::cat(category));
 
 // CommonOptionsParser loads no database when no file is named. Then the files are all those of the
 // -p database, and the options are parsed again with them so that --extra-arg applies to them.
@@ -50,13 +61,32 @@ llvm::Expected<clang::tooling::CommonOptionsParser> parse(std::vector<const char
       "Flags members and node objects that keep device memory after their last use.\n");
 }
 
+// The option `name` takes the next argument as its value (`-p DIR`, `--format json`).
+bool takesValue(std::string_view name) {
+  const auto& registered = cl::getRegisteredOptions();
+  auto it = registered.find(llvm::StringRef(name.data(), name.size()));
+  return it != registered.end() && it->second->getValueExpectedFlag() == cl::ValueRequired;
+}
+
+// Python inputs apart from the rest. CommonOptionsParser declares -p and --extra-arg when it
+// first runs: an empty command line is parsed first so that they are known.
+memfloor::checker::InputSplit splitArguments(int argc, const char** argv) {
+  std::vector<const char*> program{argv[0]};
+  if (auto parsed = parse(program); !parsed) llvm::consumeError(parsed.takeError());
+  return memfloor::checker::splitInputs({argv, argv + argc}, takesValue);
+}
+
 }  // namespace
 
 int main(int argc, const char** argv) {
-  std::vector<const char*> args(argv, argv + argc);
+  const memfloor::checker::InputSplit split = splitArguments(argc, argv);
+  const std::vector<std::string>& python_inputs = split.python_inputs;
+  std::vector<const char*> args;
+  for (const std::string& a : split.args) args.push_back(a.c_str());
   auto parser = parse(args);
   std::vector<std::string> all;
-  if (parser && parser->getSourcePathList().empty() && load_facts.empty()) {
+  if (parser && parser->getSourcePathList().empty() && load_facts.empty() &&
+      python_inputs.empty()) {
     std::string error;
     all = databaseFiles(error);
     if (all.empty()) {
@@ -78,11 +108,18 @@ int main(int argc, const char** argv) {
     namespace mf = memfloor::checker;
     const mf::OutputFormat output_format = mf::parseOutputFormat(format);  // before any work
     const std::vector<std::string>& files = parser->getSourcePathList();
-    const mf::Config config = mf::resolveConfig(config_path, files.empty() ? "." : files.front());
+    const std::string first = !files.empty()           ? files.front()
+                              : !python_inputs.empty() ? python_inputs.front()
+                                                       : ".";
+    mf::Config config = mf::resolveConfig(config_path, first);
+    config.python_exclude.insert(config.python_exclude.end(), exclude.begin(), exclude.end());
     mf::UnitErrors errors;
-    mf::Facts facts = load_facts.empty() || !files.empty()
-                          ? mf::collectFacts(parser->getCompilations(), files, config, jobs, errors)
-                          : mf::Facts{};
+    // No C++ source: no compilation database was loaded (Python inputs or --facts only).
+    mf::Facts facts =
+        files.empty() ? mf::Facts{}
+                      : mf::collectFacts(parser->getCompilations(), files, config, jobs, errors);
+    const mf::PythonOptions python_options{python, "", jobs, config.python_exclude};
+    facts.merge(mf::collectPythonFacts(python_inputs, config, python_options, errors.messages));
     const mf::CheckOptions options{
         output_format, root, baseline, fix, emit_facts, {load_facts.begin(), load_facts.end()}};
     return mf::finishCheck(std::move(facts), config, options, errors.messages, std::cout,

@@ -10,7 +10,9 @@ Program::Program(Facts facts) : facts_(std::move(facts)) {
             [](const FieldEvent& a, const FieldEvent& b) { return a.loc < b.loc; });
   for (const FieldEvent& e : facts_.events) {
     const bool release = e.kind == EventKind::kRelease;
-    if (e.through_this) (release ? releases_ : assigns_).emplace(e.function, e.field);
+    // Taking one element out does not empty the object: no helper "releases its state" by it.
+    if (e.through_this && !isElementRemoval(e))
+      (release ? releases_ : assigns_).emplace(e.function, e.field);
     // Destructors end the object; constructors and assignments release the moved-from source.
     const FunctionKind kind = kindOf(e.function);
     if (release && (kind == FunctionKind::kMethod || kind == FunctionKind::kFunction)) {

@@ -15,8 +15,19 @@ struct Tally {
   int total = 0;
 };
 
-// The statement that releases `site`'s handle the way `belief` released its own.
+// The same in Python: `h = None`, `del h`, `h.clear()`, `h.method()`.
+std::string pythonReleaseStatement(const CallSite& site, const Program::Release& belief) {
+  const std::string& h = site.handle;
+  if (belief.idiom == "call") return h + "." + belief.method + "()";
+  if (belief.idiom == "del") return "del " + h;
+  if (belief.idiom == ".clear()") return h + ".clear()";
+  return h + " = None";
+}
+
+// The statement that releases `site`'s handle the way `belief` released its own, in the language
+// of the site's file.
 std::string releaseStatement(const CallSite& site, const Program::Release& belief) {
+  if (isPythonSource(site.loc.file)) return pythonReleaseStatement(site, belief);
   const std::string& h = site.handle;
   if (belief.idiom == "call")
     return h + (site.handle_is_pointer ? "->" : ".") + belief.method + "();";
@@ -27,11 +38,11 @@ std::string releaseStatement(const CallSite& site, const Program::Release& belie
   return h + " = {};";
 }
 
+// A configured terminal method names the site's method: `m`, `R::m`, or Python's `R.m`.
 bool matchesTerminal(const std::vector<std::string>& terminal, const CallSite& site) {
-  const std::string& m = site.method_display;
+  const std::string_view m = site.method_display;
   return std::any_of(terminal.begin(), terminal.end(), [&](const std::string& t) {
-    return m == t || (m.size() > t.size() + 2 &&
-                      m.compare(m.size() - t.size() - 2, std::string::npos, "::" + t) == 0);
+    return m == t || m.ends_with("::" + t) || m.ends_with("." + t);
   });
 }
 

@@ -18,7 +18,9 @@ const RuleInfo& RetainedMemberRule::info() const {
 void RetainedMemberRule::check(const Program& program, std::vector<Finding>& out) const {
   std::set<std::pair<std::string, std::string>> reported;  // (function, field)
   for (const FieldEvent& e : program.facts().events) {
-    if (e.kind != EventKind::kAssign || !e.through_this) continue;
+    // A store of state the object rebuilds from itself (a running statistic, a lazily made
+    // cache) is no call's data kept past its use.
+    if (e.kind != EventKind::kAssign || !e.through_this || !e.per_call) continue;
     const FunctionKind kind = program.kindOf(e.function);
     if (kind != FunctionKind::kMethod && kind != FunctionKind::kFunction) continue;
     // Stores made while objects are built (a registry filled from constructors) are kept for the

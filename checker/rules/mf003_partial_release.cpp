@@ -18,7 +18,10 @@ struct MethodEvents {
 std::map<std::string, MethodEvents> directEvents(const Program& program) {
   std::map<std::string, MethodEvents> methods;
   for (const FieldEvent& e : program.facts().events) {
-    if (!e.through_this || program.kindOf(e.function) != FunctionKind::kMethod) continue;
+    if (!e.through_this || program.kindOf(e.function) != FunctionKind::kMethod ||
+        isElementRemoval(e)) {
+      continue;
+    }
     if (e.kind == EventKind::kAssign) {
       methods[e.function].assigned.try_emplace(e.field, &e);
     } else {

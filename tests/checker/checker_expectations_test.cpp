@@ -4,6 +4,7 @@
 // Missing and unexpected findings both fail. `// config: {...}` in an input sets its configuration.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "checker/cpp/unit_runner.h"
+#include "checker/python_front_end.h"
 #include "checker/rules/rule.h"
 #include "checker/suppression.h"
 
@@ -34,9 +36,9 @@ struct Program {
 };
 
 Program readProgram(const std::vector<fs::path>& files) {
-  static const std::regex kExpect(R"(// expect: (.*)$)");
+  static const std::regex kExpect(R"((?://|#) expect: (.*)$)");
   static const std::regex kItem(R"((MF\d\d\d)(\{\{(.*?)\}\})?)");
-  static const std::regex kConfig(R"(^// config: (.*)$)");
+  static const std::regex kConfig(R"(^(?://|#) config: (.*)$)");
   Program program;
   for (const fs::path& file : files) {
     program.files.push_back(fs::canonical(file).string());
@@ -103,22 +105,34 @@ void compare(const Program& program, const std::vector<Finding>& findings) {
   }
 }
 
-std::vector<std::vector<fs::path>> inputs() {
+// The programs under `dir`: each file with `extension`, and each directory (its files with the
+// extension, in its subdirectories too when `recursive`) as one program.
+std::vector<std::vector<fs::path>> programsIn(const fs::path& dir, const std::string& extension,
+                                              bool recursive) {
   std::vector<std::vector<fs::path>> programs;
-  for (const auto& entry : fs::directory_iterator(MEMFLOOR_TESTDATA_DIR "/checker")) {
-    if (entry.is_regular_file() && entry.path().extension() == ".cpp") {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == extension) {
       programs.push_back({entry.path()});
     } else if (entry.is_directory()) {
       std::vector<fs::path> files;
-      for (const auto& f : fs::directory_iterator(entry.path())) {
-        if (f.path().extension() == ".cpp") files.push_back(f.path());
+      const auto add = [&](const fs::directory_entry& f) {
+        if (f.path().extension() == extension) files.push_back(f.path());
+      };
+      if (recursive) {
+        std::for_each(fs::recursive_directory_iterator(entry.path()), {}, add);
+      } else {
+        std::for_each(fs::directory_iterator(entry.path()), {}, add);
       }
       std::sort(files.begin(), files.end());
-      programs.push_back(files);
+      if (!files.empty()) programs.push_back(files);  // python/ holds no C++ program
     }
   }
   std::sort(programs.begin(), programs.end());
   return programs;
+}
+
+std::vector<std::vector<fs::path>> inputs() {
+  return programsIn(MEMFLOOR_TESTDATA_DIR "/checker", ".cpp", false);
 }
 
 TEST_CASE("Every annotated input gives exactly the expected findings", "[checker]") {
@@ -194,6 +208,42 @@ TEST_CASE("A unit that does not parse is named and the others go on", "[checker]
   REQUIRE(errors.messages.size() == 1);
   CHECK(errors.messages.front().find("memfloor-check-bad.cpp: not checked: ") != std::string::npos);
   CHECK_FALSE(runRules(facts, Config{}).empty());
+}
+
+}  // namespace
+}  // namespace memfloor::checker
+
+namespace memfloor::checker {
+namespace {
+
+// The Python programs: each .py file of testdata/checker/python, and each directory there (its
+// packages, recursively) as one program.
+std::vector<std::vector<fs::path>> pythonInputs() {
+  return programsIn(MEMFLOOR_TESTDATA_DIR "/checker/python", ".py", true);
+}
+
+std::vector<Finding> checkPython(const Program& program, const Config& config) {
+  std::vector<std::string> errors;
+  const PythonOptions options{MEMFLOOR_PYTHON3, MEMFLOOR_PYFACTS_DIR, 1, {}};
+  Facts facts = collectPythonFacts(program.files, config, options, errors);
+  INFO("front end errors: " << (errors.empty() ? "" : errors.front()));
+  CHECK(errors.empty());
+  CHECK(facts.units.size() == program.files.size());
+  std::vector<Finding> findings = runRules(facts, config);
+  dropSuppressed(findings);
+  return findings;
+}
+
+TEST_CASE("Every annotated Python input gives exactly the expected findings", "[checker]") {
+  const auto programs = pythonInputs();
+  REQUIRE(programs.size() >= 8);
+  for (const auto& files : programs) {
+    DYNAMIC_SECTION(files.front().filename().string()) {
+      const Program program = readProgram(files);
+      REQUIRE_FALSE(program.expected.empty());
+      compare(program, checkPython(program, configOf(program)));
+    }
+  }
 }
 
 }  // namespace

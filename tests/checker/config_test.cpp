@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 
@@ -25,6 +26,10 @@ TEST_CASE("The defaults cover tensors, storages and the common release idioms", 
   CHECK(config.release_methods ==
         std::vector<std::string>{"reset", "clear", "pop_back", "pop_front", "pop", "erase"});
   CHECK(config.heavy_annotation == "memfloor::heavy");
+  CHECK(config.python_heavy_name_patterns ==
+        std::vector<std::string>{"[Tt]ensor", "[Ss]torage", "[Mm]anager", "[Oo]ffload", "[Cc]ache",
+                                 "[Bb]uffer", "[Aa]ctivation"});
+  CHECK(config.python_exclude.empty());
 }
 
 TEST_CASE("A configuration file overrides the keys it names", "[config]") {
@@ -39,6 +44,49 @@ TEST_CASE("A configuration file overrides the keys it names", "[config]") {
   CHECK(config.disabled_rules == std::vector<std::string>{"MF002"});
   CHECK(config.mf003_min_released == 3);
   CHECK(config.release_methods == Config{}.release_methods);
+}
+
+TEST_CASE("The Python keys are read like the others", "[config]") {
+  const fs::path dir = scratch("python");
+  std::ofstream(dir / kConfigFileName) << R"({"python_heavy_name_patterns": ["Blob$"],
+    "python_exclude": ["tests/*", "*_pb2.py"]})";
+  const Config config = loadConfig(dir / kConfigFileName);
+  CHECK(config.python_heavy_name_patterns == std::vector<std::string>{"Blob$"});
+  CHECK(config.python_exclude == std::vector<std::string>{"tests/*", "*_pb2.py"});
+  std::ofstream(dir / "bad.json") << R"({"python_exclude": "tests/*"})";
+  CHECK_THROWS_WITH(loadConfig(dir / "bad.json"),
+                    Catch::Contains("key 'python_exclude' should be a list of strings"));
+}
+
+TEST_CASE("toJson gives every key, and reads back as the same configuration", "[config]") {
+  Config config;
+  config.python_exclude = {"build/*"};
+  config.mf003_min_released = 4;
+  const nlohmann::json json = toJson(config);
+  const std::vector<std::string> keys{"heavy_type_patterns",
+                                      "heavy_types",
+                                      "light_types",
+                                      "heavy_annotation",
+                                      "light_annotation",
+                                      "release_methods",
+                                      "store_methods",
+                                      "terminal_methods",
+                                      "ignored_namespaces",
+                                      "disabled_rules",
+                                      "mf001_min_belief_sites",
+                                      "mf001_min_belief_ratio",
+                                      "mf003_min_released",
+                                      "python_heavy_name_patterns",
+                                      "python_exclude"};
+  for (const std::string& key : keys) {
+    INFO(key);
+    CHECK(json.contains(key));
+  }
+  CHECK(json.size() == keys.size());
+  CHECK(json.at("python_exclude") == nlohmann::json::array({"build/*"}));
+  const fs::path dir = scratch("round-trip");
+  std::ofstream(dir / kConfigFileName) << json.dump();
+  CHECK(toJson(loadConfig(dir / kConfigFileName)) == json);
 }
 
 TEST_CASE("Bad configuration files are refused with the file and the key", "[config]") {

@@ -103,5 +103,13 @@ TEST_CASE("Facts files are read through the common loader, errors naming the fil
   fs::remove_all(dir);
 }
 
+TEST_CASE("Python sources are told by their extension", "[facts]") {
+  CHECK(isPythonSource("model/layer.py"));
+  CHECK(isPythonSource("stubs/torch.pyi"));
+  CHECK_FALSE(isPythonSource("layer.cpp"));
+  CHECK_FALSE(isPythonSource("layer.pyc"));
+  CHECK_FALSE(isPythonSource("py"));
+}
+
 }  // namespace
 }  // namespace memfloor::checker

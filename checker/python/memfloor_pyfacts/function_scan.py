@@ -1,0 +1,500 @@
+"""One function: its stores and releases of attributes, its calls on objects (with "released on every
+path to the exit?") and its dereferences of attributes (with "assigned or tested on every path from
+the entry?"), answered on cfg.Graph by a bit-mask data flow per handle."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import cfg
+from .handles import LOCAL, PARAM, SELF, EffectWalker, Effects, Handle, Scope, tested
+from .heavy import dotted, light_value, tensor_producing
+from .raw import Candidate, DerefRaw, EdgeRaw, EventRaw, FunctionRaw, Loc, SiteRaw
+
+_SIMPLE_FIX = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# The nodes _collect_locals looks at; the others are passed over at the cost of one set lookup.
+_BINDERS = frozenset({
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal, ast.Assign,
+    ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
+    ast.AugAssign, ast.ExceptHandler, ast.Return, ast.Yield, ast.YieldFrom, ast.Call})
+
+
+def own_nodes(body: List[ast.stmt]):
+    """Every node of a function body outside nested functions, classes and lambdas (whose
+    decorators and defaults are the body's)."""
+    stack: List[ast.AST] = list(reversed(body))
+    pop, push, extend, AST = stack.pop, stack.append, stack.extend, ast.AST
+    while stack:
+        n = pop()
+        yield n
+        if isinstance(n, _SCOPES):
+            extend(n.decorator_list)
+            if not isinstance(n, ast.ClassDef):
+                extend(n.args.defaults)
+            continue
+        if type(n) is ast.Lambda:
+            continue
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if type(v) is list:
+                extend(x for x in v if isinstance(x, AST))
+            elif isinstance(v, AST):
+                push(v)
+
+
+class LocalInfo:
+    __slots__ = ("persistent", "ctors", "heavy", "origins")
+
+    def __init__(self):
+        self.persistent = False  # taken from an attribute, an element, a parameter, a call's result
+        self.ctors: Set[str] = set()  # or from calls that may be constructors
+        self.heavy = False
+        self.origins: List[Optional[ast.expr]] = []
+
+
+class FunctionScan:
+    def __init__(self, file, node, qualname: str, cls: Optional[str], kind: str):
+        self.f = file  # file_scan.FileScan: names, locations, configuration, output
+        self.node = node
+        self.key = file.module + "." + qualname
+        self.qualname = qualname
+        self.cls = cls
+        self.kind = kind
+        args = node.args
+        names = [a.arg for a in getattr(args, "posonlyargs", [])] + [a.arg for a in args.args]
+        static = any(dotted(d) in ("staticmethod", "classmethod") for d in node.decorator_list)
+        self.self_name = names[0] if cls is not None and names and not static else None
+        params = set(names) | {a.arg for a in args.kwonlyargs}
+        for extra in (args.vararg, args.kwarg):
+            if extra is not None:
+                params.add(extra.arg)
+        params.discard(self.self_name)
+        self.locals: Dict[str, LocalInfo] = {}
+        self.escapes: Set[str] = set()
+        self.returns: List[ast.Return] = []
+        self.nested: List[ast.AST] = []  # functions and classes defined in the body
+        self._collect_locals(params)
+        self.scope = Scope(self.self_name, params, set(self.locals), file.globals, file.non_objects)
+        self._find_aliases()
+        self.walker = EffectWalker(self.scope, file.release_methods, file.store_methods)
+        self.effects: Dict[int, Effects] = {}
+        self.graph: Optional[cfg.Graph] = None
+
+    # -- names ----------------------------------------------------------------------------------
+
+    def _collect_locals(self, params: Set[str]) -> None:
+        """One walk of the body: locals and where they come from, returns, nested scopes."""
+        declared: Set[str] = set()
+        for n in own_nodes(self.node.body):
+            if type(n) not in _BINDERS:
+                continue
+            if isinstance(n, _SCOPES):
+                self.nested.append(n)
+            elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                declared.update(n.names)
+            elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                for t in targets:
+                    self._bind(t, n.value, params)
+            elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+                self._bind(n.target, None, params)
+            elif isinstance(n, ast.withitem) and n.optional_vars is not None:
+                self._bind(n.optional_vars, None, params)
+            elif isinstance(n, ast.AugAssign):
+                self._bind(n.target, n, params)
+            elif isinstance(n, ast.ExceptHandler) and n.name:
+                self._local(n.name).persistent = True
+            elif isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)):
+                if isinstance(n, ast.Return):
+                    self.returns.append(n)
+                if n.value is not None:
+                    self._escape(n.value)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr in self.f.store_methods:
+                for a in n.args:
+                    self._escape(a)
+        for name in declared:
+            self.locals.pop(name, None)
+
+    def _local(self, name: str) -> LocalInfo:
+        info = self.locals.get(name)
+        if info is None:
+            info = self.locals[name] = LocalInfo()
+        return info
+
+    def _bind(self, target: ast.expr, value, params: Set[str]) -> None:
+        if isinstance(target, ast.Starred):
+            target = target.value
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                self._bind(t, None, params)
+            return
+        if isinstance(target, (ast.Attribute, ast.Subscript)):
+            if value is not None and not isinstance(value, ast.AugAssign):
+                self._escape(value)
+            return
+        if not isinstance(target, ast.Name) or target.id in params:
+            return
+        info = self._local(target.id)
+        if isinstance(value, ast.AugAssign):
+            return
+        info.origins.append(value)
+        if value is None:
+            info.persistent = True
+            return
+        if self.f.heavy_name(target.id) or self._tensor(value):
+            info.heavy = True
+        if isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
+                              ast.DictComp, ast.SetComp, ast.GeneratorExp, ast.Lambda, ast.JoinedStr,
+                              ast.BinOp, ast.Compare, ast.BoolOp, ast.UnaryOp)):
+            return
+        if isinstance(value, ast.Call) and self._tensor(value):
+            return
+        if isinstance(value, ast.Call) and dotted(value.func):
+            qualified = self.f.qualify(dotted(value.func))
+            if qualified:
+                info.ctors.add(qualified)
+                return
+        info.persistent = True
+
+    def _escape(self, value: Optional[ast.expr]) -> None:
+        """The names whose objects `value` hands on (not those it only reads from)."""
+        if isinstance(value, ast.Name):
+            self.escapes.add(value.id)
+        elif isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+            for e in value.elts:
+                self._escape(e)
+        elif isinstance(value, ast.Dict):
+            for e in value.values:
+                self._escape(e)
+        elif isinstance(value, (ast.Starred, ast.NamedExpr)):
+            self._escape(value.value)
+        elif isinstance(value, ast.IfExp):
+            self._escape(value.body)
+            self._escape(value.orelse)
+        elif isinstance(value, ast.BoolOp):
+            for e in value.values:
+                self._escape(e)
+        elif isinstance(value, ast.Call):
+            for e in value.args:
+                self._escape(e)
+            for k in value.keywords:
+                self._escape(k.value)
+
+    def _find_aliases(self) -> None:
+        """A local always bound to the same attribute of an object that outlives the function
+        stands for that attribute (`m = self.manager` or `getattr(self, "manager", None)`)."""
+        for name, info in self.locals.items():
+            texts = set()
+            origin = None
+            for value in info.origins:
+                h = self.scope.handle(value) if value is not None else None
+                if h is None or h.attr is None or h.root == LOCAL:
+                    texts = set()
+                    break
+                texts.add(h.key)
+                origin = h
+            if len(texts) == 1 and origin is not None:
+                self.scope.aliases[name] = origin
+
+    def _tensor(self, e: ast.expr) -> bool:
+        return tensor_producing(e, self.f.qualify, self._heavy_expr)
+
+    def _heavy_expr(self, e: ast.expr) -> bool:
+        if isinstance(e, ast.Name):
+            info = self.locals.get(e.id)
+            return self.f.heavy_name(e.id) or (info is not None and info.heavy)
+        if isinstance(e, ast.Attribute):
+            return self.f.heavy_name(e.attr)
+        return False
+
+    # -- elements -------------------------------------------------------------------------------
+
+    def _effects(self, node: cfg.Node) -> Effects:
+        elem = node.elem
+        fx = self.effects.get(id(elem))
+        if fx is None:
+            if isinstance(elem, cfg.WithExit):
+                fx = Effects()
+                for item in elem.stmt.items:
+                    h = self.scope.handle(item.context_expr)
+                    if h is not None:
+                        fx.calls.append((h, "__exit__", item.context_expr, True))
+            else:
+                fx = self.walker.element(elem, node.kind == cfg.CONDITION)
+            self.effects[id(elem)] = fx
+        return fx
+
+    def run(self) -> None:
+        self.graph = cfg.Graph(self.node.body)
+        elems: List[Tuple[cfg.Node, Effects]] = []
+        seen: Set[int] = set()
+        for n in self.graph.nodes:
+            if n.elem is not None and id(n.elem) not in seen:
+                seen.add(id(n.elem))
+                elems.append((n, self._effects(n)))
+        elems.sort(key=lambda p: _pos(p[0].elem))
+        self._events(elems)
+        self._sites(elems)
+        self._derefs(elems)
+        self._edges(elems)
+        self.f.functions.append(FunctionRaw(self.key, self.qualname, self.cls, self.kind,
+                                            self.f.loc(self.node), self._null_tests()))
+
+    def _events(self, elems) -> None:
+        for _, fx in elems:
+            for h, idiom, at in fx.releases + fx.removals:
+                if h.attr is not None:
+                    self._event(h, "release", idiom, at, None)
+            for h, idiom, value, at in fx.assigns:
+                if h.attr is not None:
+                    self._event(h, "assign", idiom, at, value)
+
+    def _event(self, h: Handle, kind: str, idiom: str, at: ast.AST, value) -> None:
+        heavy = False
+        ctors: Tuple[str, ...] = ()
+        light = value is not None and light_value(value)
+        if value is not None:
+            heavy = self._heavy_expr(value) or self._tensor(value)
+            if isinstance(value, ast.Call) and dotted(value.func):
+                q = self.f.qualify(dotted(value.func))
+                ctors = (q,) if q else ()
+            elif isinstance(value, ast.Name) and value.id in self.locals:
+                ctors = tuple(sorted(self.locals[value.id].ctors))
+        # A container that gains an element per call grows whatever the element is made from.
+        per_call = idiom.startswith(".") or idiom == "[] = value" or (
+            value is not None and self._from_arguments(value))
+        self.f.events.append(EventRaw(self.key, self.cls if h.through_self else None, h.attr,
+                                      h.through_self, kind, idiom, self.f.loc(at), heavy, ctors,
+                                      light, per_call))
+
+    def _from_arguments(self, value: ast.expr) -> bool:
+        """`value` is made from what this call received: a parameter, or a local that is."""
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name):
+                if n.id in self.scope.params:
+                    return True
+                info = self.locals.get(n.id)
+                if info is not None and any(
+                        o is not None and o is not value and self._names_param(o) for o in info.origins):
+                    return True
+        return False
+
+    def _names_param(self, e: ast.expr) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in self.scope.params for n in ast.walk(e))
+
+    # -- MF001 sites ----------------------------------------------------------------------------
+
+    def _sites(self, elems) -> None:
+        answers: Dict[str, List[int]] = {}
+        labels: Dict[str, List[Tuple[str, str]]] = {}
+        for node, fx in elems:
+            for recv, method, call, _ in fx.calls:
+                if recv is None or method == "__exit__":
+                    continue
+                if recv.key not in answers:
+                    labels[recv.key] = []
+                    answers[recv.key] = self._released_flow(recv, labels[recv.key])
+                self._site(node, recv, method, call, answers[recv.key], labels[recv.key])
+
+    def _release_events(self, h: Handle, names: List[Tuple[str, str]]):
+        index: Dict[Tuple[str, str], int] = {}
+        parent = h.parent.key if h.parent is not None else None
+
+        def events(n: cfg.Node) -> int:
+            if n.elem is None:
+                return 0
+            fx = self._effects(n)
+            if any(r.key == h.key for r, _, _ in fx.releases):
+                return cfg.ALL
+            bits = 0
+            for recv, method, _, certain in fx.calls:
+                if not certain or recv is None:
+                    continue
+                kind = "self" if recv.key == h.key else "owner" if recv.key == parent else None
+                if kind is None:
+                    continue
+                label = (kind, method)
+                if label not in index:
+                    index[label] = len(names)
+                    names.append(label)
+                bits |= 1 << index[label]
+            return bits
+        return events
+
+    def _released_flow(self, h: Handle, names: List[Tuple[str, str]]) -> List[int]:
+        return cfg.must_after(self.graph, self._release_events(h, names))
+
+    def _site(self, node, recv: Handle, method: str, call: ast.Call, flow: List[int],
+              names: List[Tuple[str, str]]) -> None:
+        result = cfg.ALL
+        for p in self.graph.positions.get(node.elem, [node]):
+            for s in p.succ:
+                result &= flow[s.index]
+        direct = result == cfg.ALL
+        event, idiom = self._nearest_release(node, recv) if direct else (None, "")
+        if direct and event is None:
+            return  # every path on from here raises: no use whose object lives on, nothing taught
+        candidates = []
+        if not direct:
+            for i, (kind, name) in enumerate(names):
+                if result >> i & 1:
+                    candidates.append(Candidate(kind, name, self._first_call(recv, kind, name)))
+        info = self.locals.get(recv.text) if recv.root == LOCAL else None
+        persistent = recv.root in (PARAM, "global") or (recv.root == SELF and not recv.is_self) or \
+            (info is not None and (info.persistent or recv.text in self.escapes))
+        heavy = self.f.heavy_name(recv.attr or recv.text) or (info is not None and info.heavy)
+        fix_after, indent = self._fix_anchor(node.elem)
+        self.f.sites.append(SiteRaw(
+            self.key, self.cls, method, recv.text, recv.attr, recv.through_self,
+            recv.root, persistent, tuple(sorted(info.ctors)) if info else (), heavy,
+            self.f.loc(call), direct, event, idiom, candidates, fix_after, indent))
+
+    def _nearest_release(self, start: cfg.Node, h: Handle) -> Tuple[Optional[Loc], str]:
+        frontier = list(start.succ)
+        seen: Set[int] = set()
+        while frontier:
+            n = frontier.pop(0)
+            if id(n) in seen or n.elem is None and n.kind != cfg.ORDINARY:
+                continue
+            seen.add(id(n))
+            if n.elem is not None:
+                for r, idiom, at in self._effects(n).releases:
+                    if r.key == h.key:
+                        return self.f.loc(at), idiom
+            frontier.extend(n.succ)
+        return None, ""
+
+    def _first_call(self, h: Handle, kind: str, name: str) -> Loc:
+        key = h.key if kind == "self" else h.parent.key if h.parent is not None else None
+        best = None
+        for fx in self.effects.values():
+            for recv, method, call, _ in fx.calls:
+                if recv is not None and recv.key == key and method == name:
+                    loc = self.f.loc(call)
+                    best = loc if best is None or loc < best else best
+        return best or (0, 0, 0)
+
+    def _fix_anchor(self, elem) -> Tuple[Optional[Loc], str]:
+        if not isinstance(elem, _SIMPLE_FIX) or getattr(elem, "end_lineno", None) is None:
+            return None, ""
+        line = self.f.line_text(elem.end_lineno)
+        rest = line[elem.end_col_offset:].strip()
+        if rest and not rest.startswith(b"#"):
+            return None, ""  # `a(); b()`: no safe place for a line of its own
+        first = self.f.line_text(elem.lineno)
+        indent = first[:len(first) - len(first.lstrip())].decode("utf-8", "replace")
+        end = len(line) if rest else elem.end_col_offset  # after a trailing comment, not before
+        return self.f.loc_at(elem.end_lineno, end), indent
+
+    # -- MF004 dereferences ---------------------------------------------------------------------
+
+    def _derefs(self, elems) -> None:
+        done: Set[str] = set()
+        flows: Dict[str, Tuple[List[int], List[str]]] = {}
+        for node, fx in elems:
+            for h, at, guarded in fx.derefs:
+                if guarded or h.key in done or h.attr is None:
+                    continue
+                if h.key not in flows:
+                    names: List[str] = []
+                    flows[h.key] = (cfg.must_before(self.graph, self._guard_events(h, names)), names)
+                flow, names = flows[h.key]
+                result = cfg.ALL
+                for p in self.graph.positions.get(node.elem, [node]):
+                    result &= flow[p.index]
+                if result == cfg.ALL:
+                    continue
+                candidates = self._guard_candidates(h, result, names)
+                if not candidates:
+                    done.add(h.key)  # unguarded: one is enough for the rule
+                self.f.derefs.append(DerefRaw(self.key, self.cls if h.through_self else None,
+                                              h.attr, h.through_self, h.text, self.f.loc(at),
+                                              candidates))
+
+    def _guard_events(self, h: Handle, names: List[str]):
+        index: Dict[str, int] = {}
+        parent = h.parent.key if h.parent is not None else None
+
+        def bit(label: str) -> int:
+            if label not in index:
+                index[label] = len(names)
+                names.append(label)
+            return 1 << index[label]
+
+        def events(n: cfg.Node) -> int:
+            if n.elem is None:
+                return 0
+            fx = self._effects(n)
+            if any(a.key == h.key for a, _, _, _ in fx.assigns):
+                return cfg.ALL
+            if n.kind == cfg.CONDITION and any(t.key == h.key for t in fx.tests):
+                return cfg.ALL
+            bits = 0
+            for recv, method, _, certain in fx.calls:
+                if recv is None or recv.key != parent:
+                    continue
+                if certain:
+                    bits |= bit("assign:" + method)
+                if n.kind == cfg.CONDITION:
+                    bits |= bit("check:" + method)
+            return bits
+        return events
+
+    def _guard_candidates(self, h: Handle, result: int, names: List[str]) -> List[Candidate]:
+        out: Dict[str, List[bool]] = {}
+        for i, label in enumerate(names):
+            kind, method = label.split(":", 1)
+            flags = out.setdefault(method, [False, False])
+            if result >> i & 1:
+                flags[0 if kind == "assign" else 1] = True
+        return [Candidate("owner", m, self._first_call(h, "owner", m), a, c)
+                for m, (a, c) in out.items()]
+
+    # -- calls between functions, predicates ----------------------------------------------------
+
+    def _edges(self, elems) -> None:
+        seen: Set[Tuple[str, str, str]] = set()
+        for _, fx in elems:
+            for recv, method, call, _ in fx.calls:
+                if recv is not None and recv.is_self:
+                    self._edge("self", method, True, call, seen)
+                elif recv is None and isinstance(call.func, ast.Attribute) and \
+                        isinstance(call.func.value, ast.Call) and dotted(call.func.value.func) == "super":
+                    self._edge("super", method, True, call, seen)
+            for n in fx.plain:
+                name = dotted(n.func)
+                target = self.f.qualify(name) if name else None
+                if target:
+                    self._edge("name", target, False, n, seen)
+
+    def _edge(self, kind: str, target: str, on_this: bool, call, seen) -> None:
+        if (kind, target, str(on_this)) in seen:
+            return
+        seen.add((kind, target, str(on_this)))
+        self.f.edges.append(EdgeRaw(self.key, kind, self.cls, target, on_this, self.f.loc(call)))
+
+    def _null_tests(self) -> Optional[List[str]]:
+        """For a method: the attributes of self that every `return` tests (a predicate)."""
+        if self.self_name is None:
+            return None
+        common: Optional[Set[str]] = None
+        for n in self.returns:
+            if n.value is None:
+                return None
+            found: List[Handle] = []
+            tested(self.scope, n.value, found)
+            attrs = {h.attr for h in found if h.through_self}
+            common = attrs if common is None else common & attrs
+        return sorted(common) if common else None
+
+
+def _pos(elem) -> Tuple[int, int]:
+    if isinstance(elem, cfg.WithExit):
+        elem = elem.stmt
+        return (getattr(elem, "end_lineno", elem.lineno) or elem.lineno, 1 << 20)
+    return (getattr(elem, "lineno", 0), getattr(elem, "col_offset", 0))

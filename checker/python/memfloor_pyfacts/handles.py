@@ -1,0 +1,361 @@
+"""Handles (the expressions that name an object: `self`, a local, `self.x.y`, `getattr(o, "x")`) and
+what an element of a function does to them: stores, releases, calls, dereferences, null tests."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Dict, List, Optional, Set, Tuple
+
+SELF, LOCAL, PARAM, GLOBAL = "self", "local", "param", "global"
+_BUILTINS = frozenset(dir(builtins))
+_STORAGE_GETTERS = frozenset({"untyped_storage", "storage", "_typed_storage"})
+_EMPTY_CALLS = frozenset({"list", "dict", "set", "tuple", "OrderedDict", "defaultdict", "deque"})
+PY_STORE_METHODS = ("append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put")
+# Calls that take one element out: the container is managed (MF002), but not released (MF001).
+REMOVAL_METHODS = frozenset({"pop", "popitem", "popleft", "remove", "discard"})
+REMOVAL_IDIOMS = frozenset({"del []"} | {"." + m + "()" for m in REMOVAL_METHODS})
+
+
+class Handle:
+    __slots__ = ("key", "text", "attr", "parent", "root")
+
+    def __init__(self, key: str, text: str, attr: Optional[str], parent: Optional["Handle"], root: str):
+        self.key = key  # identity within the function
+        self.text = text  # as written, aliases replaced by what they alias
+        self.attr = attr  # the last attribute of a chain; None for a variable or self
+        self.parent = parent  # the handle this one is an attribute of
+        self.root = root  # SELF, LOCAL, PARAM or GLOBAL
+
+    @property
+    def through_self(self) -> bool:
+        return self.parent is not None and self.parent.root == SELF and self.parent.attr is None
+
+    @property
+    def is_self(self) -> bool:
+        return self.root == SELF and self.attr is None
+
+
+class Scope:
+    """The names of one function: its own object, parameters, locals and the aliases among them."""
+
+    def __init__(self, self_name: Optional[str], params: Set[str], local_names: Set[str],
+                 module_globals: Set[str], non_objects: Set[str]):
+        self.self_name = self_name
+        self.params = params
+        self.locals = local_names
+        self.globals = module_globals  # assigned at module level
+        self.non_objects = non_objects  # bound by import, def or class: not objects we track
+        self.aliases: Dict[str, Handle] = {}
+
+    def name(self, name: str) -> Optional[Handle]:
+        if name == self.self_name:
+            return Handle(SELF, name, None, None, SELF)
+        alias = self.aliases.get(name)
+        if alias is not None:
+            return alias
+        if name in self.locals:
+            return Handle(name, name, None, None, LOCAL)
+        if name in self.params:
+            return Handle(name, name, None, None, PARAM)
+        if name in self.non_objects or name in _BUILTINS and name not in self.globals:
+            return None
+        if name in self.globals:
+            return Handle("::" + name, name, None, None, GLOBAL)
+        return Handle(name, name, None, None, PARAM)  # a closure's free variable
+
+    def target(self, e: ast.expr) -> Optional[Handle]:
+        """The handle an assignment or `del` rebinds: a name is itself, not what it aliases."""
+        if isinstance(e, ast.Name) and e.id in self.aliases:
+            return Handle(e.id, e.id, None, None, LOCAL)
+        return self.handle(e)
+
+    def handle(self, e: ast.expr) -> Optional[Handle]:
+        if isinstance(e, ast.Name):
+            return self.name(e.id)
+        if isinstance(e, ast.Attribute):
+            return self._attribute(e.value, e.attr)
+        if isinstance(e, ast.Call) and _is_name(e.func, "getattr") and 2 <= len(e.args) <= 3:
+            name = e.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                return self._attribute(e.args[0], name.value)
+        return None
+
+    def _attribute(self, value: ast.expr, attr: str) -> Optional[Handle]:
+        parent = self.handle(value)
+        if parent is None:
+            return None
+        return Handle(parent.key + "." + attr, parent.text + "." + attr, attr, parent, parent.root)
+
+
+def _is_name(e: ast.expr, name: str) -> bool:
+    return isinstance(e, ast.Name) and e.id == name
+
+
+def is_none(e: Optional[ast.expr]) -> bool:
+    return isinstance(e, ast.Constant) and e.value is None
+
+
+def empty_value(e: ast.expr) -> Optional[str]:
+    """The release idiom `= None`, `= []` ... when `e` leaves a handle empty."""
+    if is_none(e):
+        return "= None"
+    if isinstance(e, (ast.List, ast.Tuple, ast.Set)) and not e.elts:
+        return "= []"
+    if isinstance(e, ast.Dict) and not e.keys:
+        return "= {}"
+    if isinstance(e, ast.Call) and not e.args and not e.keywords:
+        f = e.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name in _EMPTY_CALLS:
+            return "= " + name + "()"
+    return None
+
+
+def tested(scope: Scope, e: ast.expr, out: List[Handle]) -> None:
+    """The handles `e` tests for None or truthiness: `h is not None`, `h`, `not h`, `bool(h)`,
+    `isinstance(h, T)`, `hasattr(o, "x")`, `getattr(o, "x", None)`, `(m := h) is not None`."""
+    if isinstance(e, ast.NamedExpr):
+        return tested(scope, e.value, out)
+    h = scope.handle(e)
+    if h is not None:
+        out.append(h)
+        return
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        tested(scope, e.operand, out)
+    elif isinstance(e, ast.BoolOp):
+        for v in e.values:
+            tested(scope, v, out)
+    elif isinstance(e, ast.Compare) and len(e.ops) == 1:
+        left, right = e.left, e.comparators[0]
+        if isinstance(e.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+            if is_none(right):
+                tested(scope, left, out)
+            elif is_none(left):
+                tested(scope, right, out)
+    elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.args:
+        f = e.func.id
+        if f in ("bool", "isinstance", "callable", "len"):
+            tested(scope, e.args[0], out)
+        elif f == "hasattr" and len(e.args) == 2:
+            name = e.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                h = scope._attribute(e.args[0], name.value)
+                if h is not None:
+                    out.append(h)
+
+
+class Effects:
+    """What evaluating one element does. `calls` are (receiver or None, method, call node, certain):
+    certain when evaluated whenever the element is (not in a branch of `x if c else y`, after
+    `and`/`or`, or in a comprehension); `derefs` are (handle, node, guarded by a test around it)."""
+
+    __slots__ = ("releases", "assigns", "calls", "derefs", "tests", "plain", "removals")
+
+    def __init__(self):
+        self.releases: List[Tuple[Handle, str, ast.AST]] = []
+        self.assigns: List[Tuple[Handle, str, Optional[ast.expr], ast.AST]] = []
+        self.calls: List[Tuple[Optional[Handle], str, ast.Call, bool]] = []
+        self.derefs: List[Tuple[Handle, ast.AST, bool]] = []
+        self.tests: List[Handle] = []
+        self.plain: List[ast.Call] = []  # calls of a function or a class, `f()` or `mod.f()`
+        self.removals: List[Tuple[Handle, str, ast.AST]] = []  # `del h[k]`, `h.pop(k)`
+
+
+class EffectWalker:
+    def __init__(self, scope: Scope, release_methods: Set[str], store_methods: Set[str]):
+        self.scope = scope
+        self.release_methods = release_methods
+        self.store_methods = store_methods
+
+    def element(self, elem, condition: bool) -> Effects:
+        fx = Effects()
+        if isinstance(elem, ast.stmt):
+            self._statement(elem, fx)
+        elif isinstance(elem, ast.excepthandler):
+            if elem.type is not None:
+                self._expr(elem.type, fx, True, frozenset())
+        elif isinstance(elem, ast.AST):
+            if condition:
+                tested(self.scope, elem, fx.tests)
+            self._target_or_expr(elem, fx)
+        return fx
+
+    def _target_or_expr(self, e: ast.AST, fx: Effects) -> None:
+        if isinstance(e, ast.expr) and isinstance(getattr(e, "ctx", None), ast.Store):
+            self._store_target(e, None, fx, "= value")
+        else:
+            self._expr(e, fx, True, frozenset())
+
+    def _statement(self, s: ast.stmt, fx: Effects) -> None:
+        if isinstance(s, ast.Assign):
+            self._expr(s.value, fx, True, frozenset())
+            for t in s.targets:
+                self._assign(t, s.value, fx)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self._expr(s.value, fx, True, frozenset())
+                self._assign(s.target, s.value, fx)
+        elif isinstance(s, ast.AugAssign):
+            self._expr(s.value, fx, True, frozenset())
+            self._store_target(s.target, s.value, fx, "+= value")
+        elif isinstance(s, ast.Delete):
+            for t in s.targets:
+                h = self.scope.target(t)
+                if h is not None:
+                    fx.releases.append((h, "del", s))
+                elif isinstance(t, ast.Subscript):
+                    self._element_store(t, fx, release=True)
+                else:
+                    self._expr(t, fx, True, frozenset())
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                self._expr(item.context_expr, fx, True, frozenset())
+                if item.optional_vars is not None:
+                    self._store_target(item.optional_vars, None, fx, "= value")
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for d in s.decorator_list:
+                self._expr(d, fx, True, frozenset())
+        else:
+            for child in ast.iter_child_nodes(s):
+                if isinstance(child, ast.expr):
+                    self._expr(child, fx, True, frozenset())
+
+    def _assign(self, target: ast.expr, value: Optional[ast.expr], fx: Effects) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and \
+                len(value.elts) == len(target.elts) else [None] * len(target.elts)
+            for t, v in zip(target.elts, values):
+                self._assign(t, v, fx)
+            return
+        idiom = empty_value(value) if value is not None else None
+        if idiom is not None:
+            h = self.scope.target(target)
+            if h is not None:
+                fx.releases.append((h, idiom, target))
+                return
+        self._store_target(target, value, fx, "= value")
+
+    def _store_target(self, t: ast.expr, value: Optional[ast.expr], fx: Effects, idiom: str) -> None:
+        if isinstance(t, ast.Starred):
+            t = t.value
+        if isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                self._store_target(e, None, fx, idiom)
+            return
+        h = self.scope.target(t)
+        if h is not None:
+            fx.assigns.append((h, idiom, value, t))
+            if isinstance(t, ast.Attribute):
+                self._deref_parent(t.value, t, fx, frozenset())
+            return
+        if isinstance(t, ast.Subscript):
+            self._element_store(t, fx, release=False, value=value)
+        elif not isinstance(t, ast.Name):
+            self._expr(t, fx, True, frozenset())
+
+    def _element_store(self, t: ast.Subscript, fx: Effects, release: bool, value=None) -> None:
+        h = self.scope.handle(t.value)
+        if h is not None:
+            if release:
+                fx.removals.append((h, "del []", t))
+            else:
+                fx.assigns.append((h, "[] = value", value, t))
+        self._expr(t.value, fx, True, frozenset())
+        self._expr(t.slice, fx, True, frozenset())
+
+    def _deref_parent(self, value: ast.expr, node: ast.AST, fx: Effects, guards) -> None:
+        h = self.scope.handle(value)
+        if h is not None and h.attr is not None:
+            fx.derefs.append((h, node, h.key in guards))
+
+    def _expr(self, e: ast.AST, fx: Effects, certain: bool, guards: frozenset) -> None:
+        t = type(e)
+        if t is ast.Call:
+            self._call(e, fx, certain, guards)
+        elif t is ast.Attribute:
+            self._deref_parent(e.value, e, fx, guards)
+            self._expr(e.value, fx, certain, guards)
+        elif t is ast.Subscript:
+            self._deref_parent(e.value, e, fx, guards)
+            self._expr(e.value, fx, certain, guards)
+            self._expr(e.slice, fx, certain, guards)
+        elif t is ast.Name or t is ast.Constant:
+            return
+        elif t is ast.Lambda:
+            return
+        elif t is ast.IfExp:
+            self._expr(e.test, fx, certain, guards)
+            inner = guards | self._tested_keys(e.test)
+            self._expr(e.body, fx, False, inner)
+            self._expr(e.orelse, fx, False, inner)
+        elif t is ast.BoolOp:
+            inner = guards
+            for i, v in enumerate(e.values):
+                self._expr(v, fx, certain and i == 0, inner)
+                inner = inner | self._tested_keys(v)
+        elif t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            self._comprehension(e, fx, certain, guards)
+        else:
+            for child in ast.iter_child_nodes(e):
+                self._expr(child, fx, certain, guards)
+
+    def _tested_keys(self, e: ast.expr) -> frozenset:
+        out: List[Handle] = []
+        tested(self.scope, e, out)
+        return frozenset(h.key for h in out)
+
+    def _comprehension(self, e, fx: Effects, certain: bool, guards: frozenset) -> None:
+        inner = guards
+        for i, gen in enumerate(e.generators):
+            self._expr(gen.iter, fx, certain and i == 0, inner)
+            for cond in gen.ifs:
+                self._expr(cond, fx, False, inner)
+                inner = inner | self._tested_keys(cond)
+        if isinstance(e, ast.DictComp):
+            self._expr(e.key, fx, False, inner)
+            self._expr(e.value, fx, False, inner)
+        else:
+            self._expr(e.elt, fx, False, inner)
+
+    def _call(self, c: ast.Call, fx: Effects, certain: bool, guards: frozenset) -> None:
+        f = c.func
+        if isinstance(f, ast.Attribute):
+            recv = self.scope.handle(f.value)
+            fx.calls.append((recv, f.attr, c, certain))
+            if recv is None:
+                fx.plain.append(c)
+            if recv is not None:
+                if recv.attr is not None:
+                    fx.derefs.append((recv, c, recv.key in guards))
+                if f.attr in REMOVAL_METHODS:
+                    fx.removals.append((recv, "." + f.attr + "()", c))
+                elif f.attr in self.release_methods:
+                    fx.releases.append((recv, "." + f.attr + "()", c))
+                elif f.attr in self.store_methods:
+                    fx.assigns.append((recv, "." + f.attr + "()", c.args[0] if c.args else None, c))
+            elif f.attr == "resize_" and len(c.args) == 1 and isinstance(c.args[0], ast.Constant) \
+                    and c.args[0].value == 0 and isinstance(f.value, ast.Call) \
+                    and isinstance(f.value.func, ast.Attribute) and f.value.func.attr in _STORAGE_GETTERS:
+                tensor = self.scope.handle(f.value.func.value)
+                if tensor is not None:
+                    fx.releases.append((tensor, "." + f.value.func.attr + "().resize_(0)", c))
+            self._expr(f.value, fx, certain, guards)
+        elif isinstance(f, ast.Name) and f.id == "setattr" and len(c.args) == 3:
+            name = c.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                h = self.scope._attribute(c.args[0], name.value)
+                if h is not None:
+                    idiom = empty_value(c.args[2])
+                    if idiom is not None:
+                        fx.releases.append((h, "setattr " + idiom, c))
+                    else:
+                        fx.assigns.append((h, "setattr", c.args[2], c))
+        else:
+            if isinstance(f, ast.Name):
+                fx.plain.append(c)
+            self._expr(f, fx, certain, guards)
+        for a in c.args:
+            self._expr(a, fx, certain, guards)
+        for k in c.keywords:
+            self._expr(k.value, fx, certain, guards)

@@ -1,0 +1,94 @@
+"""What the code shows about device memory without types: heavy names (configured patterns) and
+tensor-producing expressions (torch factories and ops, tensor methods, arithmetic on tensors)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable, List, Optional
+
+# torch.<name>(...) that return tensors (factories and the common ops); torch.nn.functional.* all do.
+TORCH_TENSOR_FUNCTIONS = frozenset("""
+empty empty_like empty_strided zeros zeros_like ones ones_like full full_like rand rand_like randn
+randn_like randint randint_like randperm arange linspace logspace eye tensor as_tensor asarray
+as_strided from_numpy frombuffer cat concat concatenate stack hstack vstack dstack matmul mm bmm
+baddbmm addmm einsum where clone masked_select index_select gather scatter narrow flatten reshape
+softmax log_softmax relu sigmoid tanh exp log sum mean add mul sub div cumsum outer tril triu
+""".split())
+# t.<name>(...) that return a tensor when t is one.
+TENSOR_METHODS = frozenset("""
+to cuda cpu detach clone contiguous view view_as reshape reshape_as float half bfloat16 double
+pin_memory expand expand_as repeat transpose permute flatten unflatten unsqueeze squeeze new_empty
+new_zeros new_ones new_full new_tensor narrow matmul type_as masked_fill index_select softmax
+""".split())
+_TORCH_MODULES = ("torch", "torch.nn.functional")
+
+
+class HeavyNames:
+    """The configured name patterns (Python `re`, searched)."""
+
+    def __init__(self, patterns: List[str]):
+        self.patterns = [re.compile(p) for p in patterns]
+
+    def __call__(self, name: Optional[str]) -> bool:
+        return bool(name) and any(p.search(name) for p in self.patterns)
+
+
+def dotted(e: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(e, ast.Attribute):
+        parts.append(e.attr)
+        e = e.value
+    if not isinstance(e, ast.Name):
+        return None
+    parts.append(e.id)
+    return ".".join(reversed(parts))
+
+
+def tensor_producing(e: Optional[ast.expr], qualify: Callable[[str], Optional[str]],
+                     heavy_name: Callable[[ast.expr], bool], depth: int = 0) -> bool:
+    """`e` evaluates to a tensor (or a display of them) as far as the code shows."""
+    if e is None or depth > 8:
+        return False
+    if isinstance(e, ast.Call):
+        f = e.func
+        name = dotted(f)
+        qualified = qualify(name) if name else None
+        if qualified:
+            module, _, last = qualified.rpartition(".")
+            if module == "torch.nn.functional" or (module == "torch" and last in TORCH_TENSOR_FUNCTIONS):
+                return True
+        if isinstance(f, ast.Attribute) and f.attr in TENSOR_METHODS:
+            if qualified and qualified.rpartition(".")[0] in _TORCH_MODULES:
+                return False  # torch.to(...) is no tensor method
+            return True
+        return False
+    if isinstance(e, ast.BinOp):
+        if isinstance(e.op, ast.MatMult):
+            return True
+        return any(tensor_producing(x, qualify, heavy_name, depth + 1) or heavy_name(x)
+                   for x in (e.left, e.right))
+    if isinstance(e, (ast.List, ast.Tuple, ast.Set)):
+        return any(tensor_producing(x, qualify, heavy_name, depth + 1) or heavy_name(x) for x in e.elts)
+    if isinstance(e, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return tensor_producing(e.elt, qualify, heavy_name, depth + 1) or heavy_name(e.elt)
+    if isinstance(e, ast.IfExp):
+        return any(tensor_producing(x, qualify, heavy_name, depth + 1) or heavy_name(x)
+                   for x in (e.body, e.orelse))
+    return False
+
+
+_LIGHT_CALLS = frozenset({"len", "int", "float", "str", "bool", "repr", "hash", "id", "round"})
+
+
+def light_value(e: ast.expr) -> bool:
+    """`e` is evidently no device memory: a number, a string, a bool, a size or a comparison."""
+    if isinstance(e, ast.Constant):
+        return e.value is not None and not isinstance(e.value, bytes)
+    if isinstance(e, (ast.JoinedStr, ast.Compare)):
+        return True
+    if isinstance(e, ast.UnaryOp):
+        return light_value(e.operand)
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
+        return e.func.id in _LIGHT_CALLS
+    return False

@@ -1,0 +1,94 @@
+"""memfloor-check's Python front end: Python sources in, one memfloor.pyfacts/1 envelope out.
+
+    python3 -I -c "...; from memfloor_pyfacts.main import main; ..." DIR --config-json JSON
+        [--jobs N] [--exclude GLOB]... -- PATH...
+
+stdout: {"schema": "memfloor.pyfacts/1", "facts": <memfloor.facts/1>, "errors": [...], "files": N,
+"bytes": N}. A file that cannot be read or parsed is named in "errors" and skipped; the exit status
+is 0 whenever the envelope was written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+from typing import List, Optional, Tuple
+
+from .file_scan import Settings, scan_source
+from .program import facts_document
+from .raw import FileFacts
+from .sources import SourceFile, discover, read_source
+
+ENVELOPE_SCHEMA = "memfloor.pyfacts/1"
+_MIN_PYTHON = (3, 8)
+
+_settings: Optional[Settings] = None  # a worker process's copy
+
+
+def _init_worker(config: dict) -> None:
+    global _settings
+    _settings = Settings(config)
+
+
+def scan_file(source: SourceFile) -> Tuple[Optional[FileFacts], Optional[str], int]:
+    """One file's raw facts, or the reason it has none."""
+    data, error = read_source(source.path)
+    if data is None:
+        return None, error, 0
+    try:
+        return scan_source(source.path, data, source.module, _settings), None, len(data)
+    except SyntaxError as e:
+        where = f"{source.path}:{e.lineno}" if e.lineno else source.path
+        return None, f"{where}: cannot parse: {e.msg}", len(data)
+    except (ValueError, RecursionError, MemoryError) as e:
+        return None, f"{source.path}: cannot parse: {type(e).__name__}: {e}", len(data)
+
+
+def collect(paths: List[str], config: dict, jobs: int, excludes: List[str]) -> dict:
+    sources, errors = discover(paths, excludes)
+    files: List[FileFacts] = []
+    total = 0
+    if jobs > 1 and len(sources) > 1:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(jobs, _init_worker, (config,)) as pool:
+            results = pool.map(scan_file, sources, chunksize=max(1, len(sources) // (jobs * 8)))
+    else:
+        _init_worker(config)
+        results = [scan_file(s) for s in sources]
+    for facts, error, size in results:
+        total += size
+        if facts is not None:
+            files.append(facts)
+        if error is not None:
+            errors.append(error)
+    _init_worker(config)
+    return {"schema": ENVELOPE_SCHEMA, "facts": facts_document(files, _settings), "errors": errors,
+            "files": len(files), "bytes": total}
+
+
+def main(argv: List[str]) -> int:
+    if sys.version_info < _MIN_PYTHON:
+        print("memfloor-check: the Python front end needs Python 3.8 or newer, not "
+              f"{sys.version.split()[0]}", file=sys.stderr)
+        return 2
+    parser = argparse.ArgumentParser(prog="memfloor_pyfacts")
+    parser.add_argument("--config-json", required=True)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--exclude", action="append", default=[])
+    parser.add_argument("paths", nargs="+")
+    args = parser.parse_args(argv)
+    try:
+        config = json.loads(args.config_json)
+    except ValueError as e:
+        print(f"memfloor-check: --config-json: {e}", file=sys.stderr)
+        return 2
+    if not isinstance(config, dict):
+        print("memfloor-check: --config-json: not an object", file=sys.stderr)
+        return 2
+    envelope = collect(args.paths, config, max(1, args.jobs),
+                       args.exclude + list(config.get("python_exclude", [])))
+    json.dump(envelope, sys.stdout, separators=(",", ":"))
+    sys.stdout.write("\n")
+    return 0

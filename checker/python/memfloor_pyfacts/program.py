@@ -1,0 +1,340 @@
+"""The whole program: classes resolved across modules (imports, re-exports, `*`), what is heavy
+(names, tensors, classes whose attributes are heavy, methods only heavy classes define), and the
+memfloor.facts/1 document with fields keyed by the class that owns the attribute."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from .file_scan import Settings
+from .raw import Candidate, ClassRaw, FileFacts, FunctionRaw, Loc, SiteRaw
+
+FACTS_SCHEMA = "memfloor.facts/1"
+_NULLING = ("= None", "del", "setattr = None")
+_MAX_DEPTH = 16
+
+
+class Program:
+    def __init__(self, files: List[FileFacts], settings: Settings):
+        self.files = files
+        self.settings = settings
+        self.modules: Dict[str, FileFacts] = {f.module: f for f in files}
+        self._resolved: Dict[str, Optional[str]] = {}
+        self.classes: Dict[str, ClassRaw] = {}
+        self.file_of_class: Dict[str, str] = {}
+        self.functions: Dict[str, FunctionRaw] = {}
+        self.file_of_function: Dict[str, str] = {}
+        self.definers: Dict[str, List[str]] = {}  # method name -> classes that define it
+        for f in files:
+            for c in f.classes:
+                self.classes.setdefault(c.qname, c)
+                self.file_of_class.setdefault(c.qname, f.file)
+            for fn in f.functions:
+                self.functions.setdefault(fn.key, fn)
+                self.file_of_function.setdefault(fn.key, f.file)
+        for c in self.classes.values():
+            for m in c.methods:
+                self.definers.setdefault(m, []).append(c.qname)
+        self.bases: Dict[str, List[str]] = {
+            q: [self.resolve(b) or b for b in c.bases] for q, c in self.classes.items()}
+        self._mro: Dict[str, List[str]] = {}
+        self._owned: Dict[str, Set[str]] = {}  # class -> attributes its methods store or release
+        for f in files:
+            for e in f.events:
+                if e.through_self and e.cls:
+                    self._owned.setdefault(e.cls, set()).add(e.attr)
+        self._judge()
+
+    # -- names ----------------------------------------------------------------------------------
+
+    def resolve(self, name: str, depth: int = 0) -> Optional[str]:
+        """The program class or function `name` (qualified as written) refers to, through
+        imports, re-exports and `*` (memoized; a name met again while resolving it is None)."""
+        if name in self._resolved:
+            return self._resolved[name]
+        self._resolved[name] = None
+        found = self._resolve(name, depth)
+        self._resolved[name] = found
+        return found
+
+    def _resolve(self, name: str, depth: int) -> Optional[str]:
+        if name in self.classes or name in self.functions:
+            return name
+        if depth > _MAX_DEPTH or "." not in name:
+            return None
+        module, _, last = name.rpartition(".")
+        m = self.modules.get(module)
+        if m is not None:
+            target = m.aliases.get(last)
+            if target and target != name:
+                found = self.resolve(target, depth + 1)
+                if found:
+                    return found
+            for star in m.stars:
+                found = self.resolve(star + "." + last, depth + 1)
+                if found:
+                    return found
+            return None
+        outer = self.resolve(module, depth + 1)  # a class's nested class, or a re-exported module
+        return self.resolve(outer + "." + last, depth + 1) if outer else None
+
+    def mro(self, cls: str) -> List[str]:
+        if cls in self._mro:
+            return self._mro[cls]
+        self._mro[cls] = [cls]  # a cycle stops here
+        order = [cls]
+        for b in self.bases.get(cls, []):
+            for c in self.mro(b) if b in self.classes else []:
+                if c not in order:
+                    order.append(c)
+        self._mro[cls] = order
+        return order
+
+    def find_method(self, cls: Optional[str], name: str) -> Optional[str]:
+        for c in self.mro(cls) if cls in self.classes else []:
+            key = self.classes[c].methods.get(name)
+            if key is not None:
+                return key
+        return None
+
+    def methods_named(self, name: str) -> List[str]:
+        return [self.classes[c].methods[name] for c in self.definers.get(name, [])]
+
+    def owner(self, cls: Optional[str], attr: str) -> Optional[str]:
+        """The class whose field `attr` of an object of `cls` is: the most basic one that stores
+        or releases it."""
+        if cls not in self.classes:
+            return cls
+        found = cls
+        for c in self.mro(cls):
+            if attr in self._owned.get(c, ()):
+                found = c
+        return found
+
+    def field_key(self, cls: Optional[str], attr: str, through_self: bool) -> Tuple[str, str]:
+        if through_self and cls:
+            owner = self.owner(cls, attr)
+            return owner + "." + attr, owner
+        return "*." + attr, ""
+
+    # -- heavy ----------------------------------------------------------------------------------
+
+    def _judge(self) -> None:
+        s = self.settings
+        self.heavy_class: Dict[str, bool] = {
+            q: (s.class_patterns(c.name) or q in s.heavy_types) and q not in s.light_types
+            for q, c in self.classes.items()}
+        self.heavy_field: Set[str] = set()
+        self.nulled: Set[str] = set()
+        self.released: Set[str] = set()
+        light: Set[str] = set()
+        for f in self.files:
+            for e in f.events:
+                key, _ = self.field_key(e.cls, e.attr, e.through_self)
+                if e.kind == "release":
+                    self.released.add(key)
+                    if e.idiom in _NULLING:
+                        self.nulled.add(key)
+                if e.light:
+                    light.add(key)
+                elif s.heavy_name(e.attr) or e.heavy:
+                    self.heavy_field.add(key)
+        self.heavy_field -= light  # `self.cache_size = 0`: a heavy name, a light value
+        for _ in range(_MAX_DEPTH):
+            changed = False
+            for f in self.files:
+                for e in f.events:
+                    key, _ = self.field_key(e.cls, e.attr, e.through_self)
+                    if key not in self.heavy_field and self._heavy_ctor(e.ctors):
+                        self.heavy_field.add(key)
+                        changed = True
+            for q in self.classes:
+                if self.heavy_class[q] or q in s.light_types:
+                    continue
+                attrs = [self.owner(q, a) + "." + a for c in self.mro(q) for a in self._owned.get(c, ())]
+                if any(a in self.heavy_field for a in attrs) or any(
+                        self.heavy_class.get(b, False) for b in self.mro(q)[1:]):
+                    self.heavy_class[q] = True
+                    changed = True
+            if not changed:
+                break
+        self.heavy_names = {k.rpartition(".")[2] for k in self.heavy_field}
+
+    def _heavy_ctor(self, ctors: Iterable[str]) -> bool:
+        for c in ctors:
+            q = self.resolve(c)
+            if q in self.classes and self.heavy_class.get(q, False):
+                return True
+        return False
+
+    def heavy_method(self, name: str) -> bool:
+        classes = self.definers.get(name, [])
+        return bool(classes) and all(self.heavy_class.get(c, False) for c in classes)
+
+    def is_site(self, s: SiteRaw) -> bool:
+        """A call of a program method (library calls such as `d.keys()` are no uses) on a heavy
+        object; release and store idioms are events, not uses."""
+        if s.method in self.settings.release_methods or s.method in self.settings.store_methods:
+            return False
+        if s.root == "self" and s.attr is None:
+            return self.find_method(s.cls, s.method) is not None and self.site_heavy(s)
+        return s.method in self.definers and self.site_heavy(s)
+
+    def site_heavy(self, s: SiteRaw) -> bool:
+        if s.root == "self" and s.attr is None:
+            return self.heavy_class.get(s.cls, False)
+        if self.heavy_method(s.method) or s.heavy:
+            return True
+        if s.attr is not None:
+            key, _ = self.field_key(s.cls, s.attr, s.through_self)
+            return key in self.heavy_field or self.settings.heavy_name(s.attr) or \
+                (not s.through_self and s.attr in self.heavy_names)
+        return self._heavy_ctor(s.ctors)
+
+
+def _loc(file: str, loc: Optional[Loc]) -> dict:
+    if loc is None or loc[0] == 0:
+        return {"file": "", "line": 0, "column": 0, "offset": 0}
+    return {"file": file, "line": loc[0], "column": loc[1], "offset": loc[2]}
+
+
+class FactsWriter:
+    """The memfloor.facts/1 document of a program."""
+
+    def __init__(self, program: Program):
+        self.p = program
+        self.fields: Dict[str, dict] = {}
+
+    def document(self) -> dict:
+        p = self.p
+        events, calls, derefs, edges = [], [], [], []
+        for f in p.files:
+            events.extend(self._events(f))
+            calls.extend(self._calls(f))
+            derefs.extend(self._derefs(f))
+            edges.extend(self._edges(f))
+        return {
+            "schema": FACTS_SCHEMA,
+            "units": [f.file for f in p.files],
+            "records": {q: p.bases[q] for q in sorted(p.classes)},
+            "fields": dict(sorted(self.fields.items())),
+            "functions": {k: self._function(fn) for k, fn in sorted(p.functions.items())},
+            "events": events,
+            "calls": calls,
+            "derefs": derefs,
+            "call_edges": edges,
+        }
+
+    def _field(self, cls: Optional[str], attr: str, through_self: bool, file: str, loc: Loc) -> str:
+        key, record = self.p.field_key(cls, attr, through_self)
+        if key not in self.fields:
+            kind = "smart_pointer" if key in self.p.nulled or key not in self.p.released else "container"
+            self.fields[key] = {"key": key, "name": attr, "record": record, "kind": kind,
+                                "loc": _loc(file, loc)}
+        return key
+
+    def _function(self, fn: FunctionRaw) -> dict:
+        p = self.p
+        overrides: List[str] = []
+        if fn.cls in p.classes:
+            name = fn.key.rpartition(".")[2]
+            for b in p.bases.get(fn.cls, []):
+                k = p.find_method(b, name)
+                if k and k not in overrides:
+                    overrides.append(k)
+        checks = []
+        for attr in fn.null_tests or []:
+            key, _ = p.field_key(fn.cls, attr, True)
+            if key in p.heavy_field and key in p.nulled:
+                checks.append(key)
+        return {"key": fn.key, "display": fn.display, "record": fn.cls or "", "kind": fn.kind,
+                "overrides": overrides, "null_checks": checks,
+                "loc": _loc(p.file_of_function.get(fn.key, ""), fn.loc)}
+
+    def _events(self, f: FileFacts):
+        for e in f.events:
+            key, _ = self.p.field_key(e.cls, e.attr, e.through_self)
+            if key not in self.p.heavy_field:
+                continue
+            self._field(e.cls, e.attr, e.through_self, f.file, e.loc)
+            yield {"kind": e.kind, "field": key, "function": e.function, "idiom": e.idiom,
+                   "through_this": e.through_self, "loc": _loc(f.file, e.loc),
+                   "per_call": e.per_call or e.kind == "release"}
+
+    def _expand(self, c: Candidate, cls: Optional[str], on_class: bool) -> List[str]:
+        if on_class:
+            k = self.p.find_method(cls, c.name)
+            return [k] if k else []
+        return self.p.methods_named(c.name)
+
+    def _calls(self, f: FileFacts):
+        p = self.p
+        for s in f.sites:
+            if not p.is_site(s):
+                continue
+            field = self._field(s.cls, s.attr, s.through_self, f.file, s.loc) if s.attr else ""
+            candidates = []
+            for c in s.candidates:
+                on_class = (c.kind == "self" and s.root == "self" and s.attr is None) or \
+                    (c.kind == "owner" and s.through_self)
+                for method in self._expand(c, s.cls, on_class):
+                    candidates.append({"method": method, "field": field if c.kind == "owner" else "",
+                                       "name": c.name, "all_paths": True, "loc": _loc(f.file, c.loc),
+                                       "checked_paths": False})
+            persistent = s.persistent or (s.root == "local" and any(
+                p.resolve(c) not in p.classes for c in s.ctors))
+            is_self = s.root == "self" and s.attr is None
+            display = (p.classes[s.cls].name + "." + s.method) if is_self and s.cls in p.classes \
+                else s.method
+            yield {"method": "*." + s.method, "method_display": display,
+                   "receiver_record": s.cls if is_self and s.cls else "", "field": field,
+                   "function": s.function, "handle": s.text, "handle_is_pointer": True,
+                   "persistent": persistent and not is_self, "loc": _loc(f.file, s.loc),
+                   "released": {"direct": s.direct, "candidates": candidates,
+                                "event": _loc(f.file, s.event), "event_idiom": s.event_idiom},
+                   "fix_after": _loc(f.file, s.fix_after), "fix_indent": s.fix_indent}
+
+    def _derefs(self, f: FileFacts):
+        p = self.p
+        for d in f.derefs:
+            key, _ = p.field_key(d.cls, d.attr, d.through_self)
+            # Attributes of other objects are keyed by name only: too loose to call a use unsafe.
+            if not d.through_self or key not in p.heavy_field or key not in p.nulled:
+                continue
+            self._field(d.cls, d.attr, d.through_self, f.file, d.loc)
+            candidates = []
+            for c in d.candidates:
+                for method in self._expand(c, d.cls, d.through_self):
+                    candidates.append({"method": method, "field": key, "name": c.name,
+                                       "all_paths": c.all_paths, "loc": _loc(f.file, c.loc),
+                                       "checked_paths": c.checked})
+            yield {"field": key, "function": d.function, "handle": d.text, "loc": _loc(f.file, d.loc),
+                   "guarded": {"direct": False, "candidates": candidates,
+                               "event": _loc(f.file, None), "event_idiom": ""}}
+
+    def _edges(self, f: FileFacts):
+        p = self.p
+        seen: Set[Tuple[str, str, bool]] = set()
+        for e in f.edges:
+            callee = None
+            if e.kind == "self":
+                callee = p.find_method(e.cls, e.target)
+            elif e.kind == "super":
+                for b in p.bases.get(e.cls, []) if e.cls else []:
+                    callee = p.find_method(b, e.target)
+                    if callee:
+                        break
+            else:
+                target = p.resolve(e.target)
+                if target in p.classes:
+                    callee = p.find_method(target, "__init__")
+                elif target in p.functions:
+                    callee = target
+            if callee is None or (e.caller, callee, e.on_this) in seen:
+                continue
+            seen.add((e.caller, callee, e.on_this))
+            yield {"caller": e.caller, "callee": callee, "on_this": e.on_this, "loc": _loc(f.file, e.loc)}
+
+
+def facts_document(files: List[FileFacts], settings: Settings) -> dict:
+    return FactsWriter(Program(files, settings)).document()

@@ -1,0 +1,135 @@
+// Runs the Python front end: its command line, its exit status and the document it prints.
+#include "checker/python_front_end.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "checker/subprocess.h"
+#include "common/error.h"
+#include "common/json_input.h"
+
+namespace memfloor::checker {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr common::JsonSchema kEnvelope{kPyFactsSchema, "Python front end output",
+                                       "use the Python front end of this memfloor-check"};
+constexpr const char* kPackageMain = "memfloor_pyfacts/main.py";
+// Run with -I (no user site, no PYTHON* variables, no script directory on sys.path): the front
+// end directory goes first on sys.path, then main(argv) decides the exit status.
+constexpr const char* kBootstrap =
+    "import sys; sys.path.insert(0, sys.argv[1]); from memfloor_pyfacts.main import main; "
+    "sys.exit(main(sys.argv[2:]))";
+
+bool holdsFrontEnd(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / kPackageMain, ec);
+}
+
+std::string frontEndDir(const PythonOptions& options) {
+  if (options.front_end_dir.empty()) return findPythonFrontEnd();
+  if (!holdsFrontEnd(options.front_end_dir)) {
+    throw Error("the Python front end is not in '" + options.front_end_dir + "': no " +
+                kPackageMain + " there");
+  }
+  return options.front_end_dir;
+}
+
+std::vector<std::string> frontEndArgv(const std::vector<std::string>& paths, const Config& config,
+                                      const PythonOptions& options, const std::string& dir) {
+  std::vector<std::string> argv{options.python,
+                                "-I",
+                                "-c",
+                                kBootstrap,
+                                dir,
+                                "--config-json",
+                                toJson(config).dump(),
+                                "--jobs",
+                                std::to_string(std::max(1u, options.jobs))};
+  for (const std::string& glob : options.excludes) {
+    argv.emplace_back("--exclude");
+    argv.push_back(glob);
+  }
+  argv.emplace_back("--");
+  argv.insert(argv.end(), paths.begin(), paths.end());
+  return argv;
+}
+
+// `message`, then the front end's standard error when it wrote any.
+std::string withStderr(std::string message, std::string err) {
+  while (!err.empty() && std::isspace(static_cast<unsigned char>(err.back()))) err.pop_back();
+  if (!err.empty()) message += "; its standard error:\n" + err;
+  return message;
+}
+
+bool isCount(const nlohmann::json& value) { return value.is_number_unsigned(); }
+
+// The facts of the envelope `out`; its "errors" appended to `errors`.
+Facts readEnvelope(const std::string& out, const std::string& name,
+                   std::vector<std::string>& errors) {
+  const nlohmann::json doc = common::parseJsonDocument(out, kEnvelope, name);
+  if (!doc.contains("facts")) throw Error(name + ": no \"facts\" document");
+  const auto errs = doc.find("errors");
+  if (errs == doc.end() || !errs->is_array() ||
+      !std::all_of(errs->begin(), errs->end(), [](const auto& e) { return e.is_string(); })) {
+    throw Error(name + ": \"errors\" should be a list of strings");
+  }
+  for (const char* key : {"files", "bytes"}) {
+    if (!doc.contains(key) || !isCount(doc.at(key))) {
+      throw Error(name + ": \"" + key + "\" should be a count (an integer >= 0)");
+    }
+  }
+  Facts facts = factsFromJson(doc.at("facts"), name);
+  for (const auto& e : *errs) errors.push_back(e.get<std::string>());
+  return facts;
+}
+
+}  // namespace
+
+std::string findPythonFrontEnd() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path bin = exe.parent_path();
+  const std::vector<fs::path> candidates{
+      bin / "python", (bin / ".." / "share" / "memfloor" / "checker-python").lexically_normal()};
+  for (const fs::path& dir : candidates) {
+    if (!ec && holdsFrontEnd(dir)) return dir.string();
+  }
+  throw Error("the Python front end is not installed: no " + std::string(kPackageMain) + " in '" +
+              candidates[0].string() + "' or '" + candidates[1].string() + "'");
+}
+
+Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& config,
+                         const PythonOptions& options, std::vector<std::string>& errors) {
+  if (paths.empty()) return Facts{};
+  const std::string dir = frontEndDir(options);
+  SubprocessResult run;
+  try {
+    run = runSubprocess(frontEndArgv(paths, config, options, dir), common::kMaxJsonInputBytes);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "; name the Python interpreter with --python");
+  }
+  const std::string who = "the Python front end (" + dir + ")";
+  if (run.signal != 0) {
+    throw Error(withStderr(who + " was ended by signal " + std::to_string(run.signal), run.err));
+  }
+  if (run.exit_code != 0) {
+    throw Error(
+        withStderr(who + " failed with exit status " + std::to_string(run.exit_code), run.err));
+  }
+  if (run.out_truncated) {
+    throw Error(withStderr(
+        who + " wrote more than " + std::to_string(common::kMaxJsonInputBytes) + " bytes",
+        run.err));
+  }
+  try {
+    return readEnvelope(run.out, who + ": its output", errors);
+  } catch (const Error& e) {
+    throw Error(withStderr(e.what(), run.err));
+  }
+}
+
+}  // namespace memfloor::checker

@@ -1,0 +1,1 @@
+from .transformer_layer import *  # noqa: F401,F403

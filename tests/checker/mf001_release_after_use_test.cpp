@@ -1,0 +1,118 @@
+// Tests of MF001 on facts written by hand: the fix-it statement in the site's language, and
+// terminal methods named the C++ or the Python way.
+#include "checker/rules/mf001_release_after_use.h"
+
+#include <catch2/catch.hpp>
+
+#include "checker/rules/rule.h"
+
+namespace memfloor::checker {
+namespace {
+
+constexpr int kTeacherLine = 3;
+constexpr int kSiteLine = 8;
+constexpr int kReleaseStateLine = 20;
+
+SourceLoc at(const std::string& file, int line) {
+  SourceLoc loc;
+  loc.file = file;
+  loc.line = line;
+  return loc;
+}
+
+FunctionFact method(const std::string& key, const std::string& display, const std::string& record) {
+  FunctionFact f;
+  f.key = key;
+  f.display = display;
+  f.record = record;
+  f.kind = FunctionKind::kMethod;
+  return f;
+}
+
+// `Layer.finish` calls commit() on self.manager and releases it (`idiom`); `Layer.replay` calls
+// commit() and keeps it. Both in `file`.
+Facts program(const std::string& file, const std::string& idiom) {
+  Facts facts;
+  facts.units = {file};
+  facts.functions["layer.Layer.finish"] =
+      method("layer.Layer.finish", "Layer.finish", "layer.Layer");
+  facts.functions["layer.Layer.replay"] =
+      method("layer.Layer.replay", "Layer.replay", "layer.Layer");
+  CallSite teacher;
+  teacher.method = "layer.Manager.commit";
+  teacher.method_display = "Manager.commit";
+  teacher.receiver_record = "layer.Manager";
+  teacher.field = "layer.Layer.manager";
+  teacher.function = "layer.Layer.finish";
+  teacher.handle = "self.manager";
+  teacher.handle_is_pointer = true;
+  teacher.persistent = true;
+  teacher.loc = at(file, kTeacherLine);
+  teacher.released.direct = true;
+  teacher.released.event = at(file, kTeacherLine + 1);
+  teacher.released.event_idiom = idiom;
+  CallSite site = teacher;
+  site.function = "layer.Layer.replay";
+  site.loc = at(file, kSiteLine);
+  site.released = PathFacts{};
+  site.fix_after = at(file, kSiteLine);
+  site.fix_indent = "        ";
+  facts.calls = {teacher, site};
+  return facts;
+}
+
+std::vector<Finding> mf001(const Facts& facts, const Config& config = Config{}) {
+  std::vector<Finding> found;
+  ReleaseAfterUseRule(config).check(Program(facts), found);
+  return found;
+}
+
+std::string fixOf(const Facts& facts) {
+  const std::vector<Finding> found = mf001(facts);
+  REQUIRE(found.size() == 1);
+  REQUIRE(found.front().loc.line == kSiteLine);
+  REQUIRE(found.front().fixits.size() == 1);
+  return found.front().fixits.front().replacement;
+}
+
+TEST_CASE("In a Python file the fix-it is a Python statement", "[mf001]") {
+  CHECK(fixOf(program("layer.py", "= None")) == "\n        self.manager = None");
+  CHECK(fixOf(program("layer.py", "del")) == "\n        del self.manager");
+  CHECK(fixOf(program("layer.py", ".clear()")) == "\n        self.manager.clear()");
+  CHECK(fixOf(program("stubs/layer.pyi", "= nullptr")) == "\n        self.manager = None");
+  CHECK(fixOf(program("layer.cpp", "= nullptr")) == "\n        self.manager = nullptr;");
+}
+
+TEST_CASE("A Python release through a method call is written as that call", "[mf001]") {
+  // The teacher calls release_state() on the manager, a method that releases its own state.
+  Facts facts = program("layer.py", "");
+  CallSite& teacher = facts.calls.front();
+  teacher.released = PathFacts{};
+  Candidate release;
+  release.method = "layer.Manager.release_state";
+  release.name = "release_state";
+  release.all_paths = true;
+  release.loc = at("layer.py", kTeacherLine + 1);
+  teacher.released.candidates.push_back(release);
+  facts.functions["layer.Manager.release_state"] =
+      method("layer.Manager.release_state", "Manager.release_state", "layer.Manager");
+  facts.events.push_back({EventKind::kRelease, "layer.Manager.saved", "layer.Manager.release_state",
+                          "= None", true, at("layer.py", kReleaseStateLine)});
+  CHECK(fixOf(facts) == "\n        self.manager.release_state()");
+}
+
+TEST_CASE("Terminal methods match Python displays too", "[mf001]") {
+  Facts facts = program("layer.py", "= None");
+  facts.calls.erase(facts.calls.begin());  // no teacher: only the configuration says it
+  CHECK(mf001(facts).empty());
+  Config config;
+  config.terminal_methods = {"commit"};
+  CHECK(mf001(facts, config).size() == 1);
+  config.terminal_methods = {"Manager.commit"};
+  CHECK(mf001(facts, config).size() == 1);
+  config.terminal_methods = {"mit"};  // a suffix of the name is not the name
+  CHECK(mf001(facts, config).empty());
+}
+
+}  // namespace
+}  // namespace memfloor::checker

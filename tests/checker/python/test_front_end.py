@@ -1,0 +1,98 @@
+"""The front end end to end on small sources: its facts, and the errors it names."""
+
+import json
+import os
+import tempfile
+import unittest
+
+from memfloor_pyfacts.main import collect, main
+
+CONFIG = {
+    "heavy_type_patterns": ["[Tt]ensor"],
+    "python_heavy_name_patterns": ["[Mm]anager", "[Cc]ache"],
+    "release_methods": ["clear", "pop", "reset"],
+    "store_methods": ["push_back"],
+}
+
+
+class FrontEnd(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def write(self, name: str, text: str) -> str:
+        path = os.path.join(self.dir.name, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_a_file_that_does_not_parse_is_named_and_the_rest_is_read(self):
+        self.write("good.py", "class A:\n    def f(self):\n        self.manager = None\n")
+        bad = self.write("bad.py", "def f(:\n")
+        envelope = collect([self.dir.name], CONFIG, 1, [])
+        self.assertEqual(1, envelope["files"])
+        self.assertEqual(1, len(envelope["errors"]))
+        self.assertTrue(envelope["errors"][0].startswith(bad + ":1: cannot parse"))
+        self.assertIn("good.A.f", envelope["facts"]["functions"])
+
+    def test_missing_paths_and_non_regular_files_are_errors(self):
+        fifo = os.path.join(self.dir.name, "pipe.py")
+        os.mkfifo(fifo)
+        envelope = collect([fifo, os.path.join(self.dir.name, "absent.py")], CONFIG, 1, [])
+        self.assertEqual(0, envelope["files"])
+        self.assertEqual(sorted([fifo + ": not a regular file",
+                                 os.path.join(self.dir.name, "absent.py") + ": no such file or directory"]),
+                         sorted(envelope["errors"]))
+
+    def test_excludes_hidden_directories_and_stubs(self):
+        self.write("pkg/__init__.py", "")
+        self.write("pkg/mod.py", "")
+        self.write("pkg/tests/test_x.py", "")
+        self.write("pkg/.hidden/y.py", "")
+        self.write("pkg/stub.pyi", "")
+        envelope = collect([self.dir.name], CONFIG, 1, ["tests"])
+        units = sorted(os.path.relpath(u, self.dir.name) for u in envelope["facts"]["units"])
+        self.assertEqual(["pkg/__init__.py", "pkg/mod.py"], units)
+
+    def test_modules_resolve_bases_across_packages(self):
+        self.write("pkg/__init__.py", "from .base import *\n")
+        self.write("pkg/base.py", "class Base:\n    def f(self):\n        pass\n")
+        self.write("pkg/sub/__init__.py", "")
+        self.write("pkg/sub/child.py",
+                   "from pkg import Base\nclass Child(Base):\n    def f(self):\n        pass\n")
+        facts = collect([self.dir.name], CONFIG, 1, [])["facts"]
+        self.assertEqual(["pkg.base.Base"], facts["records"]["pkg.sub.child.Child"])
+        self.assertEqual(["pkg.base.Base.f"], facts["functions"]["pkg.sub.child.Child.f"]["overrides"])
+
+    def test_parallel_and_serial_runs_agree(self):
+        for i in range(6):
+            self.write(f"m{i}.py", "import torch\nclass A:\n    def f(self, x):\n"
+                                   "        self.manager = torch.zeros(1)\n"
+                                   "        self.manager.use()\n        self.manager = None\n"
+                                   "    def use(self):\n        pass\n")
+        serial = collect([self.dir.name], CONFIG, 1, [])
+        parallel = collect([self.dir.name], CONFIG, 2, [])
+        self.assertEqual(json.dumps(serial, sort_keys=True), json.dumps(parallel, sort_keys=True))
+        self.assertEqual(6, len(serial["facts"]["calls"]))
+
+    def test_fix_anchor_is_after_the_statement_and_its_comment(self):
+        source = ("class A:\n    def f(self):\n        self.manager.use()  # note\n"
+                  "        self.manager.use(); other()\n    def use(self):\n        pass\n")
+        path = self.write("fix.py", "import torch\n" + source)
+        calls = collect([path], CONFIG, 1, [])["facts"]["calls"]
+        lines = open(path, "rb").read().split(b"\n")
+        first = next(c for c in calls if c["loc"]["line"] == 4)
+        self.assertEqual(4, first["fix_after"]["line"])
+        self.assertEqual(sum(len(x) + 1 for x in lines[:3]) + len(lines[3]), first["fix_after"]["offset"])
+        self.assertEqual("        ", first["fix_indent"])
+        second = next(c for c in calls if c["loc"]["line"] == 5)
+        self.assertEqual(0, second["fix_after"]["line"])  # `a(); b()`: no line of its own
+
+    def test_bad_config_json_exits_2(self):
+        self.assertEqual(2, main(["--config-json", "[1", self.dir.name]))
+        self.assertEqual(2, main(["--config-json", "[]", self.dir.name]))
+
+
+if __name__ == "__main__":
+    unittest.main()
