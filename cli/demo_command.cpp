@@ -11,6 +11,8 @@
 #include <map>
 
 #include "analysis/analyze_traces.h"
+#include "analysis/findings.h"
+#include "analysis/holder_links.h"
 #include "cli/check_command.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
@@ -110,10 +112,17 @@ std::string check(const DemoRequest& request, const fs::path& out) {
     if (e.path().extension() == ".cpp") argv.push_back(e.path().string());
   }
   std::sort(argv.begin() + 9, argv.end());
+  const size_t cpp_files = argv.size() - 9;
+  // The seeds in Python, through the checker's Python front end in the same run.
+  for (const char* seed : {"seed_offload_manager.py", "seed_combined_1f1b.py"}) {
+    argv.push_back(
+        (fs::path(request.source_dir) / "testdata" / "checker" / "python" / seed).string());
+  }
   fs::path findings = out / "findings.json";
   int fd = ::open(findings.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kFileMode);
   if (fd < 0) throw Error(fmt::format("{}: cannot create", findings.string()));
-  fmt::print("  checker: {} on {} files of reference_model/ ...\n", checker, argv.size() - 9);
+  fmt::print("  checker: {} on {} files of reference_model/ and {} Python seeds ...\n", checker,
+             cpp_files, argv.size() - 9 - cpp_files);
   std::fflush(stdout);
   ChildResult r = runChild(argv, environment(), fd);
   ::close(fd);
@@ -134,10 +143,22 @@ std::string floorText(const analysis::MergedReport& m) {
   return m.worst ? reports::headlineFloor(m) : reports::formatBytes(0);
 }
 
+// ", named by MF001 at file:line" for the first Python finding whose field the holder's path
+// names (the seed's Python source checked in step 2); "" when none does.
+std::string namedBy(const std::string& findings, const std::string& path) {
+  for (const analysis::Finding& f : analysis::loadFindings(findings, "").items) {
+    if (f.file.ends_with(".py") && analysis::pathNames(path, analysis::linkName(f.field))) {
+      return fmt::format(", named by {} at {}:{}", f.rule, reports::printable(f.file), f.line);
+    }
+  }
+  return {};
+}
+
 // A PyTorch run recorded on an H200 with the Python companion's censuses (holders.py --case graph:
 // each layer keeps a tensor whose autograd graph holds its activation): its report and page, and
 // the holder its last census ranks first.
-std::string torchHolders(const DemoRequest& request, const fs::path& out) {
+std::string torchHolders(const DemoRequest& request, const fs::path& out,
+                         const std::string& findings) {
   analysis::TraceSet set;
   set.trace_paths = {
       (fs::path(request.source_dir) / "testdata" / "analysis" / "torch_holders_graph.txt")
@@ -157,11 +178,11 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out) {
   if (last == nullptr || last->holders.empty()) return "no census in the PyTorch run";
   const analysis::Holder& top = last->holders.front();
   const std::string via = fmt::format("{}", fmt::join(top.via_graph, " > "));
-  return fmt::format("{} keeps {} ({}: {}{}) of {} allocated in a PyTorch run",
+  return fmt::format("{} keeps {} ({}: {}{}) of {} allocated in a PyTorch run{}",
                      reports::printable(top.path), reports::formatBytes(top.bytes),
                      analysis::toString(top.cls), reports::printable(top.rule),
                      via.empty() ? "" : "; via the autograd graph " + reports::printable(via),
-                     reports::formatBytes(last->allocated));
+                     reports::formatBytes(last->allocated), namedBy(findings, top.path));
 }
 
 int runDemo(const DemoRequest& request) {
@@ -231,7 +252,7 @@ int runDemo(const DemoRequest& request) {
   writeHtmlReport({(out / "fixed.report.json").string(), "", (out / "fixed.html").string()});
   writeHtmlReport({(out / "hc-bug.report.json").string(),
                    (out / "gate-fixed-vs-hc-bug.json").string(), (out / "hc-bug.html").string()});
-  const std::string held = torchHolders(request, out);
+  const std::string held = torchHolders(request, out, findings);
 
   // 5. Where things are, and what they say.
   const analysis::MergedReport& bug = merged["hc-bug"];
