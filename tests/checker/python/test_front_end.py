@@ -2,6 +2,7 @@
 
 import json
 import os
+import random
 import tempfile
 import unittest
 
@@ -88,6 +89,45 @@ class FrontEnd(unittest.TestCase):
         self.assertEqual("        ", first["fix_indent"])
         second = next(c for c in calls if c["loc"]["line"] == 5)
         self.assertEqual(0, second["fix_after"]["line"])  # `a(); b()`: no line of its own
+
+    def test_mutated_sources_are_named_or_read_never_crash(self):
+        seeds = os.path.join(os.path.dirname(__file__), "..", "..", "..", "testdata", "checker", "python")
+        texts = []
+        for name in ("seed_offload_manager.py", "mf001_release_idioms.py"):
+            with open(os.path.join(seeds, name), "rb") as f:
+                texts.append(f.read())
+        rng = random.Random(17)
+        tokens = [b"(", b")", b":", b"\n", b"    ", b"if x:", b"try:", b"finally:", b"del ", b"None",
+                  b"self.", b"with a:", b"return", b"raise", b"\x00", b"\xff", b"lambda: ", b"("*40]
+        for i in range(120):
+            data = bytearray(rng.choice(texts))
+            if i % 2:  # lines moved, copied, dropped: mostly still Python, with odd paths
+                lines = bytes(data).split(b"\n")
+                for _ in range(rng.randint(1, 8)):
+                    a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
+                    op = rng.randrange(3)
+                    if op == 0:
+                        lines[a], lines[b] = lines[b], lines[a]
+                    elif op == 1:
+                        lines.insert(a, lines[b])
+                    else:
+                        del lines[a]
+                data = bytearray(b"\n".join(lines))
+            for _ in range(rng.randint(0, 6) if i % 2 == 0 else 0):
+                at = rng.randrange(len(data))
+                if rng.random() < 0.5:
+                    del data[at:at + rng.randint(1, 30)]
+                else:
+                    data[at:at] = rng.choice(tokens)
+            path = os.path.join(self.dir.name, f"m{i}.py")
+            with open(path, "wb") as f:
+                f.write(data)
+        envelope = collect([self.dir.name], CONFIG, 1, [])
+        self.assertEqual(120, envelope["files"] + len(envelope["errors"]))
+        self.assertGreater(envelope["files"], 12)  # the scanner saw mutated code, not only errors
+        for e in envelope["errors"]:
+            self.assertIn(": cannot parse", e)
+        json.dumps(envelope)
 
     def test_bad_config_json_exits_2(self):
         self.assertEqual(2, main(["--config-json", "[1", self.dir.name]))
