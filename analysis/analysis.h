@@ -30,7 +30,7 @@
 namespace memfloor::analysis {
 
 struct AnalysisOptions {
-  // ECMAScript regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
+  // RE2 regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
   std::string iteration_pattern{kDefaultIterationPattern};
   uint32_t warmup_iterations = 0;   // excluded from trends; what they allocate counts as persistent
   uint32_t top_sites = 10;          // retaining sites listed per idle window, and per peak

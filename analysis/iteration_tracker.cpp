@@ -1,6 +1,8 @@
 // IterationTracker: range bookkeeping and the cached name match.
 #include "analysis/iteration_tracker.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <cassert>
 #include <utility>
@@ -13,16 +15,19 @@ using trace::MarkerType;
 
 IterationTracker::IterationTracker(std::optional<std::string_view> pattern) {
   if (!pattern) return;
-  try {
-    pattern_ = std::regex(pattern->begin(), pattern->end(),
-                          std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    throw Error("invalid iteration pattern '" + std::string(*pattern) + "': " + e.what());
+  RE2::Options options;
+  options.set_case_sensitive(false);
+  options.set_log_errors(false);
+  auto compiled =
+      std::make_shared<const RE2>(re2::StringPiece(pattern->data(), pattern->size()), options);
+  if (!compiled->ok()) {
+    throw Error("invalid iteration pattern '" + std::string(*pattern) + "': " + compiled->error());
   }
+  pattern_ = std::move(compiled);
 }
 
 bool IterationTracker::matches(std::string_view name) const {
-  return pattern_ && std::regex_match(name.begin(), name.end(), *pattern_);
+  return pattern_ && RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *pattern_);
 }
 
 bool IterationTracker::matches(trace::StringId name, const symbols::Symbols& symbols) {

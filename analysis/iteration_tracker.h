@@ -2,8 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13,9 +13,13 @@
 #include "symbols/symbols.h"
 #include "trace/records.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace memfloor::analysis {
 
-// ECMAScript, matched case-insensitively against the whole marker name: "iteration", "iter",
+// RE2 syntax, matched case-insensitively against the whole marker name: "iteration", "iter",
 // "step", "train_step", optionally followed by separators and a number ("Iteration 3", "step_12").
 inline constexpr std::string_view kDefaultIterationPattern =
     R"((iteration|iter|step|train_step)([\s_:#=./-]*\d+)?)";
@@ -37,7 +41,8 @@ enum class Boundary : uint8_t { kNone, kBegin, kEnd };
 // ignored. The regex runs once per distinct name id, never per event.
 class IterationTracker {
  public:
-  // Throws memfloor::Error naming the pattern when it is not a valid ECMAScript regex.
+  // Throws memfloor::Error naming the pattern when RE2 rejects it (bad syntax, backreferences,
+  // lookaround, or larger than RE2's memory budget).
   // Without a pattern no marker defines an iteration: beginAt and endAt alone cut them (detected
   // iterations), while ranges are still tracked.
   explicit IterationTracker(std::optional<std::string_view> pattern);
@@ -71,7 +76,7 @@ class IterationTracker {
   void beginSpan(std::string name, uint64_t thread, uint64_t ns);
   void endSpan(uint64_t ns);
 
-  std::optional<std::regex> pattern_;
+  std::shared_ptr<const re2::RE2> pattern_;  // linear-time matching: no pattern can hang or recurse
   std::unordered_map<trace::StringId, bool> match_cache_;
   struct Open {
     bool matching = false;

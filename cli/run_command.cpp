@@ -97,10 +97,9 @@ void validate(const RunRequest& request) {
   }
   if (!request.iteration_pattern.empty()) {
     try {
-      std::regex check(request.iteration_pattern, std::regex::ECMAScript | std::regex::icase);
-    } catch (const std::regex_error& e) {
-      throw Error(fmt::format("run: --iteration-pattern '{}' is not a valid regex: {}",
-                              request.iteration_pattern, e.what()));
+      analysis::IterationTracker check(request.iteration_pattern);
+    } catch (const Error& e) {
+      throw Error(fmt::format("run: --iteration-pattern: {}", e.what()));
     }
   }
 }

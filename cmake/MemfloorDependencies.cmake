@@ -4,6 +4,10 @@ find_package(fmt REQUIRED)                  # libfmt-dev; header-only use keeps 
 find_package(nlohmann_json 3.10 REQUIRED)   # nlohmann-json3-dev
 find_path(MEMFLOOR_XXHASH_INCLUDE xxhash.h REQUIRED)  # libxxhash-dev, used header-only
 find_package(CLI11 2 REQUIRED)             # libcli11-dev, header-only argument parsing
+# libre2-dev: linear-time regexes for user patterns (a backtracking engine recurses per character
+# and is exponential on patterns like (a+)+b).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 
 find_package(Catch2 2 QUIET)
 set(MEMFLOOR_HAVE_CATCH2 ${Catch2_FOUND})

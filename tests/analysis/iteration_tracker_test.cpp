@@ -59,6 +59,21 @@ TEST_CASE("The default pattern matches iteration-like names only", "[iteration_t
 
 TEST_CASE("An invalid pattern is a user error", "[iteration_tracker]") {
   CHECK_THROWS_AS(IterationTracker("(unclosed"), Error);
+  // RE2 has no backreferences or lookaround: refused by name, not matched by another engine.
+  CHECK_THROWS_WITH(IterationTracker("(a)\\1"),
+                    Catch::Contains("invalid iteration pattern '(a)\\1'"));
+  CHECK_THROWS_AS(IterationTracker("step(?=1)"), Error);
+}
+
+TEST_CASE("Long names and patterns that backtrack match in linear time", "[iteration_tracker]") {
+  // A name that recursed once per character in a backtracking engine (a stack overflow).
+  const std::string name = "iteration" + std::string(50000, '_') + "1";
+  CHECK(IterationTracker{kDefaultIterationPattern}.matches(name));
+  CHECK_FALSE(IterationTracker{kDefaultIterationPattern}.matches(name + "x"));
+  CHECK(IterationTracker{"iteration.*"}.matches(name));
+  CHECK(IterationTracker{"A*"}.matches(std::string(100000, 'a')));
+  // Exponential in a backtracking engine: (a+)+b on a run of a's without the b.
+  CHECK_FALSE(IterationTracker{"(a+)+b"}.matches(std::string(5000, 'a')));
 }
 
 TEST_CASE("Without a pattern, only beginAt and endAt cut iterations", "[iteration_tracker]") {
