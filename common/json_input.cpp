@@ -104,9 +104,23 @@ std::string readJsonFile(const std::string& path, std::string_view what) {
   return text;
 }
 
+namespace {
+
+// Thrown by the parse callback past kMaxJsonDepth, before any value that deep is built.
+struct TooDeep {};
+
+}  // namespace
+
 json parseJson(std::string_view text, std::string_view name, bool comments) {
+  const json::parser_callback_t depth_limit = [](int depth, json::parse_event_t, json&) {
+    if (depth >= kMaxJsonDepth) throw TooDeep{};  // depth counts the levels outside the value
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/true, comments);
+    return json::parse(text.begin(), text.end(), depth_limit, /*allow_exceptions=*/true, comments);
+  } catch (const TooDeep&) {
+    throw Error(fmt::format("{}: not a memfloor document: nested deeper than {} levels", name,
+                            kMaxJsonDepth));
   } catch (const json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
     std::string_view what = e.what();

@@ -20,6 +20,10 @@ namespace memfloor::common {
 // The largest JSON input read: 4 GiB. Reports, findings and facts are a few MB; a file past this
 // is not one of them, and it is refused before any of it is read into memory.
 inline constexpr uint64_t kMaxJsonInputBytes = uint64_t{1} << 32;
+// The deepest nesting of arrays and objects read. memfloor's documents nest a dozen levels; a
+// document nested deeper is refused while it is parsed (copying or printing a value nested
+// 100,000 levels would recurse that deep).
+inline constexpr int kMaxJsonDepth = 128;
 
 // What a document must be, for the checks and their messages. The name is declared once per
 // format, in the header of the module that owns the format (reports/report_json.h kReportSchema,
@@ -46,7 +50,8 @@ std::optional<SchemaName> parseSchemaName(std::string_view name);
 std::string readJsonFile(const std::string& path, std::string_view what);
 
 // Parses `text` (with `comments`, also // and /* */ comments); `name` names it in messages:
-// "<name>: not JSON: parse error at line 1, column 2: ... (not a JSON document)".
+// "<name>: not JSON: parse error at line 1, column 2: ... (not a JSON document)". Nesting deeper
+// than kMaxJsonDepth is refused.
 nlohmann::json parseJson(std::string_view text, std::string_view name, bool comments = false);
 
 // Checks that `doc` is an object whose "schema" is a string of the family of `schema.name` and of

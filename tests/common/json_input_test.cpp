@@ -156,5 +156,17 @@ TEST_CASE("json_input: schema names") {
   CHECK(parseSchemaName("memfloor.gate/1")->family == "memfloor.gate");
 }
 
+TEST_CASE("json_input: nesting past the limit is refused while parsing, not crashed on") {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK_THROWS_WITH(parseJson(deep, "deep.json"),
+                    Contains("deep.json: not a memfloor document: nested deeper than 128 levels"));
+  const std::string open_only(100000, '{');
+  CHECK_THROWS_AS(parseJson(open_only, "open.json"), Error);
+  const std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  CHECK(parseJson(ok, "ok.json").is_array());
+  const std::string one_more = "[" + ok + "]";
+  CHECK_THROWS_AS(parseJson(one_more, "more.json"), Error);
+}
+
 }  // namespace
 }  // namespace memfloor::common
