@@ -3,6 +3,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -35,10 +38,21 @@ void writeFile(const std::string& path, const std::string& text, std::ios::openm
   if (!file) throw Error(fmt::format("{}: cannot write the {}", path, what));
 }
 
+// A report the gate can compare: some run of it has a complete iteration (a steady idle window).
+// A header-only trace's report, or one with "runs": [], would otherwise pass with nothing checked.
+void requireMeasured(const reports::ReportMetrics& report, const std::string& what) {
+  if (std::none_of(report.runs.begin(), report.runs.end(),
+                   [](const reports::RunMetrics& r) { return r.measured; })) {
+    throw Error(fmt::format("{} report: {}: nothing to compare: no run has a complete iteration",
+                            what, report.path));
+  }
+}
+
 // Copies current to the baseline path through a temporary file, so an interrupted update never
 // leaves a truncated baseline behind.
 int updateBaseline(const GateRequest& request, std::FILE* out) {
   reports::ReportMetrics current = load(request.current_path, "current");
+  requireMeasured(current, "current");  // a baseline no later gate could compare with
   std::ifstream in(request.current_path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.good() && !in.eof()) throw Error(fmt::format("{}: cannot read", request.current_path));
@@ -70,13 +84,50 @@ std::string checkPercent(std::string& text) {
   return "";
 }
 
+// A size: digits, then optionally a unit (b; k, m, g, t, p, e with i and b optional, all
+// 1024-based), written back as bytes. Negative, fractional or past 2^64 - 1: an error, not a
+// value wrapped around to a huge threshold.
+std::string checkSize(std::string& text) {
+  const std::string bad =
+      fmt::format("'{}' is not a size (bytes, or 4MiB, 512KiB; 0 or more)", text);
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [at, ec] = std::from_chars(text.data(), end, value);
+  if (at == text.data()) return bad;
+  if (ec == std::errc::result_out_of_range) return bad + ": too large";
+  std::string unit(at, end);
+  std::transform(unit.begin(), unit.end(), unit.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  constexpr std::string_view kUnits = "kmgtpe";  // 2^10, 2^20, ...
+  constexpr unsigned kUnitShift = 10;
+  unsigned shift = 0;
+  if (!unit.empty() && unit != "b") {
+    const size_t index = kUnits.find(unit.front());
+    const std::string_view rest = std::string_view(unit).substr(1);
+    if (index == std::string_view::npos ||
+        !(rest.empty() || rest == "b" || rest == "i" || rest == "ib")) {
+      return bad;
+    }
+    shift = kUnitShift * static_cast<unsigned>(index + 1);
+  }
+  if (shift > 0 && value > (UINT64_MAX >> shift)) return bad + ": too large";
+  text = std::to_string(value << shift);
+  return "";
+}
+
 }  // namespace
 
 int runGate(const GateRequest& request, std::FILE* out) {
   if (request.update_baseline) return updateBaseline(request, out);
   reports::ReportMetrics baseline = load(request.baseline_path, "baseline");
   reports::ReportMetrics current = load(request.current_path, "current");
+  requireMeasured(baseline, "baseline");
+  requireMeasured(current, "current");
   reports::GateResult result = reports::runGate(baseline, current, request.thresholds);
+  if (result.checks.empty()) {
+    throw Error(fmt::format("gate: nothing compared: no run of {} pairs with a run of {}",
+                            request.current_path, request.baseline_path));
+  }
 
   fmt::print(out, "{}", reports::formatGateTable(result));
   if (request.annotations) fmt::print(out, "{}", reports::formatGateAnnotations(result));
@@ -104,7 +155,7 @@ void addGateCommand(CLI::App& app, int& exit_code) {
     cmd->add_option(
            name, value,
            fmt::format("{} (bytes or 4MiB, 512KiB; default {})", what, reports::formatBytes(value)))
-        ->transform(CLI::AsSizeValue(false));
+        ->transform(CLI::Validator(checkSize, "SIZE"));
   };
   auto percent = [cmd](const char* name, double& value, const char* what) {
     cmd->add_option(name, value, fmt::format("{} (default {:g})", what, value))

@@ -68,6 +68,7 @@ RunMetrics readRun(const RunReader& run) {
 
   // The steady window of each memory: its idle floor, and the sites its iteration lists.
   for (const SteadyWindow& window : run.steadyWindows()) {
+    out.measured = true;
     SlotMetrics& slot = slotFor(slots, window.floor.key);
     slot.idle_floor = window.floor.idle_floor;
     for (const analysis::RetainedSite& site : window.top_sites) {

@@ -65,6 +65,7 @@ struct RunMetrics {
   std::string label;  // unique within the report: the k-th repeat of a label gets " #k"
   std::vector<SlotMetrics> slots;  // ordered by device, then kind
   bool peak_sites = false;  // its largest peaks have compositions (reports written since they do)
+  bool measured = false;    // it has a steady idle window: a complete iteration to compare
 };
 
 struct ReportMetrics {
