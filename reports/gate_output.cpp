@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reports/memory_label.h"
+#include "reports/printable.h"
 #include "reports/report_table.h"
 
 namespace memfloor::reports {
@@ -105,7 +106,8 @@ std::string findingLocation(const FindingRef& f) {
 
 std::string markdownEscape(std::string_view text) {
   std::string out;
-  for (char ch : text) {
+  // Control bytes as \xNN first (line ends are made spaces below): none reaches a terminal.
+  for (char ch : printableExcept(text, "\r\n")) {
     switch (ch) {
       case '|':
       case '\\':
@@ -156,26 +158,28 @@ nlohmann::json thresholdJson(const Threshold& t) {
 std::string formatGateTable(const GateResult& r) {
   std::string text;
   Out out(text);
-  fmt::format_to(out, "memfloor gate: {} against the baseline {}\n", r.current_path,
-                 r.baseline_path);
+  fmt::format_to(out, "memfloor gate: {} against the baseline {}\n", printable(r.current_path),
+                 printable(r.baseline_path));
   Rows rows = changedRows(r);
   if (rows.changed == 0) {
     fmt::format_to(out, "nothing moved ({} checks)\n", r.checks.size());
   } else {
     size_t run_w = 3, mem_w = 6, site_w = 4;
     for (const GateCheck* c : rows.shown) {
-      run_w = std::max(run_w, c->run.size());
+      run_w = std::max(run_w, printable(c->run).size());
       mem_w = std::max(mem_w, memoryLabel(*c).size());
-      site_w = std::max(site_w, c->site.size());
+      site_w = std::max(site_w, printable(c->site).size());
     }
     site_w = std::min<size_t>(site_w, kMaxSiteWidth);
     fmt::format_to(out, "\n{:<13} {:<{}} {:<{}} {:<{}} {:>14} {:>14} {:>15} {:>7} {:>14}  {}\n",
                    "metric", "run", run_w, "memory", mem_w, "site", site_w, "baseline", "current",
                    "delta", "", "allowed", "result");
     for (const GateCheck* c : rows.shown) {
-      std::string site = c->site.size() > site_w ? c->site.substr(0, site_w - 3) + "..." : c->site;
+      const std::string run = printable(c->run);
+      std::string site = printable(c->site);
+      if (site.size() > site_w) site = site.substr(0, site_w - 3) + "...";
       fmt::format_to(out, "{:<13} {:<{}} {:<{}} {:<{}} {:>14} {:>14} {:>15} {:>7} {:>14}  {}\n",
-                     metricLabel(c->metric), c->run, run_w, memoryLabel(*c), mem_w, site, site_w,
+                     metricLabel(c->metric), run, run_w, memoryLabel(*c), mem_w, site, site_w,
                      amount(c->metric, c->baseline), amount(c->metric, c->current),
                      signedAmount(c->metric, c->delta), percent(*c), amount(c->metric, c->allowed),
                      c->regression ? "REGRESSION" : "ok");
@@ -187,17 +191,18 @@ std::string formatGateTable(const GateResult& r) {
     fmt::format_to(out, "\n");
   }
   for (const FindingRef& f : r.new_findings) {
-    fmt::format_to(out, "new finding {}: {} {}: {}\n", f.id, f.rule, findingLocation(f), f.message);
+    fmt::format_to(out, "new finding {}: {} {}: {}\n", printable(f.id), printable(f.rule),
+                   printable(findingLocation(f)), printable(f.message));
   }
   for (const GateResult::RunPair& pair : r.paired_runs) {
-    fmt::format_to(out, "run {} compared with {} (no rank: paired in order)\n", pair.baseline,
-                   pair.current);
+    fmt::format_to(out, "run {} compared with {} (no rank: paired in order)\n",
+                   printable(pair.baseline), printable(pair.current));
   }
   for (const std::string& label : r.missing_runs) {
-    fmt::format_to(out, "run missing from current: {}\n", label);
+    fmt::format_to(out, "run missing from current: {}\n", printable(label));
   }
   for (const std::string& label : r.added_runs) {
-    fmt::format_to(out, "run not in the baseline (not compared): {}\n", label);
+    fmt::format_to(out, "run not in the baseline (not compared): {}\n", printable(label));
   }
   fmt::format_to(out, "verdict: {}\n", verdictLine(r));
   return text;
@@ -270,7 +275,7 @@ std::string formatGateMarkdown(const GateResult& r) {
 
 std::string escapeAnnotationData(std::string_view text) {
   std::string out;
-  for (char ch : text) {
+  for (char ch : printableExcept(text, "\r\n")) {
     switch (ch) {
       case '%':
         out += "%25";

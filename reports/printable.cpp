@@ -15,7 +15,9 @@ constexpr unsigned char kC1Last = 0x9f;
 
 }  // namespace
 
-std::string printable(std::string_view text) {
+std::string printable(std::string_view text) { return printableExcept(text, {}); }
+
+std::string printableExcept(std::string_view text, std::string_view keep) {
   std::string out;
   out.reserve(text.size());
   auto escape = [&out](unsigned char c) {
@@ -23,8 +25,10 @@ std::string printable(std::string_view text) {
   };
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c < ' ' || c == kDelete) {
+    if ((c < ' ' || c == kDelete) && keep.find(text[i]) == std::string_view::npos) {
       escape(c);
+    } else if (c < ' ' || c == kDelete) {
+      out += text[i];
     } else if (c == kC1Lead && i + 1 < text.size() &&
                static_cast<unsigned char>(text[i + 1]) >= kC1First &&
                static_cast<unsigned char>(text[i + 1]) <= kC1Last) {

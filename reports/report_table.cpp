@@ -13,6 +13,7 @@
 #include "common/units.h"
 #include "reports/held_by_table.h"
 #include "reports/memory_label.h"
+#include "reports/printable.h"
 
 namespace memfloor::reports {
 namespace {
@@ -23,15 +24,16 @@ constexpr double kNsPerSecond = 1e9;
 using Out = std::back_insert_iterator<std::string>;
 
 void header(Out out, const analysis::Report& r) {
-  fmt::format_to(out, "trace: {} (format {}.{}, {})\n", r.input.path, r.input.major, r.input.minor,
-                 r.input.ending);
+  fmt::format_to(out, "trace: {} (format {}.{}, {})\n", printable(r.input.path), r.input.major,
+                 r.input.minor, r.input.ending);
   if (r.process.present) {
     fmt::format_to(out, "process: pid {} on {}", r.process.pid,
-                   r.process.host.empty() ? "?" : r.process.host);
+                   r.process.host.empty() ? "?" : printable(r.process.host));
     if (r.process.rank != trace::kUnknownRank) {
       fmt::format_to(out, ", rank {}/{}", r.process.rank, r.process.world_size);
     }
-    if (!r.process.command_line.empty()) fmt::format_to(out, ": {}", r.process.command_line);
+    if (!r.process.command_line.empty())
+      fmt::format_to(out, ": {}", printable(r.process.command_line));
     out = '\n';
   }
   const analysis::Anomalies& a = r.anomalies;
@@ -98,7 +100,7 @@ void iterationRows(Out out, const analysis::Report& r) {
       std::string site;
       for (const analysis::RetainedSite& s : row.top_sites) {
         if (s.key == m.key) {
-          site = fmt::format("{} ({})", s.where, toString(s.retained.dominant()));
+          site = fmt::format("{} ({})", printable(s.where), toString(s.retained.dominant()));
           break;
         }
       }
@@ -138,7 +140,8 @@ void topSites(Out out, const analysis::Report& r) {
   for (const analysis::RetainedSite& s : row.top_sites) {
     analysis::Tally total = s.retained.total();
     fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", memoryLabel(r, s.key),
-                   toString(s.retained.dominant()), formatBytes(total.bytes), total.count, s.where);
+                   toString(s.retained.dominant()), formatBytes(total.bytes), total.count,
+                   printable(s.where));
   }
 }
 
@@ -183,7 +186,7 @@ void peakComposition(Out out, const analysis::Report& r) {
     for (const analysis::PeakSite& s : m.peak_composition->sites) {
       const analysis::Tally total = s.live.total();
       fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", toString(s.live.dominant()),
-                     formatBytes(total.bytes), total.count, s.where);
+                     formatBytes(total.bytes), total.count, printable(s.where));
     }
   }
 }
@@ -213,7 +216,7 @@ void runsTable(Out out, const analysis::MergedReport& m) {
               : nullptr;
       reserved = fmt::format(" {:>10}", r != nullptr ? formatBytes(r->idle_floor) : "-");
     }
-    fmt::format_to(out, "  {:<24} {:>16}{} {:>10}  {}\n", m.labels[i],
+    fmt::format_to(out, "  {:<24} {:>16}{} {:>10}  {}\n", printable(m.labels[i]),
                    formatBytes(top != nullptr ? top->idle_floor : 0), reserved,
                    top != nullptr ? top->iteration : 0, toString(run.verdict));
   }
@@ -257,7 +260,7 @@ std::string formatTable(const analysis::Report& r) {
                    "iterations: {} detected (no marker matches '{}'): period {}, from the "
                    "allocations of {} at {}{}",
                    r.iterations.size(), r.iteration_pattern, formatDuration(d.period_ns),
-                   formatBytes(d.size), d.where.empty() ? "(no stack)" : d.where,
+                   formatBytes(d.size), d.where.empty() ? "(no stack)" : printable(d.where),
                    d.every > 1 ? fmt::format(", one in {}", d.every) : "");
   } else {
     fmt::format_to(out, "iterations: {} from markers", r.iterations.size());
@@ -277,13 +280,14 @@ std::string formatTable(const analysis::MergedReport& m) {
   std::string text;
   Out out(text);
   for (size_t i = 0; i < m.runs.size(); ++i) {
-    if (m.runs.size() > 1) fmt::format_to(out, "{}== {} ==\n", i == 0 ? "" : "\n", m.labels[i]);
+    if (m.runs.size() > 1)
+      fmt::format_to(out, "{}== {} ==\n", i == 0 ? "" : "\n", printable(m.labels[i]));
     text += formatTable(m.runs[i]);
   }
   if (m.runs.size() > 1) runsTable(out, m);
   if (m.worst) {
     fmt::format_to(out, "\nworst: {} (device {}): idle floor {} after iteration {}\n",
-                   m.labels[m.worst->run], m.worst->key.device, headlineFloor(m),
+                   printable(m.labels[m.worst->run]), m.worst->key.device, headlineFloor(m),
                    m.worst->iteration);
   }
   if (m.findings) {

@@ -69,7 +69,30 @@ expect_exit() {
   fi
 }
 
+# Untrusted traces and documents: a marker name that recursed per character in a backtracking
+# regex engine, patterns it could not take, JSON nested past the limit.
+long_name=$(python3 -c 'print("iteration" + "_" * 50000 + "1")')
+sed "s/name=\"iteration 1\"/name=\"$long_name\"/" "$testdata/analysis/census_holders.txt" >"$work/long-marker.txt"
+grep -q "iteration_____" "$work/long-marker.txt" || { echo "FAIL: no long marker name"; failures=$((failures + 1)); }
+expect_exit 0 -- analyze "$work/long-marker.txt" -o "$work/long-marker.json"
+expect_exit 0 -- analyze "$work/long-marker.txt" --iteration-pattern 'iteration.*' -o "$work/long2.json"
+expect 2 "invalid iteration pattern .*invalid escape sequence" -- analyze "$work/long-marker.txt" --iteration-pattern '(a)\1'
+python3 -c 'print("[" * 100000)' >"$work/deep.json"
+expect 2 "deep.json: not a memfloor document: nested deeper than 128 levels" -- report "$work/deep.json" -o "$work/deep.html"
+
 # gate: 0 pass, 1 regression, 2 when the baseline or current is unusable (never a silent pass).
+# Nothing to compare is no pass: a report without runs, or of a trace with no complete iteration.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"]=[]; json.dump(d, open(sys.argv[2], "w"))' \
+  "$testdata/gate/fixed.report.json" "$work/no-runs.json"
+{ grep -E "^(process|device)" "$testdata/analysis/census_holders.txt"; echo "trailer records=2 end=0"; } >"$work/header-only.txt"
+expect_exit 0 -- analyze "$work/header-only.txt" -o "$work/header-only.json"
+expect 2 "current report: .*no-runs.json: nothing to compare: no run has a complete iteration" -- \
+  gate --baseline "$testdata/gate/fixed.report.json" "$work/no-runs.json"
+expect 2 "baseline report: .*no-runs.json: nothing to compare" -- \
+  gate --baseline "$work/no-runs.json" "$testdata/gate/fixed.report.json"
+expect 2 "current report: .*header-only.json: nothing to compare" -- \
+  gate --baseline "$testdata/gate/fixed.report.json" "$work/header-only.json"
+expect 2 "nothing to compare" -- gate --baseline "$work/new-baseline2.json" "$work/header-only.json" --update-baseline
 fixed=$testdata/gate/fixed.report.json
 bug=$testdata/gate/hc-bug.report.json
 printf '{"schema": "memfloor.report/2", "ru' >"$work/corrupt.json"
@@ -89,6 +112,12 @@ expect 2 "idle-floor-percent.*not a percentage" -- gate --baseline "$fixed" "$bu
 expect_exit 0 -- gate --baseline "$fixed" "$bug" --idle-floor-bytes 2MiB --allow-new-findings \
   --peak-site-bytes 1GiB --peak-site-percent 50
 expect 2 "peak-site-percent.*not a percentage" -- gate --baseline "$fixed" "$bug" --peak-site-percent -1
+# A mistyped size is an error, never a threshold wrapped around to 2^64 that lets a regression pass.
+expect 2 "idle-floor-bytes: '-1' is not a size" -- gate --baseline "$fixed" "$bug" --idle-floor-bytes -1
+expect 2 "is not a size.*too large" -- gate --baseline "$fixed" "$bug" --peak-bytes 18446744073709551616
+expect 2 "is not a size.*too large" -- gate --baseline "$fixed" "$bug" --site-bytes 16EiB
+expect 2 "is not a size" -- gate --baseline "$fixed" "$bug" --holder-bytes 1.5MiB
+expect_exit 1 -- gate --baseline "$fixed" "$bug" --idle-floor-bytes 1KiB --allow-new-findings
 expect 2 "baseline|required" -- gate "$bug"
 expect_exit 0 -- gate --baseline "$work/new-baseline.json" "$bug" --update-baseline
 if ! cmp -s "$bug" "$work/new-baseline.json"; then

@@ -109,6 +109,8 @@ TEST_CASE("gate annotations: GitHub workflow commands, escaped") {
 
   CHECK(reports::escapeAnnotationData("a%b\r\nc:d,e") == "a%25b%0D%0Ac:d,e");
   CHECK(reports::escapeAnnotationProperty("a%b\nc:d,e") == "a%25b%0Ac%3Ad%2Ce");
+  // Other control bytes cannot reach the runner's log or the terminal as they are.
+  CHECK(reports::escapeAnnotationData("a\x1b[2Jb\x07") == "a\\x1b[2Jb\\x07");
 }
 
 TEST_CASE("gate output names a caching allocator's memories reserved and allocated") {

@@ -178,5 +178,19 @@ TEST_CASE("The table warns of blocks outside every live segment", "[report_table
   CHECK_THAT(table, Catch::Contains("0:reserved"));
 }
 
+TEST_CASE("Strings from a trace reach the terminal with their control bytes escaped",
+          "[report_table]") {
+  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 4});
+  analysis::Report r = analysis::test::analyze(loop.trace);
+  r.process.present = true;
+  r.process.command_line = "python3 train.py\x1b[2J\x07\r";
+  r.process.host = "node\x1b]0;x\x07";
+  const std::string table = formatTable(r);
+  CHECK(table.find('\x1b') == std::string::npos);
+  CHECK(table.find('\x07') == std::string::npos);
+  CHECK_THAT(table, Catch::Contains("python3 train.py\\x1b[2J\\x07\\x0d"));
+  CHECK_THAT(table, Catch::Contains("node\\x1b]0;x\\x07"));
+}
+
 }  // namespace
 }  // namespace memfloor::reports::test
