@@ -127,22 +127,12 @@ class Graph:
 
     def _with(self, s, nxt: Node, t: _Targets) -> Node:
         exit_elem = WithExit(s)
-        body = self._protected(s.body, nxt, t, lambda target, inner: self._simple(exit_elem, target, inner))
-        return self._simple(s, body, t)
+        through, inner = self._through(t, lambda target: self._simple(exit_elem, target, t))
+        return self._simple(s, self._block(s.body, through(nxt), inner), t)
 
     def _try(self, s, nxt: Node, t: _Targets) -> Node:
         if s.finalbody:
-            copies: Dict[int, Node] = {}
-
-            def final(target: Optional[Node]) -> Optional[Node]:
-                if target is None:
-                    return None
-                if id(target) not in copies:
-                    copies[id(target)] = self._block(s.finalbody, target, t)
-                return copies[id(target)]
-
-            outer = t.replace(ret=final(t.ret), raise_=final(t.raise_), brk=final(t.brk),
-                              cont=final(t.cont), exc=final(t.exc))
+            final, outer = self._through(t, lambda target: self._block(s.finalbody, target, t))
             after = final(nxt)
         else:
             outer, after = t, nxt
@@ -157,20 +147,22 @@ class Graph:
             dispatch.succ.append(outer.raise_)
         return self._block(s.body, orelse, outer.replace(raise_=dispatch, exc=dispatch))
 
-    def _protected(self, body, nxt: Node, t: _Targets, make: Callable[[Node, _Targets], Node]) -> Node:
-        """`body` whose every way out first passes a node built by `make` (a with exit)."""
+    def _through(self, t: _Targets, make: Callable[[Node], Node]):
+        """Every way out of a block (normal, return, raise, break, continue, exception) first
+        passing a copy of what `make` builds before the target (a finally body, a with exit):
+        the function that gives the copy for a target, and the targets inside the block."""
         copies: Dict[int, Node] = {}
 
         def through(target: Optional[Node]) -> Optional[Node]:
             if target is None:
                 return None
             if id(target) not in copies:
-                copies[id(target)] = make(target, t)
+                copies[id(target)] = make(target)
             return copies[id(target)]
 
         inner = t.replace(ret=through(t.ret), raise_=through(t.raise_), brk=through(t.brk),
                           cont=through(t.cont), exc=through(t.exc))
-        return self._block(body, through(nxt), inner)
+        return through, inner
 
     def _match(self, s, nxt: Node, t: _Targets) -> Node:
         node = self._new(s.subject, ORDINARY, t)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import bisect
 import os
 from typing import Dict, List, Optional, Set
 
@@ -86,9 +85,6 @@ class FileScan:
         start = self.line_starts[line - 1]
         end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.source)
         return self.source[start:end].rstrip(b"\r")
-
-    def line_of(self, offset: int) -> int:
-        return bisect.bisect_right(self.line_starts, offset)
 
     # -- names ----------------------------------------------------------------------------------
 

@@ -128,31 +128,33 @@ class Program:
         self.nulled: Set[str] = set()
         self.released: Set[str] = set()
         light: Set[str] = set()
-        for f in self.files:
-            for e in f.events:
-                key, _ = self.field_key(e.cls, e.attr, e.through_self)
-                if e.kind == "release":
-                    self.released.add(key)
-                    if e.idiom in _NULLING:
-                        self.nulled.add(key)
-                if e.light:
-                    light.add(key)
-                elif s.heavy_name(e.attr) or e.heavy:
-                    self.heavy_field.add(key)
+        keyed = [(self.field_key(e.cls, e.attr, e.through_self)[0], e)
+                 for f in self.files for e in f.events]
+        for key, e in keyed:
+            if e.kind == "release":
+                self.released.add(key)
+                if e.idiom in _NULLING:
+                    self.nulled.add(key)
+            if e.light:
+                light.add(key)
+            elif s.heavy_name(e.attr) or e.heavy:
+                self.heavy_field.add(key)
         self.heavy_field -= light  # `self.cache_size = 0`: a heavy name, a light value
+        # What the fixed point revisits: the stores of possible constructors' results, and each
+        # class's fields and bases.
+        stored = [(key, e.ctors) for key, e in keyed if e.ctors]
+        fields = {q: [self.owner(q, a) + "." + a for c in self.mro(q) for a in self._owned.get(c, ())]
+                  for q in self.classes}
         for _ in range(_MAX_DEPTH):
             changed = False
-            for f in self.files:
-                for e in f.events:
-                    key, _ = self.field_key(e.cls, e.attr, e.through_self)
-                    if key not in self.heavy_field and self._heavy_ctor(e.ctors):
-                        self.heavy_field.add(key)
-                        changed = True
+            for key, ctors in stored:
+                if key not in self.heavy_field and self._heavy_ctor(ctors):
+                    self.heavy_field.add(key)
+                    changed = True
             for q in self.classes:
                 if self.heavy_class[q] or q in s.light_types:
                     continue
-                attrs = [self.owner(q, a) + "." + a for c in self.mro(q) for a in self._owned.get(c, ())]
-                if any(a in self.heavy_field for a in attrs) or any(
+                if any(a in self.heavy_field for a in fields[q]) or any(
                         self.heavy_class.get(b, False) for b in self.mro(q)[1:]):
                     self.heavy_class[q] = True
                     changed = True
