@@ -77,6 +77,7 @@ void Analysis::dispatch(const trace::Event& e) {
   } else if (e.type == trace::EventType::kMarker) {
     onMarker(e);
   } else if (e.type == trace::EventType::kHeld) {
+    countBytes(held_bytes_, e.size);
     holders_.onHeld(e, live_);  // not memory: what holds it
   } else if (e.type == trace::EventType::kCensus) {
     onCensus(e);
@@ -88,6 +89,7 @@ void Analysis::dispatch(const trace::Event& e) {
 
 void Analysis::allocate(const trace::Event& a) {
   ++records_.allocs;
+  countBytes(allocated_bytes_, a.size);
   uint16_t slot = timeline_.slotFor(keyOf(a));
   LiveAlloc alloc;
   alloc.address = a.address;
@@ -144,6 +146,7 @@ void Analysis::watch(const trace::Event& e) {
 
 void Analysis::release(const trace::Event& f) {
   ++records_.frees;
+  countBytes(freed_bytes_, f.size);
   last_memory_ns_ = f.timestamp;
   uint16_t slot = timeline_.findSlot(keyOf(f));
   if (slot == kNoSlot) {

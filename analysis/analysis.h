@@ -104,6 +104,12 @@ class Analysis {
     if (!seen_time_) first_ns_ = timestamp, seen_time_ = true;
     if (timestamp > last_ns_) last_ns_ = timestamp;
   }
+  // Adds a record's size to one of the run's sums; past 2^64 - 1 the byte sums of the run (Tally,
+  // live bytes) wrap around, and the report says so (Report::overflow).
+  void countBytes(uint64_t& sum, uint64_t size) {
+    if (__builtin_add_overflow(sum, size, &sum)) [[unlikely]]
+      overflow_ = true;
+  }
   void close(const LiveAlloc& alloc, uint64_t timestamp);
   void checkBlock(const trace::Event& block);
   void beginIteration();
@@ -146,6 +152,10 @@ class Analysis {
   uint64_t dropped_cupti_ = 0, dropped_writer_ = 0;
   RecordCounts records_;
   uint64_t out_of_order_ = 0;
+  // Every allocation's, free's and held storage's size, summed: each byte figure of the run is a
+  // sum of some of them, so none can have wrapped while these have not.
+  uint64_t allocated_bytes_ = 0, freed_bytes_ = 0, held_bytes_ = 0;
+  bool overflow_ = false;
   bool seen_time_ = false;
   uint64_t first_ns_ = 0, last_ns_ = 0, trailer_end_ns_ = 0;
   bool finished_ = false;

@@ -68,6 +68,7 @@ void Analysis::fillMetadata(Report& report) const {
 
   report.dropped_cupti = dropped_cupti_;
   report.dropped_writer = dropped_writer_;
+  report.overflow = overflow_;
   Anomalies& a = report.anomalies;
   a.unmatched_frees = live_.stats().unmatched_frees;
   a.double_allocations = live_.stats().double_allocations;

@@ -53,7 +53,15 @@ std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths)
     }
     std::vector<std::string> found;
     for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
-      if (e.path().extension() == ".mftrace" && e.is_regular_file(ec)) found.push_back(e.path());
+      if (e.path().extension() != ".mftrace") continue;
+      std::error_code type_ec;  // the entry's own: a failure here is not the directory's
+      if (e.is_regular_file(type_ec)) {
+        found.push_back(e.path());
+      } else if (e.is_symlink(type_ec) && !e.exists(type_ec)) {
+        std::error_code link_ec;
+        throw Error(fmt::format("{}: a dangling symbolic link (to '{}', which does not exist)",
+                                e.path().string(), fs::read_symlink(e.path(), link_ec).string()));
+      }
     }
     if (ec) throw Error(fmt::format("{}: cannot list the directory: {}", path, ec.message()));
     if (found.empty()) throw Error(fmt::format("{}: no .mftrace file in this directory", path));

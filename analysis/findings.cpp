@@ -3,11 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <istream>
 
 #include "common/error.h"
 #include "common/findings_schema.h"
+#include "common/input_file.h"
 #include "common/json_input.h"
 
 namespace memfloor::analysis {
@@ -72,13 +74,49 @@ FindingsFile parseFindings(std::string_view text, const std::string& name) {
   return readFindings(common::parseJsonDocument(text, common::kFindingsDocument, name), name);
 }
 
+std::optional<std::filesystem::path> resolveUnderRoot(const std::filesystem::path& root,
+                                                      const std::string& file) {
+  // weakly_canonical resolves every link of the part that exists and `..` in the rest: a name
+  // that leaves the root by either is outside, whether or not the file is there.
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(root / file, ec);
+  if (ec) return std::nullopt;
+  auto [in_root, in_resolved] =
+      std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
+  if (in_root != root.end()) return std::nullopt;
+  return resolved;
+}
+
 FindingsFile loadFindings(const std::string& path, const std::string& source_root) {
   FindingsFile file = readFindings(
       common::loadJsonDocument(path, common::kFindingsDocument, "findings file"), path);
+  if (file.items.empty()) return file;
+  const std::string root_name = source_root.empty() ? "." : source_root;
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::canonical(root_name, ec);
+  if (ec) {
+    file.warnings.push_back(fmt::format("{}: the source root '{}': {}: no finding shows its source",
+                                        path, root_name, ec.message()));
+    return file;
+  }
+  size_t index = 0;
   for (Finding& f : file.items) {
-    std::filesystem::path source(f.file);
-    if (source.is_relative() && !source_root.empty()) source = source_root / source;
-    f.snippet = readSnippet(source.string(), f.line, 3);
+    ++index;
+    // A findings file is input like any other: a name outside the root (an absolute path, `..`,
+    // a link out of it) would copy any file this user can read into the report and the page.
+    const std::optional<std::filesystem::path> source = resolveUnderRoot(root, f.file);
+    if (!source) {
+      file.warnings.push_back(
+          fmt::format("{}: finding {}: {}: not under the source root '{}': shown without its "
+                      "source",
+                      path, index, f.file, root_name));
+      continue;
+    }
+    try {
+      f.snippet = readSnippet(source->string(), f.line, 3);
+    } catch (const Error& e) {
+      file.warnings.push_back(fmt::format("{}: finding {}: {}", path, index, e.what()));
+    }
   }
   return file;
 }
@@ -99,8 +137,11 @@ LinkRule linkRuleFor(std::string_view function, std::string_view file) {
 }
 
 std::optional<SourceSnippet> readSnippet(const std::string& path, uint32_t line, uint32_t context) {
-  std::ifstream in(path);
-  if (!in || line == 0) return std::nullopt;
+  if (line == 0) return std::nullopt;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;  // a finding in a file not here
+  common::InputFile file(path, "source file");
+  std::istream& in = file.stream(kMaxSourceBytes);
   SourceSnippet snippet;
   snippet.first_line = line > context ? line - context : 1;
   uint32_t last = line + context;

@@ -4,13 +4,11 @@
 #include <cstddef>
 #include <utility>
 
-#ifndef MEMFLOOR_VERSION
-#define MEMFLOOR_VERSION "0.0.0"
-#endif
+#include "common/version.h"
 
 namespace memfloor::analysis {
 
-std::string_view toolVersion() { return MEMFLOOR_VERSION; }
+std::string_view toolVersion() { return kVersion; }
 
 namespace {
 

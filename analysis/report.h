@@ -351,6 +351,9 @@ struct Report {
   ProcessMeta process;
   uint64_t dropped_cupti = 0;
   uint64_t dropped_writer = 0;
+  // The sizes of the run's allocations (or frees, or held storages) add up past 2^64 - 1: its byte
+  // sums wrapped around and are wrong (a corrupt or hand-made trace: no device has that much).
+  bool overflow = false;
   Anomalies anomalies;
   RecordCounts records;
   uint64_t first_ns = 0;  // first timed record

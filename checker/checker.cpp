@@ -2,7 +2,6 @@
 #include "checker/checker.h"
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "checker/findings_json.h"
@@ -12,6 +11,7 @@
 #include "checker/suppression.h"
 #include "checker/text_output.h"
 #include "common/error.h"
+#include "common/output_file.h"
 
 namespace memfloor::checker {
 namespace {
@@ -47,10 +47,8 @@ int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
                 const std::vector<std::string>& unit_errors, std::ostream& out, std::ostream& err) {
   for (const std::string& path : options.load_facts) facts.merge(loadFacts(path));
   if (!options.emit_facts.empty()) {
-    std::ofstream facts_out(options.emit_facts);
-    if (!(facts_out << toJson(facts).dump(1) << "\n")) {
-      throw Error(options.emit_facts + ": cannot write the facts file");
-    }
+    common::writeOutputFile(options.emit_facts, "facts file", toJson(facts).dump(1) + "\n",
+                            options.load_facts);
   }
   const CheckOutcome outcome = evaluate(facts, config, options);
   const std::string root = rootOf(options);

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/json_input.h"
+#include "common/version.h"
 
 namespace memfloor::checker {
 namespace {
@@ -39,7 +40,7 @@ nlohmann::json findingsToJson(const std::vector<Finding>& findings,
                     {"fingerprint", fingerprint(f, root)}});
   }
   return {{"schema", kFindingsSchema},
-          {"tool", {{"name", "memfloor-check"}, {"version", MEMFLOOR_VERSION}}},
+          {"tool", {{"name", "memfloor-check"}, {"version", std::string(kVersion)}}},
           {"findings", list},
           {"errors", errors}};
 }

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "common/output_file.h"
 
 namespace memfloor::checker {
 
@@ -35,8 +36,7 @@ std::size_t applyFixits(const std::vector<Finding>& findings) {
       limit = offset;
       ++applied;
     }
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!(out << text)) throw Error(file + ": cannot write the fixed file");
+    common::writeOutputFile(file, "fixed file", text);
   }
   return applied;
 }

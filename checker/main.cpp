@@ -11,6 +11,8 @@
 #include "checker/input_split.h"
 #include "checker/python_front_end.h"
 #include "common/error.h"
+#include "common/output_file.h"
+#include "common/version.h"
 
 namespace {
 
@@ -79,6 +81,8 @@ memfloor::checker::InputSplit splitArguments(int argc, const char** argv) {
 }  // namespace
 
 int main(int argc, const char** argv) {
+  // --version names memfloor's version, not the LLVM it links.
+  cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << memfloor::kVersion << "\n"; });
   const memfloor::checker::InputSplit split = splitArguments(argc, argv);
   const std::vector<std::string>& python_inputs = split.python_inputs;
   std::vector<const char*> args;
@@ -104,6 +108,7 @@ int main(int argc, const char** argv) {
     llvm::errs() << "memfloor-check: error: " << llvm::toString(parser.takeError()) << "\n";
     return 2;
   }
+  memfloor::common::StandardOutput standard_output;
   try {
     namespace mf = memfloor::checker;
     const mf::OutputFormat output_format = mf::parseOutputFormat(format);  // before any work
@@ -122,8 +127,10 @@ int main(int argc, const char** argv) {
     facts.merge(mf::collectPythonFacts(python_inputs, config, python_options, errors.messages));
     const mf::CheckOptions options{
         output_format, root, baseline, fix, emit_facts, {load_facts.begin(), load_facts.end()}};
-    return mf::finishCheck(std::move(facts), config, options, errors.messages, std::cout,
-                           std::cerr);
+    const int verdict =
+        mf::finishCheck(std::move(facts), config, options, errors.messages, std::cout, std::cerr);
+    standard_output.check();  // findings lost to a full disk are not a verdict
+    return verdict;
   } catch (const memfloor::Error& e) {
     std::cerr << "memfloor-check: error: " << e.what() << "\n";
     return 2;

@@ -9,6 +9,7 @@
 #include "checker/subprocess.h"
 #include "common/error.h"
 #include "common/json_input.h"
+#include "common/parts.h"
 
 namespace memfloor::checker {
 namespace {
@@ -25,8 +26,7 @@ constexpr const char* kBootstrap =
     "sys.exit(main(sys.argv[2:]))";
 
 bool holdsFrontEnd(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / kPackageMain, ec);
+  return common::holdsPart(common::Part::kCheckerPython, dir);
 }
 
 std::string frontEndDir(const PythonOptions& options) {
@@ -90,16 +90,11 @@ Facts readEnvelope(const std::string& out, const std::string& name,
 }  // namespace
 
 std::string findPythonFrontEnd() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path bin = exe.parent_path();
-  const std::vector<fs::path> candidates{
-      bin / "python", (bin / ".." / "share" / "memfloor" / "checker-python").lexically_normal()};
-  for (const fs::path& dir : candidates) {
-    if (!ec && holdsFrontEnd(dir)) return dir.string();
-  }
-  throw Error("the Python front end is not installed: no " + std::string(kPackageMain) + " in '" +
-              candidates[0].string() + "' or '" + candidates[1].string() + "'");
+  const fs::path bin = common::selfDir();
+  const fs::path dir = common::findPart(common::Part::kCheckerPython, bin);
+  if (!dir.empty()) return dir.string();
+  throw Error("the Python front end is not installed: no " + std::string(kPackageMain) + " in " +
+              common::describeCandidates(common::Part::kCheckerPython, bin));
 }
 
 Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& config,

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
+
+#include "common/version.h"
 
 namespace memfloor::checker {
 namespace {
@@ -87,7 +90,7 @@ nlohmann::json toSarif(const std::vector<Finding>& findings, const std::vector<R
   nlohmann::json run{{"tool",
                       {{"driver",
                         {{"name", "memfloor-check"},
-                         {"version", MEMFLOOR_VERSION},
+                         {"version", std::string(kVersion)},
                          {"informationUri", "https://github.com/memfloor/memfloor"},
                          {"rules", rule_list}}}}},
                      {"results", results}};

@@ -3,27 +3,45 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
 #include <memory>
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/output_file.h"
+#include "reports/printable.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 
 namespace memfloor::cli {
 
+namespace {
+
+// What the report must not be written over: the traces (directories are skipped) and the findings.
+std::vector<std::string> inputsOf(const analysis::TraceSet& traces) {
+  std::vector<std::string> inputs = traces.trace_paths;
+  if (!traces.findings_path.empty()) inputs.push_back(traces.findings_path);
+  return inputs;
+}
+
+}  // namespace
+
 int analyzeTraceFile(const AnalyzeRequest& request) {
   const analysis::MergedReport report = analysis::analyzeTraces(request.traces);
   if (!request.report_path.empty()) {
-    std::ofstream out(request.report_path);
-    reports::writeJson(out, report);
-    if (!out) throw Error(fmt::format("{}: cannot write the report", request.report_path));
+    common::OutputFile out(request.report_path, "report", inputsOf(request.traces));
+    reports::writeJson(out.stream(), report);
+    out.commit();
   }
   if (request.print_table) fmt::print("{}", reports::formatTable(report));
   for (const analysis::Report& run : report.runs) {
     if (!run.input.complete) {
       fmt::print(stderr, "memfloor: warning: {}: {}\n", run.input.path, run.input.ending);
+    }
+  }
+  if (report.findings) {
+    // The file names come from the findings file: escaped, as every string from an input is.
+    for (const std::string& warning : report.findings->warnings) {
+      fmt::print(stderr, "memfloor: warning: {}\n", reports::printable(warning));
     }
   }
   return kExitOk;
@@ -62,7 +80,8 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--findings", request->traces.findings_path,
                   "memfloor-check findings (--format json) to link to the retained bytes");
   cmd->add_option("--source-root", request->traces.source_root,
-                  "directory the findings' relative file names are in")
+                  "directory the findings' relative file names are in; no source outside it is "
+                  "read into the report")
       ->capture_default_str();
   cmd->add_option("--debug-dir", request->traces.debug_dirs,
                   "directory with the traced binaries or their debug files (by build id)");

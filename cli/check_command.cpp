@@ -18,6 +18,7 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/parts.h"
 
 namespace memfloor::cli {
 namespace {
@@ -26,40 +27,32 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kChecker = "memfloor-check";
 
-bool isExecutableFile(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
-}
-
-// Where the checker is looked for, in order: next to the running memfloor (an install), in
-// ../checker/ (the build tree: build/cli/memfloor, build/checker/memfloor-check), then PATH.
+// Where the checker is looked for, in order: memfloor's own parts (common/parts.h: next to the
+// running memfloor when installed, build/checker/ in the build tree), then PATH.
 struct Search {
-  std::vector<fs::path> places;  // directories next to memfloor
+  std::vector<fs::path> places;  // memfloor-check where memfloor's parts are
   std::string path_env;
 
   static Search fromEnvironment() {
     Search s;
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-      s.places.push_back(self.parent_path());
-      s.places.push_back((self.parent_path() / ".." / "checker").lexically_normal());
-    }
+    s.places = common::partCandidates(common::Part::kChecker, common::selfDir());
     const char* path = std::getenv("PATH");
     s.path_env = path != nullptr ? path : "";
     return s;
   }
 
   std::string find() const {
-    for (const fs::path& dir : places) {
-      if (isExecutableFile(dir / kChecker)) return (dir / kChecker).string();
+    for (const fs::path& place : places) {
+      if (common::holdsPart(common::Part::kChecker, place)) return place.string();
     }
     // PATH as execvp reads it: ':'-separated, an empty entry is the current directory.
     if (path_env.empty()) return "";
     for (size_t begin = 0; begin <= path_env.size();) {
       size_t end = std::min(path_env.find(':', begin), path_env.size());
       const fs::path dir = end == begin ? "." : path_env.substr(begin, end - begin);
-      if (isExecutableFile(dir / kChecker)) return (dir / kChecker).string();
+      if (common::holdsPart(common::Part::kChecker, dir / kChecker)) {
+        return (dir / kChecker).string();
+      }
       begin = end + 1;
     }
     return "";
@@ -67,7 +60,7 @@ struct Search {
 
   std::string describe() const {
     std::string out;
-    for (const fs::path& dir : places) out += dir.string() + ", ";
+    for (const fs::path& place : places) out += place.parent_path().string() + ", ";
     return out + (path_env.empty() ? "PATH (empty)" : fmt::format("PATH ({})", path_env));
   }
 };

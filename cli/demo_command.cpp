@@ -1,14 +1,13 @@
 // memfloor demo: the whole tool on the reference model, with shipped data where there is no GPU.
-#include <fcntl.h>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <utility>
 
 #include "analysis/analyze_traces.h"
 #include "analysis/findings.h"
@@ -19,6 +18,9 @@
 #include "cli/gate_command.h"
 #include "cli/report_command.h"
 #include "common/error.h"
+#include "common/json_input.h"
+#include "common/output_file.h"
+#include "common/parts.h"
 #include "reports/memory_label.h"
 #include "reports/printable.h"
 #include "reports/report_json.h"
@@ -29,13 +31,13 @@ extern char** environ;
 namespace memfloor::cli {
 namespace {
 
-constexpr mode_t kFileMode = 0644;
-
 namespace fs = std::filesystem;
 
 struct DemoRequest {
   std::string output_dir = "memfloor-demo";
-  std::string source_dir = MEMFLOOR_SOURCE_DIR;
+  // The sources in a build tree (build/share/memfloor/demo links to them), the installed copy of
+  // what the demo reads in an install tree.
+  std::string source_dir = common::findPart(common::Part::kDemoData, common::selfDir()).string();
   std::string build_dir;  // compile_commands.json for the checker; default: memfloor's build tree
   bool record = true;     // record fresh traces when a GPU and the model are there
 };
@@ -52,10 +54,10 @@ const std::vector<std::string> kModelConfig = {
     "--seq",     "256", "--micro-batch-size", "1",   "--micro-batches", "2", "--iterations", "4",
     "--idle-ms", "20"};
 
+// The folder of this memfloor binary: the model and the checker are found from it.
 fs::path selfDir() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path(".") : self.parent_path();
+  fs::path dir = common::selfDir();
+  return dir.empty() ? fs::path(".") : dir;
 }
 
 std::vector<std::string> environment() {
@@ -82,10 +84,9 @@ std::string record(const Variant& v, const fs::path& model, const fs::path& out)
                                    model.string()};
   argv.insert(argv.end(), kModelConfig.begin(), kModelConfig.end());
   argv.insert(argv.end(), v.model_flags.begin(), v.model_flags.end());
-  int log = ::open((out / (v.name + ".model.txt")).c_str(),
-                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kFileMode);
-  ChildResult r = runChild(argv, environment(), log);
-  if (log >= 0) ::close(log);
+  common::OutputFile log((out / (v.name + ".model.txt")).string(), "model's log");
+  ChildResult r = runChild(argv, environment(), log.fd());
+  log.commit();
   if (!r.started || r.exit_code != 0) {
     fmt::print("  recording {} failed ({}); using the shipped trace\n", v.name,
                r.started ? fmt::format("exit {}", r.exit_code) : r.error);
@@ -118,21 +119,19 @@ std::string check(const DemoRequest& request, const fs::path& out) {
     argv.push_back(
         (fs::path(request.source_dir) / "testdata" / "checker" / "python" / seed).string());
   }
-  fs::path findings = out / "findings.json";
-  int fd = ::open(findings.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kFileMode);
-  if (fd < 0) throw Error(fmt::format("{}: cannot create", findings.string()));
+  common::OutputFile findings((out / "findings.json").string(), "findings");
   fmt::print("  checker: {} on {} files of reference_model/ and {} Python seeds ...\n", checker,
              cpp_files, argv.size() - 9 - cpp_files);
   std::fflush(stdout);
-  ChildResult r = runChild(argv, environment(), fd);
-  ::close(fd);
+  ChildResult r = runChild(argv, environment(), findings.fd());
   // The checker exits 1 when it found something, which it does here.
   if (!r.started || r.exit_code > 1) {
     fmt::print("  checker failed ({}); using the shipped findings\n",
                r.started ? fmt::format("exit {}", r.exit_code) : r.error);
     return {};
   }
-  return findings.string();
+  findings.commit();
+  return findings.path();
 }
 
 // The worst run's steady idle floor: of device memory, or where blocks were recorded the allocated
@@ -154,6 +153,16 @@ std::string namedBy(const std::string& findings, const std::string& path) {
   return {};
 }
 
+// NAME.report.json and NAME.table.txt in out.
+void writeReport(const analysis::MergedReport& report, const fs::path& out,
+                 const std::string& name) {
+  common::OutputFile json((out / (name + ".report.json")).string(), "report");
+  reports::writeJson(json.stream(), report);
+  json.commit();
+  common::writeOutputFile((out / (name + ".table.txt")).string(), "table",
+                          reports::formatTable(report));
+}
+
 // A PyTorch run recorded on an H200 with the Python companion's censuses (holders.py --case graph:
 // each layer keeps a tensor whose autograd graph holds its activation): its report and page, and
 // the holder its last census ranks first.
@@ -164,11 +173,7 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out,
       (fs::path(request.source_dir) / "testdata" / "analysis" / "torch_holders_graph.txt")
           .string()};
   const analysis::MergedReport report = analysis::analyzeTraces(set);
-  {
-    std::ofstream json_out(out / "torch-holders.report.json");
-    reports::writeJson(json_out, report);
-    std::ofstream(out / "torch-holders.table.txt") << reports::formatTable(report);
-  }
+  writeReport(report, out, "torch-holders");
   writeHtmlReport(
       {(out / "torch-holders.report.json").string(), "", (out / "torch-holders.html").string()});
   const analysis::HeldBy* last = nullptr;
@@ -185,9 +190,69 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out,
                      reports::formatBytes(last->allocated), namedBy(findings, top.path));
 }
 
+// What the gate prints, kept in memory (open_memstream) and written to gate.txt as every output.
+class GateLog {
+ public:
+  GateLog() : file_(::open_memstream(&data_, &size_)) {
+    if (file_ == nullptr) throw Error("cannot buffer the gate's output");
+  }
+  ~GateLog() {
+    std::fclose(file_);
+    std::free(data_);  // NOLINT(cppcoreguidelines-no-malloc): open_memstream's buffer
+  }
+  GateLog(const GateLog&) = delete;
+  GateLog& operator=(const GateLog&) = delete;
+  std::FILE* file() const { return file_; }
+  std::string text() {
+    std::fflush(file_);
+    return {data_, size_};
+  }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  std::FILE* file_;
+};
+
+// The gate fixed -> hc-bug (a regression) and fixed -> fixed (a pass): gate.txt, gate.md and a
+// gate result each; the two exit codes.
+std::pair<int, int> gateBothWays(const fs::path& out) {
+  GateRequest regression{(out / "fixed.report.json").string(),
+                         (out / "hc-bug.report.json").string(),
+                         {},
+                         (out / "gate.md").string(),
+                         (out / "gate-fixed-vs-hc-bug.json").string(),
+                         false,
+                         false};
+  std::error_code ec;
+  fs::remove(out / "gate.md", ec);  // the gate appends to it
+  GateLog gate_log;
+  const int bug_verdict = runGate(regression, gate_log.file());
+  GateRequest same{(out / "fixed.report.json").string(),
+                   (out / "fixed.report.json").string(),
+                   {},
+                   "",
+                   (out / "gate-fixed-vs-fixed.json").string(),
+                   false,
+                   false};
+  const int same_verdict = runGate(same, gate_log.file());
+  common::writeOutputFile((out / "gate.txt").string(), "gate log", gate_log.text());
+  return {bug_verdict, same_verdict};
+}
+
 int runDemo(const DemoRequest& request) {
+  if (request.source_dir.empty()) {
+    throw Error(common::describeCandidates(common::Part::kDemoData, common::selfDir()) +
+                ": the demo's data is not there (testdata/model/findings.json); pass --source "
+                "with the memfloor source tree");
+  }
   fs::path out = request.output_dir;
-  fs::create_directories(out);
+  std::error_code made;
+  fs::create_directories(out, made);
+  if (made) {
+    throw Error(
+        fmt::format("{}: cannot make the demo's directory: {}", out.string(), made.message()));
+  }
   fs::path data = fs::path(request.source_dir) / "testdata" / "model";
   fmt::print(
       "memfloor demo: the reference model, fixed and with the first seed's bug "
@@ -209,7 +274,8 @@ int runDemo(const DemoRequest& request) {
   std::string findings = check(request, out);
   if (findings.empty()) {
     findings = (out / "findings.json").string();
-    fs::copy_file(data / "findings.json", findings, fs::copy_options::overwrite_existing);
+    common::writeOutputFile(findings, "findings",
+                            common::readJsonFile((data / "findings.json").string(), "findings"));
   }
 
   // 3. Reports.
@@ -221,34 +287,11 @@ int runDemo(const DemoRequest& request) {
     set.source_root = request.source_dir;
     set.debug_dirs = {(selfDir() / ".." / "reference_model").string()};
     merged[v.name] = analysis::analyzeTraces(set);
-    std::string json_path = (out / (v.name + ".report.json")).string();
-    std::ofstream json_out(json_path);
-    reports::writeJson(json_out, merged[v.name]);
-    std::ofstream(out / (v.name + ".table.txt")) << reports::formatTable(merged[v.name]);
+    writeReport(merged[v.name], out, v.name);
   }
 
   // 4. The gate both ways, then the pages (the bug's page shows its gate verdict).
-  GateRequest regression{(out / "fixed.report.json").string(),
-                         (out / "hc-bug.report.json").string(),
-                         {},
-                         (out / "gate.md").string(),
-                         (out / "gate-fixed-vs-hc-bug.json").string(),
-                         false,
-                         false};
-  fs::remove(out / "gate.md", ec);
-  std::FILE* gate_log = std::fopen((out / "gate.txt").c_str(), "w");
-  if (gate_log == nullptr)
-    throw Error(fmt::format("{}: cannot create", (out / "gate.txt").string()));
-  int bug_verdict = runGate(regression, gate_log);
-  GateRequest same{(out / "fixed.report.json").string(),
-                   (out / "fixed.report.json").string(),
-                   {},
-                   "",
-                   (out / "gate-fixed-vs-fixed.json").string(),
-                   false,
-                   false};
-  int same_verdict = runGate(same, gate_log);
-  std::fclose(gate_log);
+  const auto [bug_verdict, same_verdict] = gateBothWays(out);
   writeHtmlReport({(out / "fixed.report.json").string(), "", (out / "fixed.html").string()});
   writeHtmlReport({(out / "hc-bug.report.json").string(),
                    (out / "gate-fixed-vs-hc-bug.json").string(), (out / "hc-bug.html").string()});
@@ -294,7 +337,8 @@ void addDemoCommand(CLI::App& app, int& exit_code) {
       "demo", "Checker, analysis, HTML reports and the gate on the reference model, fixed vs bug");
   cmd->add_option("-o,--output", request->output_dir, "directory for the demo's files")
       ->capture_default_str();
-  cmd->add_option("--source", request->source_dir, "the memfloor source tree")
+  cmd->add_option("--source", request->source_dir,
+                  "the memfloor source tree (default: the data installed with memfloor)")
       ->capture_default_str();
   cmd->add_option("-p,--build", request->build_dir,
                   "build directory with compile_commands.json (default: memfloor's own)");

@@ -2,7 +2,6 @@
 // and chrome://tracing (docs/exports.md).
 #include <fmt/core.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +11,7 @@
 #include "cli/analyze_command.h"
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/output_file.h"
 #include "reports/perfetto_export.h"
 
 namespace memfloor::cli {
@@ -41,10 +41,10 @@ int exportTraces(const ExportRequest& request) {
     std::cout << text << '\n';
     return kExitOk;
   }
-  std::ofstream out(request.output_path, std::ios::binary);
-  out << text << '\n';
-  out.close();
-  if (!out) throw Error(fmt::format("{}: cannot write the export", request.output_path));
+  common::OutputFile out(request.output_path, "export", request.trace_paths);
+  out.write(text);
+  out.write("\n");
+  out.commit();
   return kExitOk;
 }
 

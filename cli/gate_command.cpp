@@ -8,13 +8,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/json_input.h"
+#include "common/output_file.h"
 #include "reports/gate_output.h"
 #include "reports/report_file.h"
 #include "reports/report_table.h"
@@ -30,14 +29,6 @@ reports::ReportMetrics load(const std::string& path, std::string_view role) {
   }
 }
 
-void writeFile(const std::string& path, const std::string& text, std::ios::openmode mode,
-               std::string_view what) {
-  std::ofstream file(path, std::ios::binary | mode);
-  file << text;
-  file.close();
-  if (!file) throw Error(fmt::format("{}: cannot write the {}", path, what));
-}
-
 // A report the gate can compare: some run of it has a complete iteration (a steady idle window).
 // A header-only trace's report, or one with "runs": [], would otherwise pass with nothing checked.
 void requireMeasured(const reports::ReportMetrics& report, const std::string& what) {
@@ -48,23 +39,21 @@ void requireMeasured(const reports::ReportMetrics& report, const std::string& wh
   }
 }
 
-// Copies current to the baseline path through a temporary file, so an interrupted update never
-// leaves a truncated baseline behind.
+// Copies current to the baseline path (through a temporary file and a rename, as every output).
+// The bytes checked are the bytes copied: the file is read once.
 int updateBaseline(const GateRequest& request, std::FILE* out) {
-  reports::ReportMetrics current = load(request.current_path, "current");
-  requireMeasured(current, "current");  // a baseline no later gate could compare with
-  std::ifstream in(request.current_path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw Error(fmt::format("{}: cannot read", request.current_path));
-  std::string temporary = request.baseline_path + ".tmp";
-  writeFile(temporary, text, std::ios::trunc, "new baseline");
-  std::error_code ec;
-  std::filesystem::rename(temporary, request.baseline_path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw Error(
-        fmt::format("{}: cannot write the baseline: {}", request.baseline_path, ec.message()));
+  reports::ReportMetrics current;
+  std::string text;
+  try {
+    text = common::readJsonFile(request.current_path, "report");
+    current = reports::extractMetrics(
+        common::parseJsonDocument(text, reports::kReportDocument, request.current_path),
+        request.current_path);
+  } catch (const Error& e) {
+    throw Error(fmt::format("current report: {}", e.what()));
   }
+  requireMeasured(current, "current");  // a baseline no later gate could compare with
+  common::writeOutputFile(request.baseline_path, "baseline", text, {request.current_path});
   fmt::print(out,
              "memfloor gate: wrote {} to the baseline {} ({} run{}, {} finding{}); "
              "nothing was compared\n",
@@ -132,12 +121,13 @@ int runGate(const GateRequest& request, std::FILE* out) {
   fmt::print(out, "{}", reports::formatGateTable(result));
   if (request.annotations) fmt::print(out, "{}", reports::formatGateAnnotations(result));
   if (!request.markdown_path.empty()) {
-    writeFile(request.markdown_path, reports::formatGateMarkdown(result), std::ios::app,
-              "Markdown summary");
+    common::appendOutputFile(request.markdown_path, "Markdown summary",
+                             reports::formatGateMarkdown(result));
   }
   if (!request.json_path.empty()) {
-    writeFile(request.json_path, reports::toJson(result).dump(2) + "\n", std::ios::trunc,
-              "gate result");
+    common::writeOutputFile(request.json_path, "gate result",
+                            reports::toJson(result).dump(2) + "\n",
+                            {request.baseline_path, request.current_path});
   }
   return result.regression ? kExitFinding : kExitOk;
 }

@@ -3,12 +3,12 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
 #include <memory>
 #include <optional>
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/output_file.h"
 #include "common/units.h"
 #include "reports/html_report.h"
 #include "reports/report_file.h"
@@ -29,10 +29,9 @@ int writeHtmlReport(const ReportRequest& request) {
   if (!request.gate_path.empty()) gate = reports::loadGateJson(request.gate_path);
   std::string page = reports::renderHtml(report, gate);
 
-  std::ofstream out(request.output_path, std::ios::binary | std::ios::trunc);
-  out.write(page.data(), static_cast<std::streamsize>(page.size()));
-  out.close();
-  if (!out) throw Error(fmt::format("{}: cannot write the HTML report", request.output_path));
+  std::vector<std::string> inputs = {request.report_path};
+  if (!request.gate_path.empty()) inputs.push_back(request.gate_path);
+  common::writeOutputFile(request.output_path, "HTML report", page, inputs);
   fmt::print("memfloor: wrote {} ({} KiB)\n", request.output_path,
              (page.size() + units::kKiB - 1) / units::kKiB);
   return kExitOk;

@@ -14,7 +14,9 @@
 #include "cli/analyze_command.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
+#include "cli/hook_check.h"
 #include "common/error.h"
+#include "common/parts.h"
 
 extern char** environ;
 
@@ -26,8 +28,6 @@ namespace {
 
 constexpr const char* kStackModes[] = {"auto", "python", "native", "none"};  // --stacks
 constexpr const char* kCensusModes[] = {"auto", "every", "off"};  // --census, or a list of steps
-
-constexpr const char* kHookName = "libmemfloor_hook.so";
 
 bool isFile(const fs::path& path) {
   std::error_code ec;
@@ -111,31 +111,16 @@ std::string findHook(const std::string& explicit_path) {
   if (const char* env = std::getenv("MEMFLOOR_HOOK"); env != nullptr && *env != '\0') {
     return isFile(env) ? std::string(env) : std::string();
   }
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  fs::path dir = exe.parent_path();
-  for (const fs::path& candidate :
-       {dir / kHookName, dir / ".." / "runtime_hook" / kHookName, dir / ".." / "lib" / kHookName}) {
-    if (isFile(candidate)) return fs::weakly_canonical(candidate, ec).string();
-  }
-  return {};
+  return common::findPart(common::Part::kHook, common::selfDir()).string();
 }
 
 std::string findCompanion() {
-  auto holds = [](const fs::path& dir) { return isFile(dir / "sitecustomize.py"); };
   std::error_code ec;
   if (const char* env = std::getenv("MEMFLOOR_PYTHON_DIR"); env != nullptr && *env != '\0') {
-    return holds(env) ? fs::weakly_canonical(env, ec).string() : std::string();
+    return common::holdsPart(common::Part::kCompanion, env) ? fs::weakly_canonical(env, ec).string()
+                                                            : std::string();
   }
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  fs::path dir = exe.parent_path();
-  for (const fs::path& candidate :
-       {dir / "python", dir / ".." / "python", dir / ".." / "share" / "memfloor" / "python"}) {
-    if (holds(candidate)) return fs::weakly_canonical(candidate, ec).string();
-  }
-  return {};
+  return common::findPart(common::Part::kCompanion, common::selfDir()).string();
 }
 
 std::vector<std::string> tracedEnvironment(const RunRequest& request, const std::string& hook,
@@ -204,13 +189,19 @@ int runTraced(const RunRequest& given) {
   }
   std::string hook = findHook(request.hook_path);
   if (hook.empty()) {
-    fmt::print(stderr,
-               "memfloor: error: cannot find {} ({}); build it (MEMFLOOR_BUILD_HOOK=ON) or pass "
-               "--hook PATH or set MEMFLOOR_HOOK\n",
-               kHookName,
-               request.hook_path.empty() ? std::string("looked next to the memfloor binary")
-                                         : "no file at " + request.hook_path);
+    fmt::print(
+        stderr,
+        "memfloor: error: cannot find libmemfloor_hook.so ({}); build it "
+        "(MEMFLOOR_BUILD_HOOK=ON) or pass --hook PATH or set MEMFLOOR_HOOK\n",
+        request.hook_path.empty()
+            ? "looked in " + common::describeCandidates(common::Part::kHook, common::selfDir())
+            : "no file at " + request.hook_path);
     return kExitError;
+  }
+  if (!request.quiet) {
+    if (std::string why = hookLoadError(hook); !why.empty()) {
+      fmt::print(stderr, "memfloor: warning: {}\n", hookLoadAdvice(hook, why));
+    }
   }
   std::error_code ec;
   fs::create_directories(request.output_dir, ec);

@@ -31,13 +31,14 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
                                            const std::vector<std::string>& base,
                                            std::vector<std::string>& notes);
 
-// Finds libmemfloor_hook.so: the explicit path, $MEMFLOOR_HOOK, then next to the memfloor binary
-// (<exe dir>, ../runtime_hook in the build tree, ../lib when installed). Empty if none exists.
+// Finds libmemfloor_hook.so: the explicit path, $MEMFLOOR_HOOK, then where the memfloor binary's
+// parts are (common/parts.h: ../lib/memfloor installed, ../runtime_hook in the build tree). Empty
+// if none exists.
 std::string findHook(const std::string& explicit_path);
 
 // The folder holding the Python companion (sitecustomize.py and memfloor/): $MEMFLOOR_PYTHON_DIR,
-// then next to the memfloor binary (<exe dir>/python, ../python in the build tree,
-// ../share/memfloor/python when installed). Empty if none exists.
+// then where the memfloor binary's parts are (common/parts.h: ../share/memfloor/python installed,
+// ../python in the build tree). Empty if none exists.
 std::string findCompanion();
 
 // Runs the request; returns the program's exit code (128 + signal when a signal ended it), or

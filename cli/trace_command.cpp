@@ -2,14 +2,14 @@
 // forms, and resolve their frames and rewrite their paths.
 #include <fmt/core.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/output_file.h"
 #include "symbols/llvm_symbolizer.h"
 #include "symbols/prefix_map.h"
 #include "symbols/trace_symbolize.h"
@@ -22,43 +22,48 @@
 namespace memfloor::cli {
 namespace {
 
+// The writer's sink over an output file: the file keeps the first error, commit() throws it.
+class OutputSink final : public trace::Sink {
+ public:
+  explicit OutputSink(common::OutputFile& file) : file_(file) {}
+  bool write(const void* data, size_t n) override { return file_.write(data, n); }
+
+ private:
+  common::OutputFile& file_;
+};
+
+// A truncated or corrupt input is converted up to where it stops, and said so.
+void warnIfIncomplete(const std::string& input, const trace::TraceEnd& end) {
+  if (end.ending != trace::Ending::kTrailer) {
+    fmt::print(stderr, "memfloor: warning: {}: {}\n", input, trace::describe(end));
+  }
+}
+
 struct ConvertRequest {
   std::string input;
   std::string output;  // "-" or empty: standard output (to-text only)
 };
 
 int fromText(const ConvertRequest& request) {
-  std::ifstream in(request.input);
-  if (!in) throw Error(fmt::format("{}: cannot open", request.input));
-  std::vector<uint8_t> bytes = trace::encodeTextTrace(in, request.input);
-  int fd = trace::FileSink::createExclusive(request.output.c_str());
-  if (fd < 0) {
-    throw Error(fmt::format("{}: cannot create (it must not exist yet): {}", request.output,
-                            std::strerror(errno)));
-  }
-  trace::FileSink sink(fd);
-  if (!sink.write(bytes.data(), bytes.size())) {
-    throw Error(fmt::format("{}: write failed: {}", request.output, std::strerror(errno)));
-  }
+  std::vector<uint8_t> bytes = trace::encodeTextTraceFile(request.input);
+  common::OutputFile out(request.output, "trace", {request.input});
+  out.write(bytes.data(), bytes.size());  // a failed write is thrown by commit
+  out.commit();
   return kExitOk;
 }
 
 int toText(const ConvertRequest& request) {
   trace::FileSource source(request.input);
   trace::FileOrderReader reader(source);
-  std::ofstream file;
+  std::optional<common::OutputFile> file;
   if (!request.output.empty() && request.output != "-") {
-    file.open(request.output);
-    if (!file) throw Error(fmt::format("{}: cannot create", request.output));
+    file.emplace(request.output, "text trace", std::vector<std::string>{request.input});
   }
-  std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
+  std::ostream& out = file ? file->stream() : std::cout;
   trace::Record record;
   while (reader.next(record)) trace::writeText(out, record);
-  out.flush();
-  if (!out) throw Error(fmt::format("{}: write failed", request.output));
-  if (reader.end().ending != trace::Ending::kTrailer) {
-    fmt::print(stderr, "memfloor: warning: {}: {}\n", request.input, trace::describe(reader.end()));
-  }
+  if (file) file->commit();  // standard output is checked once the command returns
+  warnIfIncomplete(request.input, reader.end());
   return kExitOk;
 }
 
@@ -97,21 +102,13 @@ int symbolize(const SymbolizeRequest& request) {
   symbols::LlvmSymbolizer symbolizer({"", request.debug_dirs});
   SymbolizerWhereNeeded resolver(symbolizer, !request.no_resolve);
   trace::FileSource source(request.input);
-  int fd = trace::FileSink::createExclusive(request.output.c_str());
-  if (fd < 0) {
-    throw Error(fmt::format("{}: cannot create (it must not exist yet): {}", request.output,
-                            std::strerror(errno)));
-  }
-  trace::FileSink sink(fd);
+  common::OutputFile output(request.output, "symbolized trace", {request.input});
+  OutputSink sink(output);
   trace::Writer writer(sink);
-  if (!writer.begin()) throw Error(fmt::format("{}: write failed", request.output));
-  symbols::SymbolizeStats stats;
-  try {
-    stats = symbols::symbolizeTrace(source, writer, resolver, paths);
-  } catch (...) {
-    std::remove(request.output.c_str());  // created above: no half-written trace is left
-    throw;
-  }
+  writer.begin();  // a failed write surfaces at commit
+  const symbols::SymbolizeStats stats = symbols::symbolizeTrace(source, writer, resolver, paths);
+  output.commit();
+  warnIfIncomplete(request.input, stats.end);
   fmt::print("{}: {} of {} native frames resolved", request.output, stats.resolved, stats.frames);
   if (!request.no_resolve && !symbolizer.available() && stats.frames > 0) {
     fmt::print(" (no llvm-symbolizer: function names from the ELF symbol tables, no lines)");

@@ -1,54 +1,19 @@
-// The JSON input loader: open and stat once (no race between the checks and the read), read whole,
-// parse, check the schema.
+// The JSON input loader: read whole through InputFile (common/input_file.h), parse, check the
+// schema.
 #include "common/json_input.h"
 
-#include <fcntl.h>
 #include <fmt/core.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 
 #include "common/error.h"
+#include "common/input_file.h"
 
 namespace memfloor::common {
-namespace {
 
 using nlohmann::json;
-
-// Closes the descriptor on every way out.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-std::string tooLarge(const std::string& path, std::string_view what, uint64_t size) {
-  return fmt::format("{}: the {} is too large: {} bytes, more than the {} bytes memfloor reads",
-                     path, what, size, kMaxJsonInputBytes);
-}
-
-std::string_view fileType(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a pipe";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  return "not a regular file";
-}
-
-}  // namespace
 
 std::optional<SchemaName> parseSchemaName(std::string_view name) {
   const size_t slash = name.rfind('/');
@@ -65,41 +30,7 @@ std::optional<SchemaName> parseSchemaName(std::string_view name) {
 }
 
 std::string readJsonFile(const std::string& path, std::string_view what) {
-  // O_NONBLOCK: opening a pipe must not wait for a writer; regular files ignore it.
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) {
-    throw Error(fmt::format("{}: cannot open the {}: {}", path, what, std::strerror(errno)));
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) {
-    throw Error(fmt::format("{}: cannot read the {}: {}", path, what, std::strerror(errno)));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    throw Error(fmt::format("{}: cannot read the {}: {}, not a regular file", path, what,
-                            fileType(st.st_mode)));
-  }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size > kMaxJsonInputBytes) throw Error(tooLarge(path, what, size));
-
-  // Read to the end rather than `size` bytes: the file may change under us; never past the limit.
-  std::string text;
-  text.resize(static_cast<size_t>(size) + 1);
-  size_t filled = 0;
-  for (;;) {
-    if (filled == text.size()) {
-      if (text.size() > kMaxJsonInputBytes) throw Error(tooLarge(path, what, text.size()));
-      text.resize(std::min<size_t>(text.size() * 2, kMaxJsonInputBytes + 1));
-    }
-    ssize_t n = ::read(fd.get(), text.data() + filled, text.size() - filled);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(fmt::format("{}: cannot read the {}: {}", path, what, std::strerror(errno)));
-    }
-    if (n == 0) break;
-    filled += static_cast<size_t>(n);
-  }
-  if (filled > kMaxJsonInputBytes) throw Error(tooLarge(path, what, filled));
-  text.resize(filled);
+  std::string text = InputFile(path, what).readAll(kMaxJsonInputBytes);
   if (text.empty()) throw Error(fmt::format("{}: the {} is empty", path, what));
   return text;
 }

@@ -263,22 +263,24 @@ json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders
     }
     timeline = arrayOf(r.timeline);
   }
-  return {{"trace", toJson(r.input, r)},
-          {"process", toJson(r.process)},
-          {"dropped", {{"cupti", r.dropped_cupti}, {"writer", r.dropped_writer}}},
-          {"anomalies", toJson(r.anomalies, blocks)},
-          {"iteration_source", toString(r.iteration_source)},
-          {"detection", detectionJson(r.detection)},
-          {"iteration_pattern", r.iteration_pattern},
-          {"warmup_iterations", r.warmup_iterations},
-          {"memory", arrayOf(r.memory)},
-          {"iterations", std::move(iterations)},
-          {"trend", {{"verdict", toString(r.verdict)}, {"per_memory", arrayOf(r.trends)}}},
-          {"stacks", arrayOf(r.stacks)},
-          {"timeline", std::move(timeline)},
-          {"steady_idle_floor", arrayOf(r.steady)},
-          {"census", censusJson(r.census)},
-          {"symbolized", r.symbolized}};
+  json run = {{"trace", toJson(r.input, r)},
+              {"process", toJson(r.process)},
+              {"dropped", {{"cupti", r.dropped_cupti}, {"writer", r.dropped_writer}}},
+              {"anomalies", toJson(r.anomalies, blocks)},
+              {"iteration_source", toString(r.iteration_source)},
+              {"detection", detectionJson(r.detection)},
+              {"iteration_pattern", r.iteration_pattern},
+              {"warmup_iterations", r.warmup_iterations},
+              {"memory", arrayOf(r.memory)},
+              {"iterations", std::move(iterations)},
+              {"trend", {{"verdict", toString(r.verdict)}, {"per_memory", arrayOf(r.trends)}}},
+              {"stacks", arrayOf(r.stacks)},
+              {"timeline", std::move(timeline)},
+              {"steady_idle_floor", arrayOf(r.steady)},
+              {"census", censusJson(r.census)},
+              {"symbolized", r.symbolized}};
+  if (r.overflow) run["overflow"] = true;  // only then: absent is false
+  return run;
 }
 
 json snippetJson(const std::optional<analysis::SourceSnippet>& s) {

@@ -328,7 +328,17 @@ analysis::Finding finding(const JsonFields& f, const json& j, const std::string&
 // ---- RunReader ----
 
 RunReader::RunReader(const ReportReader& report, const json& run, std::string context)
-    : report_(&report), run_(&run), context_(std::move(context)) {}
+    : report_(&report), run_(&run), context_(std::move(context)) {
+  // `overflow` is written only when true; absent is false (docs/report-schema.md). A run whose
+  // byte sums wrapped around has wrong sizes, some past what a report holds (kMaxBytes): it is
+  // refused by name here, not at its first size out of range, nor drawn or compared as if right.
+  const JsonFields f(report_->path());
+  if (f.optional(run, context_, "overflow") != nullptr && f.boolean(run, context_, "overflow")) {
+    f.fail(JsonFields::field(context_, "overflow"),
+           "the trace's byte sums passed 2^64 - 1 and wrapped around: its sizes are wrong, and "
+           "are neither shown nor compared");
+  }
+}
 
 std::string RunReader::label() const {
   return JsonFields(report_->path()).string(*run_, context_, "label");

@@ -37,6 +37,11 @@ void header(Out out, const analysis::Report& r) {
     out = '\n';
   }
   const analysis::Anomalies& a = r.anomalies;
+  if (r.overflow) {
+    fmt::format_to(out,
+                   "warning: the sizes in this trace add up past 2^64 bytes (16 EiB): its byte "
+                   "totals wrapped around and are wrong\n");
+  }
   if (r.dropped_cupti + r.dropped_writer > 0) {
     fmt::format_to(out, "dropped records: {} by CUPTI, {} by the writer\n", r.dropped_cupti,
                    r.dropped_writer);

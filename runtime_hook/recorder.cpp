@@ -23,6 +23,7 @@ Recorder::Recorder(const Config& config, TraceOutput& output, std::unique_ptr<Py
     : python_(std::move(python)),
       native_(config.stacks == StackMode::kNative ||
               (config.stacks == StackMode::kAuto && python_ == nullptr)),
+      unwinder_(native_ ? std::make_unique<NativeUnwinder>() : nullptr),
       max_stack_depth_(config.max_stack_depth),
       output_(output),
       stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
@@ -43,7 +44,7 @@ trace::StackId Recorder::captureAndIntern() {
   }
   if (native_) {
     stack.native = native;
-    stack.native_count = captureStack(
+    stack.native_count = unwinder_->capture(
         native, std::min<size_t>(max_stack_depth_ + kNativeSkipAllowance, kMaxNativeFrames));
   }
   return stacks_.intern(stack, python_.get());

@@ -14,6 +14,7 @@
 #include "runtime_hook/config.h"
 #include "runtime_hook/correlation_table.h"
 #include "runtime_hook/marker_call.h"
+#include "runtime_hook/native_unwinder.h"
 #include "runtime_hook/nvtx_markers.h"
 #include "runtime_hook/python_frames.h"
 #include "runtime_hook/stack_table.h"
@@ -53,6 +54,8 @@ class Recorder {
 
   // MEMORY2 records dropped because a VMM callback had written them already.
   uint64_t suppressedVmm() const { return suppressed_vmm_.load(std::memory_order_relaxed); }
+  // Native stacks that libgcc's unwinder took instead of the cached walk (native_unwinder.h).
+  uint64_t unwindFallbacks() const { return unwinder_ ? unwinder_->fallbacks() : 0; }
 
  private:
   void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
@@ -61,6 +64,7 @@ class Recorder {
 
   std::unique_ptr<PythonFrames> python_;
   bool native_;
+  std::unique_ptr<NativeUnwinder> unwinder_;  // with native_ only
   uint32_t max_stack_depth_;
   TraceOutput& output_;
   // Lock order: the one nesting is the output's lock (a TraceOutput::Batch) held while the stack

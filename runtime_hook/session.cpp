@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "common/version.h"
 #include "runtime_hook/allocation_calls.h"
 #include "runtime_hook/call_stamp.h"
 #include "runtime_hook/exit_flush.h"
@@ -176,6 +177,8 @@ void Session::writeMetadata(const std::string& python_status) {
   uint32_t cupti_version = 0;
   cuptiGetVersion(&cupti_version);
   property("hook.version", kHookVersion);
+  // Which memfloor recorded the trace (its --version), for a report read long after the run.
+  property("hook.memfloor_version", kVersion);
   property("hook.stacks", recorder_->stackSources());
   property("hook.python", python_status);
   property("hook.buffer_size", std::to_string(config_.buffer_bytes));
@@ -279,10 +282,17 @@ void Session::flush(bool final) {
     return;
   }
   active_.store(false, std::memory_order_release);
-  uint64_t suppressed = recorder_->suppressedVmm();
-  if (suppressed > 0) {
-    output_->write(trace::Record{trace::Property{output_->intern("hook.vmm_memory2_suppressed"),
-                                                 output_->intern(std::to_string(suppressed))}});
+  auto property = [this](const char* key, uint64_t value) {
+    output_->write(trace::Record{
+        trace::Property{output_->intern(key), output_->intern(std::to_string(value))}});
+  };
+  if (uint64_t suppressed = recorder_->suppressedVmm(); suppressed > 0) {
+    property("hook.vmm_memory2_suppressed", suppressed);
+  }
+  // How often the cached walk of native frames handed a stack to libgcc: the benchmark's witness
+  // that the fast path was the one measured.
+  if (uint64_t fallbacks = recorder_->unwindFallbacks(); fallbacks > 0) {
+    property("hook.native_unwind_fallbacks", fallbacks);
   }
   uint64_t dropped = output_->droppedCount();
   if (!output_->finish(cuptiNow())) {

@@ -1,10 +1,9 @@
-// Native stack capture, module lookup and stack interning.
+// Module lookup and stack interning.
 #include "runtime_hook/stack_table.h"
 
 #include <elf.h>
 #include <link.h>
 #include <unistd.h>
-#include <unwind.h>
 
 #include <algorithm>
 #include <cstring>
@@ -15,21 +14,6 @@ namespace {
 
 constexpr uint64_t kGoldenRatio64 = 0x9e3779b97f4a7c15ull;       // 2^64 / phi
 constexpr uint64_t kSplitMixMultiplier = 0xbf58476d1ce4e5b9ull;  // splitmix64's first
-
-struct UnwindState {
-  uint64_t* frames;
-  size_t max;
-  size_t count;
-};
-
-_Unwind_Reason_Code unwindStep(struct _Unwind_Context* context, void* arg) {
-  auto* state = static_cast<UnwindState*>(arg);
-  uint64_t ip = _Unwind_GetIP(context);
-  if (ip == 0) return _URC_END_OF_STACK;
-  if (state->count >= state->max) return _URC_END_OF_STACK;
-  state->frames[state->count++] = ip;
-  return _URC_NO_REASON;
-}
 
 std::string hex(const unsigned char* bytes, size_t n) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -152,14 +136,6 @@ bool findModule(uint64_t addr, ModuleRange& out) {
   FindState state{addr, &out, false};
   dl_iterate_phdr(findCallback, &state);
   return state.found;
-}
-
-size_t captureStack(uint64_t* frames, size_t max) {
-  // libgcc's unwinder (linked statically into the hook): no dlopen on first use, unlike glibc's
-  // backtrace(), which matters inside a driver callback.
-  UnwindState state{frames, max, 0};
-  _Unwind_Backtrace(unwindStep, &state);
-  return state.count;
 }
 
 StackTable::StackTable(std::vector<std::string> skip_substrings)

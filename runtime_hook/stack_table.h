@@ -1,7 +1,7 @@
-// Call stacks for allocations: Python frames (innermost first) above native return addresses,
-// captured in the allocating thread, interned (a stack seen twice gets one id), and turned into
-// module/frame/stack definitions that the trace writer drains before the first record that refers
-// to them.
+// Call stacks for allocations: Python frames (innermost first) above native return addresses
+// (native_unwinder.h), captured in the allocating thread, interned (a stack seen twice gets one
+// id), and turned into module/frame/stack definitions that the trace writer drains before the
+// first record that refers to them.
 #pragma once
 
 #include <cstddef>
@@ -30,9 +30,6 @@ struct ModuleRange {
 
 // Finds the module holding addr through dl_iterate_phdr. False if none does.
 bool findModule(uint64_t addr, ModuleRange& out);
-
-// Return addresses of the calling thread, innermost first, at most max frames.
-size_t captureStack(uint64_t* frames, size_t max);
 
 // One captured stack: the Python frames of the allocating thread, then its native frames.
 struct CapturedStack {

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of the trace readers and runs each for a bounded time.
+# Builds the libFuzzer targets (the trace readers, the reports' readers, the analysis of a text
+# trace) and runs each for a bounded time.
 #
 #   scripts/fuzz.sh [SECONDS]    seconds per target (default 30); exits non-zero on any crash
 #
-# Seeds: testdata/trace/corpus/*.txt (text fixtures; make_seeds turns them into binary traces)
-# and testdata/trace/regressions/{binary,text}/ (inputs that once crashed; keep new ones there).
+# Seeds: testdata/trace/corpus/*.txt (text fixtures; make_seeds turns them into binary traces),
+# testdata/trace/regressions/{binary,text}/ and testdata/reports/regressions/ (inputs that once
+# crashed; keep new ones there), and the reports, findings and gate results of testdata/.
 # The growing corpus and any crash artifacts go to fuzz-corpus/ (not tracked).
 # Environment: MEMFLOOR_FUZZ_BUILD_DIR (default build-fuzz), JOBS (default 2), CLANGXX, CLANG.
 set -euo pipefail
@@ -28,10 +30,10 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMEMFLOOR_BUILD_REFERENCE_MODEL=OFF -DMEMFLOOR_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log" >&2; exit 2; }
 cmake --build "$build" -j "${JOBS:-2}" --target fuzz_binary_reader fuzz_text_reader \
-  fuzz_report_inputs memfloor_make_seeds
+  fuzz_report_inputs fuzz_trace_analysis memfloor_make_seeds
 
 mkdir -p "$work/binary" "$work/text" "$work/binary-seeds" "$work/artifacts" "$work/report" \
-  "$work/report-seeds"
+  "$work/report-seeds" "$work/analysis"
 "$build/fuzz/memfloor_make_seeds" "$work/binary-seeds" testdata/trace/corpus/*.txt
 
 status=0
@@ -63,5 +65,13 @@ for report in testdata/reports/*.json testdata/gate/*.json; do
   [ -f "$report" ] && seed 03 "$report" && seed 04 "$report"
 done
 seed 05 testdata/reports/two_runs.gate.json
-run report_inputs -max_len=65536 "$work/report" "$work/report-seeds"
+# Up to 1 MB: reports of real runs are that large, and nesting past the depth limit needs length.
+# shellcheck disable=SC2046
+run report_inputs -max_len=1048576 "$work/report" "$work/report-seeds" \
+  $(existing testdata/reports/regressions)
+# The analysis of a text trace: iteration patterns matched against fuzzed marker names
+# (fuzz/fuzz_trace_analysis.cpp); marker names of 50,000 characters need the length.
+# shellcheck disable=SC2046
+run trace_analysis -dict=fuzz/text.dict -max_len=131072 "$work/analysis" testdata/trace/corpus \
+  $(existing testdata/trace/regressions/text)
 exit $status

@@ -2,7 +2,8 @@
 # Everything of runtime_hook that needs a GPU, in one call on the device machine, a table last:
 #   1. the [gpu] tests (alloc_paths traced with --stacks none and native, compared exactly)
 #   2. per-call overhead of cudaMallocAsync/cudaFreeAsync: untraced, minimal MEMORY2 consumer,
-#      hook --stacks none, hook --stacks native (interleaved rounds, medians)
+#      hook --stacks none, hook --stacks native (bench/hook_rounds.sh: ROUNDS interleaved rounds,
+#      medians, IQR and per-round ratios to the minimal consumer)
 #   3. PyTorch (async allocator): step-time medians untraced vs traced, and trace live bytes at
 #      each iteration marker vs torch.cuda.memory_allocated()
 #   4. SIGKILL mid-run: the trace reads up to its last chunk and the analysis says truncated
@@ -19,8 +20,7 @@ M="$DIST/memfloor"
 SUMMARY="$OUT/summary.txt"
 : >"$SUMMARY"
 row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$SUMMARY"; }
-median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else print a[int((NR+1)/2)]}'; }
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-12}
 TORCH=${TORCH:-1}
 
 echo "== device"; nvidia-smi -L 2>&1 | head -2
@@ -37,25 +37,10 @@ echo "== 1b. memfloor run --analyze on alloc_paths"
 "$M" run -o "$WORK/analyze" --analyze -- "$DIST/memfloor_alloc_paths" --iterations 3 2>&1 | tail -n 25
 row "run --analyze exit code" "$?"
 
-echo "== 2. overhead: cudaMallocAsync/cudaFreeAsync, 4 KiB, ns per call"
-BENCH="$DIST/memfloor_hook_bench --pairs 50000 --reps 5"
-for r in $(seq "$ROUNDS"); do
-  $BENCH | sed 's/^/untraced /' | tee -a "$WORK/bench.log"
-  CUDA_INJECTION64_PATH="$DIST/libmemfloor_min_consumer.so" $BENCH | sed 's/^/minimal /' | tee -a "$WORK/bench.log"
-  for mode in none native; do
-    "$M" run -q -o "$WORK/bench-$mode" --stacks "$mode" -- $BENCH | sed "s/^/hook-$mode /" | tee -a "$WORK/bench.log"
-    ls -l "$WORK/bench-$mode"/*.mftrace | awk '{s+=$5} END {print "  trace bytes:", s}'
-    "$DIST/memfloor_trace_probe" "$(ls -t "$WORK/bench-$mode"/*.mftrace | head -1)" | cut -c1-300
-    rm -rf "$WORK/bench-$mode"
-  done
-done
-declare -A NS
-for mode in untraced minimal hook-none hook-native; do
-  NS[$mode]=$(grep "^$mode hook_bench" "$WORK/bench.log" | sed -E 's/.*ns_per_call=([0-9.]+).*/\1/' | median)
-  row "ns/call $mode (median of $ROUNDS)" "${NS[$mode]}  [$(grep "^$mode hook_bench" "$WORK/bench.log" | sed -E 's/.*ns_per_call=([0-9.]+).*/\1/' | tr '\n' ' ')]"
-done
-row "hook-none / minimal (must be <= 1.2)" "$(awk -v a="${NS[hook-none]}" -v b="${NS[minimal]}" 'BEGIN {printf "%.3f", a/b}')"
-row "hook-native / minimal" "$(awk -v a="${NS[hook-native]}" -v b="${NS[minimal]}" 'BEGIN {printf "%.3f", a/b}')"
+echo "== 2. overhead: cudaMallocAsync/cudaFreeAsync, 4 KiB, ns per call, $ROUNDS interleaved rounds"
+ROUNDS="$ROUNDS" bench/hook_rounds.sh "$DIST" "$WORK/hook" 2>&1 | tail -n 40
+cp "$WORK/hook/hook-rounds.txt" "$OUT/" 2>/dev/null
+cat "$WORK/hook/hook-table.txt" >>"$SUMMARY" 2>/dev/null || row "hook overhead" "no table (bench/hook_rounds.sh failed)"
 
 if [ "$TORCH" = 1 ]; then
   echo "== 3. PyTorch step time (async allocator) and live bytes"

@@ -4,7 +4,8 @@
 #      caching allocator and under cudaMallocAsync: the report's idle floors against
 #      memory_allocated() / memory_reserved(), the top site's name and class
 #   2. transformers' GPT-2 from a config: persistent bytes against parameters + optimizer state
-#   3. bench/torch_step.py step time, untraced vs traced, both allocators, interleaved rounds
+#   3. bench/torch_step.py step time, untraced vs --stacks none, python and native, both
+#      allocators, interleaved rounds with medians and IQR (bench/torch_rounds.sh)
 #   4. the GIL-free frame walk on this machine's Python (tests/python/test_python_frames.py)
 #   5. processes: planted.py under torchrun (its child gets the companion), and a training loop fed
 #      by a DataLoader with forked workers
@@ -30,7 +31,6 @@ SUMMARY="$OUT/summary.txt"
 : >"$SUMMARY"
 ROUNDS=${ROUNDS:-5}
 T=tests/gpu/pytorch
-median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else print a[int((NR+1)/2)]}'; }
 
 traced() {  # traced NAME ALLOCATOR -- CMD...: one run, its report, in $WORK/NAME
   local name=$1 alloc=$2; shift 3
@@ -106,29 +106,13 @@ fi
 
 if [[ " $PARTS " == *" overhead "* ]]; then
   echo "== 3. torch_step overhead, $ROUNDS interleaved rounds"
-  STEP="bench/torch_step.py --steps 30 --warmup 5"
-  for r in $(seq "$ROUNDS"); do
-    for alloc in native async; do
-      conf=()
-      [ "$alloc" = async ] && conf=(env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync)
-      "${conf[@]}" python3 $STEP --label "untraced-$alloc" | grep torch_step | tee -a "$WORK/step.log"
-      flags=(); [ "$alloc" = async ] && flags=(--torch-allocator async)
-      for stacks in none python native; do
-        "$M" run -q "${flags[@]}" --stacks "$stacks" -o "$WORK/step-$alloc-$stacks" -- \
-          python3 $STEP --label "traced-$alloc-$stacks" | grep torch_step | tee -a "$WORK/step.log"
-        rm -rf "$WORK/step-$alloc-$stacks"
-      done
-    done
-  done
+  ROUNDS="$ROUNDS" ALLOCATORS="native async" bench/torch_rounds.sh "$DIST" "$WORK/step" 2>&1 |
+    tail -n 60
   for alloc in native async; do
-    base=$(grep "torch_step untraced-$alloc " "$WORK/step.log" | sed -E 's/.*step_ms_median=([0-9.]+).*/\1/' | median)
-    for stacks in none python native; do
-      t=$(grep "torch_step traced-$alloc-$stacks " "$WORK/step.log" | sed -E 's/.*step_ms_median=([0-9.]+).*/\1/' | median)
-      printf '%-40s untraced %s ms, traced %s ms: %+.2f%%\n' "step $alloc --stacks $stacks" "$base" "$t" \
-        "$(awk -v a="$t" -v b="$base" 'BEGIN {print 100 * (a - b) / b}')" | tee -a "$SUMMARY"
-    done
+    cat "$WORK/step/torch-$alloc-table.txt" >>"$SUMMARY" 2>/dev/null ||
+      echo "step $alloc: no table (bench/torch_rounds.sh failed)" | tee -a "$SUMMARY"
+    cp "$WORK/step/torch-$alloc-rounds.txt" "$OUT/" 2>/dev/null
   done
-  cp "$WORK/step.log" "$OUT/"
 fi
 
 echo

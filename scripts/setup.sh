@@ -9,6 +9,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev libre2-dev catch2
   chromium  # the HTML report's browser test (tests/html)
   python3-torch  # the Python companion's tests (tests/python), on CPU
+  dpkg-dev file binutils python3-venv python3-pip python3-wheel  # scripts/package-check.sh
 )
 # Node and npm for that test: Debian's, unless a node is there already (NodeSource's nodejs
 # bundles npm, and Debian's npm package would conflict with it).

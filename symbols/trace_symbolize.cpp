@@ -153,6 +153,7 @@ SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out, Frame
   if (!out.flush()) throw Error("writing the symbolized trace failed");
   stats.resolved = rewriter.resolved();
   stats.rewritten = rewriter.rewritten();
+  stats.end = reader.end();
   return stats;
 }
 

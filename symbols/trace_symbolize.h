@@ -6,6 +6,7 @@
 
 #include "symbols/prefix_map.h"
 #include "symbols/symbols.h"
+#include "trace/reader.h"
 #include "trace/source.h"
 #include "trace/writer.h"
 
@@ -15,6 +16,7 @@ struct SymbolizeStats {
   size_t frames = 0;     // native frame definitions without a function
   size_t resolved = 0;   // of those, resolved
   size_t rewritten = 0;  // module and frame file paths that `paths` changed
+  trace::TraceEnd end;   // how the input ended: a truncated or corrupt one is copied up to there
 };
 
 // Copies every record of `in` to `out` in file order; a frame that `resolver` resolves gets its

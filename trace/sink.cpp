@@ -7,6 +7,8 @@
 
 #include <cerrno>
 
+#include "common/write_all.h"
+
 namespace memfloor::trace {
 
 constexpr mode_t kFileMode = 0644;
@@ -21,18 +23,9 @@ int FileSink::createExclusive(const char* path) {
 
 bool FileSink::write(const void* data, size_t n) {
   if (fd_ < 0) return false;
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t written = ::write(fd_, p, n);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    if (written == 0) return false;  // no progress: give up rather than spin
-    p += written;
-    n -= static_cast<size_t>(written);
-  }
-  return true;
+  const int error = common::writeAll(fd_, data, n);
+  if (error != 0) errno = error;  // for the caller's message
+  return error == 0;
 }
 
 bool MemorySink::write(const void* data, size_t n) {

@@ -1,8 +1,6 @@
 // Byte sources for the readers: a file read with pread, or a span of memory.
 #include "trace/source.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,35 +8,22 @@
 #include <cstring>
 #include <utility>
 
-#include "common/error.h"
+#include "common/input_file.h"
 
 namespace memfloor::trace {
 
-FileSource::FileSource(std::string path) : path_(std::move(path)) {
-  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw Error(path_ + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0) {
-    const int err = errno;
-    ::close(fd_);
-    throw Error(path_ + ": cannot read: " + std::strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd_);
-    throw Error(path_ + (S_ISDIR(st.st_mode) ? ": is a directory" : ": not a regular file"));
-  }
-  size_ = static_cast<uint64_t>(st.st_size);
-}
+FileSource::FileSource(std::string path)
+    : path_(std::move(path)), file_(std::make_unique<common::InputFile>(path_, "trace")) {}
 
-FileSource::~FileSource() {
-  if (fd_ >= 0) ::close(fd_);
-}
+FileSource::~FileSource() = default;
+
+uint64_t FileSource::size() const { return file_->size(); }
 
 size_t FileSource::readAt(uint64_t offset, void* out, size_t n) const {
   auto* p = static_cast<uint8_t*>(out);
   size_t done = 0;
   while (done < n) {
-    const ssize_t got = ::pread(fd_, p + done, n - done, static_cast<off_t>(offset + done));
+    const ssize_t got = ::pread(file_->fd(), p + done, n - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;  // end of file or a read error: the reader sees a short read
     done += static_cast<size_t>(got);

@@ -3,8 +3,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
+
+namespace memfloor::common {
+class InputFile;
+}
 
 namespace memfloor::trace {
 
@@ -19,19 +24,19 @@ class Source {
 
 class FileSource final : public Source {
  public:
-  // Throws memfloor::Error naming the path when it does not exist or cannot be read.
+  // Opened through common::InputFile: throws memfloor::Error naming the path when it does not
+  // exist, cannot be read or is not a regular file (a pipe is refused, never waited on).
   explicit FileSource(std::string path);
   ~FileSource() override;
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
-  uint64_t size() const override { return size_; }
+  uint64_t size() const override;
   size_t readAt(uint64_t offset, void* out, size_t n) const override;
   const std::string& name() const override { return path_; }
 
  private:
   std::string path_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  std::unique_ptr<common::InputFile> file_;
 };
 
 // Does not own the bytes.

@@ -21,6 +21,7 @@ class TextReader {
   TextReader(std::istream& in, std::string name);
   ~TextReader();
   bool next(Record& out);
+  size_t line() const;  // the line of the last record next() gave (1-based; 0 before the first)
 
  private:
   struct Impl;

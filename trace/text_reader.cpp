@@ -18,6 +18,7 @@ struct TextReader::Impl final : TextLineContext {
       : TextLineContext(std::move(source_name)), in(stream) {}
 
   bool readLine();  // parses the next record line into pending; false at the end of the input
+  size_t lineNumber() const { return line_number_; }
   void parseRecord(std::string_view word, std::span<const TextToken> args);
   StringId inlineString(const std::string& text) override;
   uint32_t definitionId(std::span<const TextToken> args, std::string_view word) const;
@@ -242,5 +243,7 @@ bool TextReader::next(Record& out) {
   out = std::move(s.pending[s.pending_position++]);
   return true;
 }
+
+size_t TextReader::line() const { return impl_->lineNumber(); }
 
 }  // namespace memfloor::trace

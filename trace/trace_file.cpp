@@ -3,9 +3,8 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
-
 #include "common/error.h"
+#include "common/input_file.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/text.h"
@@ -26,8 +25,22 @@ std::vector<uint8_t> encodeTextTrace(std::istream& in, const std::string& name,
       ok = writer.write(record);
     }
   }
-  if (!(ok && writer.flush())) throw Error(fmt::format("{}: cannot encode the trace", name));
+  if (!ok) {
+    // The memory sink takes every byte: a record the writer refused is larger than a chunk.
+    throw Error(
+        fmt::format("{}:{}: the record does not fit in a trace chunk of {} bytes (a string, "
+                    "stack or command line this long cannot be encoded)",
+                    name, text.line(), chunk_bytes));
+  }
+  if (!writer.flush()) throw Error(fmt::format("{}: cannot encode the trace", name));
   return sink.bytes();
+}
+
+std::vector<uint8_t> encodeTextTraceFile(const std::string& path) {
+  common::InputFile file(path, "text trace");
+  std::vector<uint8_t> bytes = encodeTextTrace(file.stream(kMaxTextTraceBytes), path);
+  file.checkStream();
+  return bytes;
 }
 
 TraceFile::TraceFile(const std::string& path) {
@@ -37,9 +50,7 @@ TraceFile::TraceFile(const std::string& path) {
     source_ = std::move(file);  // the reader explains what is wrong with a non-trace
     return;
   }
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  encoded_ = encodeTextTrace(in, path);
+  encoded_ = encodeTextTraceFile(path);
   source_ = std::make_unique<MemorySource>(encoded_, path);
 }
 

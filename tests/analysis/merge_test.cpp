@@ -252,6 +252,38 @@ TEST_CASE("loadFindings reads snippets around each finding", "[merge]") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("loadFindings reads no source outside the source root", "[merge]") {
+  namespace fs = std::filesystem;
+  fs::path dir =
+      fs::temp_directory_path() / ("memfloor_findings_root_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "root");
+  std::ofstream(dir / "secret.cpp") << "a\nsecret\nc\n";
+  std::ofstream(dir / "root" / "in.cpp") << "a\ninside\nc\n";
+  fs::create_symlink(dir / "secret.cpp", dir / "root" / "link.cpp");
+  auto findings = [&](const std::string& file) {
+    const std::string path = (dir / "f.json").string();
+    std::string doc = kFindings;
+    doc.replace(doc.find("src/layer.cpp"), std::string("src/layer.cpp").size(), file);
+    std::ofstream(path) << doc;
+    return loadFindings(path, (dir / "root").string());
+  };
+  const FindingsFile inside = findings("in.cpp");
+  REQUIRE(inside.items[0].snippet);
+  CHECK(inside.items[0].snippet->lines.at(1) == "inside");
+  CHECK(inside.warnings.empty());
+  for (const std::string& outside :
+       {(dir / "secret.cpp").string(), std::string("../secret.cpp"), std::string("link.cpp")}) {
+    INFO(outside);
+    const FindingsFile f = findings(outside);
+    CHECK_FALSE(f.items[0].snippet);
+    REQUIRE(f.warnings.size() == 1);
+    CHECK_THAT(f.warnings[0], Catch::Contains("finding 1: " + outside +
+                                              ": not under the source "
+                                              "root"));
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("elfBuildId reads this test's own build id and rejects other bytes", "[merge]") {
   std::string id = symbols::elfBuildIdOfFile("/proc/self/exe");
   CHECK(id.size() >= 16);

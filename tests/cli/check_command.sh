@@ -9,14 +9,8 @@
 set -u
 mode=$1
 memfloor=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+# shellcheck source=tests/cli/expect.sh
+. "$(dirname "$0")/expect.sh"
 
 # fake DIR CODE: a stand-in memfloor-check in DIR that writes its arguments, one per line in
 # brackets, to $work/args and exits with CODE (a signal name: kills itself with it).
@@ -155,5 +149,4 @@ case $mode in
     exit 2
     ;;
 esac
-echo "memfloor check: $failures failed"
-[ "$failures" -eq 0 ]
+finish "memfloor check"

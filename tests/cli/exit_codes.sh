@@ -3,26 +3,8 @@
 set -u
 memfloor=$1
 testdata=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-# expect CODE PATTERN -- ARGS...: exit code CODE, and stderr one line matching PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  "$memfloor" "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  local lines
-  lines=$(wc -l <"$work/err")
-  if [ "$got" -ne "$code" ] || ! grep -Eq -- "$pattern" "$work/err" || [ "$lines" -ne 1 ]; then
-    echo "FAIL: memfloor $* -> exit $got (want $code), stderr ($lines lines):"
-    cat "$work/err"
-    failures=$((failures + 1))
-  else
-    echo "ok: memfloor $* -> $got: $(cat "$work/err")"
-  fi
-}
+# shellcheck source=tests/cli/expect.sh
+. "$(dirname "$0")/expect.sh"
 
 : >"$work/empty.mftrace"
 printf 'hello, not a trace\n' >"$work/text.mftrace"
@@ -43,37 +25,20 @@ expect 2 "--prefix-map.*'/work': expected OLD=NEW" -- trace symbolize "$work/emp
 expect 2 "--prefix-map.*OLD .*is empty" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map =/opt
 expect 2 "--census must be auto, every, off or optimizer steps such as 2,10 .*not '3,x'" -- run --census 3,x -- true
 expect 2 "--census must be .*not '0'" -- run --census 0 -- true
-[ -e "$work/sym.mftrace" ] && { echo "FAIL: a refused trace symbolize left its output"; failures=$((failures + 1)); }
+[ -e "$work/sym.mftrace" ] && fail "a refused trace symbolize left its output"
 # Without llvm-symbolizer on PATH, --no-resolve still copies a trace and rewrites its paths.
 if PATH=/nonexistent "$memfloor" trace symbolize "$testdata/model/fixed.mftrace" -o "$work/sym.mftrace" \
     --no-resolve --prefix-map /opt/none= >"$work/out" 2>"$work/err" && [ ! -s "$work/err" ]; then
   echo "ok: trace symbolize --no-resolve without llvm-symbolizer: $(head -1 "$work/out")"
 else
-  echo "FAIL: trace symbolize --no-resolve without llvm-symbolizer:"
-  cat "$work/err"
-  failures=$((failures + 1))
+  fail "trace symbolize --no-resolve without llvm-symbolizer: $(cat "$work/err")"
 fi
-
-# expect_exit CODE -- ARGS...: exit code CODE and nothing on stderr (a verdict, not an error).
-expect_exit() {
-  local code=$1
-  shift 2
-  "$memfloor" "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$code" ] || [ -s "$work/err" ]; then
-    echo "FAIL: memfloor $* -> exit $got (want $code), stderr:"
-    cat "$work/err"
-    failures=$((failures + 1))
-  else
-    echo "ok: memfloor $* -> $got"
-  fi
-}
 
 # Untrusted traces and documents: a marker name that recursed per character in a backtracking
 # regex engine, patterns it could not take, JSON nested past the limit.
 long_name=$(python3 -c 'print("iteration" + "_" * 50000 + "1")')
 sed "s/name=\"iteration 1\"/name=\"$long_name\"/" "$testdata/analysis/census_holders.txt" >"$work/long-marker.txt"
-grep -q "iteration_____" "$work/long-marker.txt" || { echo "FAIL: no long marker name"; failures=$((failures + 1)); }
+grep -q "iteration_____" "$work/long-marker.txt" || fail "no long marker name"
 expect_exit 0 -- analyze "$work/long-marker.txt" -o "$work/long-marker.json"
 expect_exit 0 -- analyze "$work/long-marker.txt" --iteration-pattern 'iteration.*' -o "$work/long2.json"
 expect 2 "invalid iteration pattern .*invalid escape sequence" -- analyze "$work/long-marker.txt" --iteration-pattern '(a)\1'
@@ -120,12 +85,8 @@ expect 2 "is not a size" -- gate --baseline "$fixed" "$bug" --holder-bytes 1.5Mi
 expect_exit 1 -- gate --baseline "$fixed" "$bug" --idle-floor-bytes 1KiB --allow-new-findings
 expect 2 "baseline|required" -- gate "$bug"
 expect_exit 0 -- gate --baseline "$work/new-baseline.json" "$bug" --update-baseline
-if ! cmp -s "$bug" "$work/new-baseline.json"; then
-  echo "FAIL: gate --update-baseline did not copy $bug"
-  failures=$((failures + 1))
-fi
+cmp -s "$bug" "$work/new-baseline.json" || fail "gate --update-baseline did not copy $bug"
 expect 2 "current report: .*corrupt.json" -- gate --baseline "$work/new-baseline.json" "$work/corrupt.json" --update-baseline
-cmp -s "$bug" "$work/new-baseline.json" || { echo "FAIL: a bad current replaced the baseline"; failures=$((failures + 1)); }
+cmp -s "$bug" "$work/new-baseline.json" || fail "a bad current replaced the baseline"
 
-echo "exit code checks: $failures failed"
-[ "$failures" -eq 0 ]
+finish "exit code checks"

@@ -1,4 +1,4 @@
-// Native stacks: capture, module lookup, interning, and the definitions written for them.
+// Native stacks: module lookup, interning, and the definitions written for them.
 #include "runtime_hook/stack_table.h"
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "runtime_hook/native_unwinder.h"
 #include "tests/runtime_hook/test_support.h"
 #include "trace/reader.h"
 #include "trace/source.h"
@@ -17,7 +18,7 @@ namespace {
 
 __attribute__((noinline)) trace::StackId captureHere(hook::StackTable& table) {
   uint64_t frames[40];
-  trace::StackId id = table.intern(frames, hook::captureStack(frames, 40));
+  trace::StackId id = table.intern(frames, hook::unwindWithLibgcc(frames, 40));
   asm volatile("" ::: "memory");  // keep the call from becoming a tail call
   return id;
 }
@@ -58,9 +59,9 @@ Definitions readDefinitions(const std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
-TEST_CASE("captureStack returns this thread's return addresses", "[runtime_hook]") {
+TEST_CASE("findModule names the module of a return address", "[runtime_hook]") {
   uint64_t frames[64];
-  size_t n = hook::captureStack(frames, 64);
+  size_t n = hook::unwindWithLibgcc(frames, 64);
   REQUIRE(n >= 2);
   hook::ModuleRange module;
   REQUIRE(hook::findModule(frames[0] - 1, module));
@@ -72,7 +73,7 @@ TEST_CASE("captureStack returns this thread's return addresses", "[runtime_hook]
 TEST_CASE("a stack seen twice is interned once", "[runtime_hook]") {
   hook::StackTable table;
   uint64_t frames[64];
-  size_t n = hook::captureStack(frames, 64);
+  size_t n = hook::unwindWithLibgcc(frames, 64);
   REQUIRE(n >= 2);
   trace::StackId first = table.intern(frames, n);
   trace::StackId second = table.intern(frames, n);

@@ -32,10 +32,12 @@ TEST_CASE("FileSource reads at offsets", "[trace][source]") {
 
 TEST_CASE("FileSource names the path when it cannot be read", "[trace][source]") {
   CHECK_THROWS_WITH(FileSource("/nonexistent/run.mftrace"),
-                    "/nonexistent/run.mftrace: cannot open: No such file or directory");
+                    "/nonexistent/run.mftrace: cannot open the trace: No such file or directory");
   CHECK_THROWS_WITH(FileSource(std::filesystem::temp_directory_path().string()),
-                    Catch::Matchers::EndsWith(": is a directory"));
-  CHECK_THROWS_AS(FileSource("/dev/null"), Error);  // not a regular file
+                    Catch::Matchers::EndsWith(": cannot read the trace: a directory, not a "
+                                              "regular file"));
+  CHECK_THROWS_WITH(FileSource("/dev/null"),
+                    "/dev/null: cannot read the trace: a device, not a regular file");
 }
 
 TEST_CASE("MemorySource", "[trace][source]") {
