@@ -15,6 +15,7 @@
 #include <streambuf>
 
 #include "common/error.h"
+#include "common/input_file.h"
 #include "common/write_all.h"
 
 namespace memfloor::common {
@@ -103,9 +104,9 @@ OutputFile::OutputFile(std::string path, std::string_view what,
   if (!exists && errno != ENOENT) fail(std::strerror(errno));
   if (exists) {
     if (S_ISLNK(target.st_mode)) throw Error(symlinkRefusal(path_, what_));
-    if (S_ISDIR(target.st_mode)) fail("it is a directory");
+    // Written: a regular file (renamed over), a character device or a pipe (in place).
     if (!S_ISREG(target.st_mode) && !S_ISCHR(target.st_mode) && !S_ISFIFO(target.st_mode)) {
-      fail("it is not a regular file, a device or a pipe");
+      fail(fmt::format("it is {}", fileType(target.st_mode)));
     }
     for (const std::string& input : inputs) {
       struct stat in {};
