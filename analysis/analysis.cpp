@@ -297,10 +297,8 @@ Report Analysis::finish(const TraceInput& input) {
     const SlotTimeline& t = timeline_.slot(s);
     report.memory.push_back({t.key, t.peak, t.peak_ns, t.live, t.allocated, t.freed});
   }
-  fillIterations(report, order);
+  fillIterations(report, order);  // with the steady floors and explained bytes it needs
   fillTrends(report, order);
-  fillSteady(report, order);
-  fillExplained(report, order);
   for (uint16_t s : order) {
     report.timeline.push_back(s < series_.size() ? series_[s].finish(timeline_.slot(s).key)
                                                  : TimelineSeries{timeline_.slot(s).key, 0, {}});

@@ -36,7 +36,10 @@ struct AnalysisOptions {
   uint32_t top_sites = 10;          // retaining sites listed per idle window, and per peak
   uint32_t timeline_points = 2048;  // max points of each downsampled live-bytes series
   bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
-  std::vector<LinkRule> links{};    // findings to link to retaining sites (analysis/site_links.h)
+  // Store alike iterations once, as Report::iteration_ranges (analysis/iteration_ranges.h); off
+  // for exports, which draw every iteration.
+  bool compact_iterations = true;
+  std::vector<LinkRule> links{};  // findings to link to retaining sites (analysis/site_links.h)
   symbols::FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
   symbols::SitePatterns site_patterns{};       // which frames name sites (symbols/site_namer.h)
   // Iterations of a trace without iteration markers take three replays (docs/design.md,
@@ -118,7 +121,11 @@ class Analysis {
   void fillIterations(Report& report, const std::vector<uint16_t>& order);
   void fillTrends(Report& report, const std::vector<uint16_t>& order) const;
   void fillSteady(Report& report, const std::vector<uint16_t>& order) const;
-  void fillExplained(Report& report, const std::vector<uint16_t>& order);
+  // Report::explained, and per window and memory (in `order`) the bytes explained: empty
+  // without links.
+  std::vector<std::vector<Tally>> fillExplained(Report& report, const std::vector<uint16_t>& order);
+  std::vector<bool> keptWhole(const Report& report, const std::vector<uint16_t>& order,
+                              const HeldByWindows& held) const;
   void nameSites(Report& report, const std::set<trace::StackId>& listed_stacks,
                  std::set<trace::StackId> peak_stacks);
   const std::vector<uint32_t>& linksOf(uint32_t site);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/analysis.h"
+#include "analysis/iteration_ranges.h"
 #include "analysis/memory_levels.h"
 #include "analysis/trend.h"
 
@@ -97,16 +98,21 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
   const std::vector<bool> reserved = reservedSlots(timeline_);
   std::vector<RetainedWindow> retained = retention_.finish(live_, reserved);
   const NeverFreed never_freed = retention_.neverFreed(live_, reserved);
-  const std::vector<std::vector<PeakComposition::Peak>> peaks =
+  std::vector<std::vector<PeakComposition::Peak>> peaks =
       peaks_.finish(never_freed, timeline_.slotCount());
   assert(peaks.size() == spans.size() && "an iteration without its peak");
   HeldByWindows held = holders_.finish(spans, {&symbols_, &retention_, &never_freed, runEnd(spans),
                                                kHoldersPerSite * options_.top_sites});
   report.census = std::move(held.count);
+  fillSteady(report, order);
+  const std::vector<std::vector<Tally>> explained = fillExplained(report, order);
+  IterationCompactor compactor(keptWhole(report, order, held), report.explained,
+                               options_.compact_iterations);
   std::set<trace::StackId> stacks, peak_stacks;
 
+  // Row by row, each row's parts released once it is made: a long run holds only what it keeps.
   for (size_t i = 0; i < spans.size(); ++i) {
-    IterationRow& row = report.iterations.emplace_back();
+    IterationRow row;
     row.index = static_cast<uint32_t>(i + 1);
     row.name = spans[i].name;
     row.start_ns = spans[i].start_ns;
@@ -116,7 +122,8 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
     row.idle_start_ns = spans[i].end_ns;
     row.idle_final = i + 1 == spans.size();
     row.idle_end_ns = row.idle_final ? report.end_ns : spans[i + 1].start_ns;
-    for (uint16_t s : order) {
+    for (size_t p = 0; p < order.size(); ++p) {
+      const uint16_t s = order[p];
       const SlotTimeline& t = timeline_.slot(s);
       const Phase& it = t.iterations[i];
       const Phase& w = t.windows[i];
@@ -128,7 +135,13 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
       m.floor = it.floor;
       m.allocated = it.allocated;
       m.freed = it.freed;
-      m.idle = {w.floor, w.peak, w.live_at_end, w.allocated, w.freed, retained[i].per_slot[s], {}};
+      m.idle = {w.floor,
+                w.peak,
+                w.live_at_end,
+                w.allocated,
+                w.freed,
+                retained[i].per_slot[s],
+                explained.empty() ? Tally{} : explained[i][p]};
       m.peak_composition = snapshotOf(peaks[i][s], retention_, peak_stacks);
     }
     for (const auto& [site_index, tally] : retained[i].top) {
@@ -138,7 +151,11 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
       if (site.stack != trace::kNoId) stacks.insert(site.stack);
     }
     row.held_by = std::move(held.windows[i]);
+    retained[i] = {};
+    std::vector<PeakComposition::Peak>().swap(peaks[i]);
+    compactor.add(std::move(row), report);
   }
+  compactor.finish(report);
   nameSites(report, stacks, std::move(peak_stacks));
 }
 
@@ -199,7 +216,7 @@ void Analysis::nameSites(Report& report, const std::set<trace::StackId>& listed_
 // A reserved level's trend is reported, and left out of the verdict: a caching allocator's
 // segments grow while it warms up, and what the program keeps is its allocated level's.
 void Analysis::fillTrends(Report& report, const std::vector<uint16_t>& order) const {
-  size_t windows = report.iterations.size();
+  size_t windows = tracker_.iterations().size();
   size_t first = std::min<size_t>(options_.warmup_iterations, windows);
   size_t last = windows == 0 ? 0 : windows - 1;  // exclusive: drops the final window
   std::vector<uint64_t> floors;
@@ -235,13 +252,14 @@ const std::vector<uint32_t>& Analysis::linksOf(uint32_t site) {
 // Steady windows follow a complete, counted iteration that another iteration follows: the final
 // window ends with the trace (teardown) and warm-up windows hold what warm-up creates.
 void Analysis::fillSteady(Report& report, const std::vector<uint16_t>& order) const {
+  const std::vector<IterationSpan>& spans = tracker_.iterations();
   std::vector<size_t> windows;
-  for (size_t i = 0; i < report.iterations.size(); ++i) {
-    const IterationRow& row = report.iterations[i];
-    if (row.complete && !row.warmup && !row.idle_final) windows.push_back(i);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (spans[i].complete && i >= options_.warmup_iterations && i + 1 < spans.size())
+      windows.push_back(i);
   }
   if (windows.empty()) {
-    for (size_t i = 0; i < report.iterations.size(); ++i) windows.push_back(i);
+    for (size_t i = 0; i < spans.size(); ++i) windows.push_back(i);
   }
   for (uint16_t s : order) {
     const SlotTimeline& t = timeline_.slot(s);
@@ -258,17 +276,20 @@ void Analysis::fillSteady(Report& report, const std::vector<uint16_t>& order) co
 
 // Every retaining site of every window (not only the top ones), counted bytes only: persistent
 // bytes are the model's own state, which no finding is about.
-void Analysis::fillExplained(Report& report, const std::vector<uint16_t>& order) {
-  if (options_.links.empty()) return;
+std::vector<std::vector<Tally>> Analysis::fillExplained(Report& report,
+                                                        const std::vector<uint16_t>& order) {
+  if (options_.links.empty()) return {};
+  const std::vector<IterationSpan>& spans = tracker_.iterations();
   std::vector<size_t> position(timeline_.slotCount());
   for (size_t p = 0; p < order.size(); ++p) position[order[p]] = p;
-  size_t windows = std::min(report.iterations.size(), retention_.windowCount());
+  std::vector<std::vector<Tally>> out(spans.size(), std::vector<Tally>(order.size()));
+  size_t windows = std::min(spans.size(), retention_.windowCount());
   for (size_t i = 0; i < windows; ++i) {
     // [finding][memory position]
     std::vector<std::vector<Tally>> per_finding(options_.links.size(),
                                                 std::vector<Tally>(order.size()));
     std::vector<Tally> any(order.size());
-    bool complete = report.iterations[i].complete;
+    bool complete = spans[i].complete;
     for (const auto& [site, counted] : retention_.windowSites(i)) {
       if (!complete || counted.count == 0) continue;
       const std::vector<uint32_t>& links = linksOf(site);
@@ -277,18 +298,45 @@ void Analysis::fillExplained(Report& report, const std::vector<uint16_t>& order)
       any[p] += counted;
       for (uint32_t f : links) per_finding[f][p] += counted;
     }
-    for (size_t p = 0; p < order.size(); ++p)
-      report.iterations[i].memory[p].idle.explained = any[p];
+    out[i] = any;
     for (uint32_t f = 0; f < per_finding.size(); ++f) {
       for (size_t p = 0; p < order.size(); ++p) {
         if (per_finding[f][p].count == 0) continue;
+        const auto iteration = static_cast<uint32_t>(i + 1);
         report.explained.push_back(
-            {f, static_cast<uint32_t>(i + 1), timeline_.slot(order[p]).key, per_finding[f][p]});
+            {f, iteration, timeline_.slot(order[p]).key, per_finding[f][p], iteration});
       }
     }
   }
   std::stable_sort(report.explained.begin(), report.explained.end(),
                    [](const Explained& a, const Explained& b) { return a.finding < b.finding; });
+  return out;
+}
+
+// What stays a row whatever its window (docs/report-schema.md, "iteration_ranges[]"): what readers
+// look up by index (the steady floors' windows, the largest peaks), and what only one iteration
+// has (warm-up, the first counted and the last iteration, a cut one, a census).
+std::vector<bool> Analysis::keptWhole(const Report& report, const std::vector<uint16_t>& order,
+                                      const HeldByWindows& held) const {
+  const std::vector<IterationSpan>& spans = tracker_.iterations();
+  const size_t n = spans.size();
+  std::vector<bool> kept(n);
+  for (size_t i = 0; i < n; ++i) {
+    kept[i] = i <= options_.warmup_iterations || i + 1 == n || !spans[i].complete ||
+              (i < held.windows.size() && !held.windows[i].empty());
+  }
+  for (const SteadyFloor& s : report.steady) {
+    if (s.iteration > 0 && s.iteration <= n) kept[s.iteration - 1] = true;
+  }
+  for (uint16_t s : order) {  // the first iteration with the memory's largest peak
+    const SlotTimeline& t = timeline_.slot(s);
+    size_t best = 0;
+    for (size_t i = 1; i < n; ++i) {
+      if (t.iterations[i].peak > t.iterations[best].peak) best = i;
+    }
+    if (n > 0) kept[best] = true;
+  }
+  return kept;
 }
 
 }  // namespace memfloor::analysis

@@ -139,14 +139,18 @@ struct RetainedSite {
   std::string where;  // the site's name: a user frame (symbols/site_namer.h)
   RetainedTally retained;
   std::vector<uint32_t> findings{};  // indexes into AnalysisOptions::links whose rule matched
+  bool operator==(const RetainedSite&) const = default;
 };
 
 // Bytes of counted iterations that one finding's linked sites retain in one idle window.
+// Consecutive windows that retain the same are one entry (analysis/iteration_ranges.h).
 struct Explained {
   uint32_t finding = 0;    // index into AnalysisOptions::links
   uint32_t iteration = 0;  // 1-based: the window after this iteration
   MemoryKey key;
-  Tally retained;
+  Tally retained;               // in each window of iteration..last_iteration
+  uint32_t last_iteration = 0;  // inclusive; >= iteration
+  bool operator==(const Explained&) const = default;
 };
 
 // The largest idle floor of one device and memory kind over the steady windows (report-schema.md).
@@ -231,6 +235,45 @@ struct IterationRow {
   std::vector<IterationMemory> memory;  // same order as Report::memory
   std::vector<RetainedSite> top_sites;  // ranked, at most AnalysisOptions::top_sites
   std::vector<HeldBy> held_by{};        // per device with a census in the window, by device
+};
+
+// Min, max and mean (rounded to the nearest) of one number over the iterations of a range.
+struct Spread {
+  uint64_t min = 0, max = 0, mean = 0;
+  bool operator==(const Spread&) const = default;
+};
+
+struct TallySpread {
+  Spread bytes, count;
+  bool operator==(const TallySpread&) const = default;
+};
+
+// One device and memory kind over the iterations of a range: the spreads of IterationMemory's
+// numbers that may differ between alike iterations. The idle floor, retained and explained bytes
+// are the `like` row's.
+struct RangeMemory {
+  MemoryKey key;
+  Spread live_at_start, live_at_end, peak, floor;
+  TallySpread allocated, freed;
+  struct Idle {
+    Spread peak, live_at_end;
+    TallySpread allocated, freed;
+    bool operator==(const Idle&) const = default;
+  } idle;
+  bool operator==(const RangeMemory&) const = default;
+};
+
+// Consecutive iterations whose idle windows repeat the kept row `like`'s exactly: floor, retained,
+// explained bytes and top sites (docs/report-schema.md, "iteration_ranges[]").
+struct IterationRange {
+  uint32_t first = 0, last = 0;  // 1-based, inclusive
+  uint32_t like = 0;             // index of the kept row before `first`
+  uint64_t start_ns = 0;         // first's start
+  uint64_t end_ns = 0;           // the end of last's idle window
+  Spread duration_ns, idle_ns;
+  std::vector<RangeMemory> memory;  // same order as Report::memory
+  uint32_t count() const { return last - first + 1; }
+  bool operator==(const IterationRange&) const = default;
 };
 
 // Whole-trace summary of one device and memory kind.
@@ -364,9 +407,10 @@ struct Report {
   std::string iteration_pattern;
   uint32_t warmup_iterations = 0;
 
-  std::vector<MemorySummary> memory;  // ordered by device, then kind
-  std::vector<IterationRow> iterations;
-  std::vector<Trend> trends;  // one per entry of `memory`, same order
+  std::vector<MemorySummary> memory;     // ordered by device, then kind
+  std::vector<IterationRow> iterations;  // the ones kept whole (analysis/iteration_ranges.h)
+  std::vector<IterationRange> iteration_ranges;  // the others, alike ones once; by first
+  std::vector<Trend> trends;                     // one per entry of `memory`, same order
   // Growing if any trend grows but a reserved level's (memory_levels.h: an allocator's cache).
   TrendVerdict verdict = TrendVerdict::kUnknown;
   std::vector<symbols::Stack> stacks;    // the stacks that top_sites refer to, ordered by id

@@ -53,6 +53,7 @@ int exportTraces(const ExportRequest& request) {
 void addExportCommand(CLI::App& app, int& exit_code) {
   auto request = std::make_shared<ExportRequest>();
   request->options.keep_ranges = true;
+  request->options.compact_iterations = false;  // every iteration on the timeline
   request->options.timeline_points = kDefaultPoints;
   CLI::App* cmd = app.add_subcommand(
       "export",

@@ -21,7 +21,7 @@ int writeHtmlReport(const ReportRequest& request) {
   // Read through the typed reader, so that a report with a field missing or malformed is an error
   // naming the file and the field, not a page that cannot draw it. The page embeds the document as
   // it was read from the file, not as the typed structures write it again: report.js also shows
-  // what a later memfloor.report/2 writer adds (readers ignore fields they do not know, and the
+  // what a later memfloor.report/3 writer adds (readers ignore fields they do not know, and the
   // typed structures have no place for those); for the fields it reads, the two are the same
   // (tests/reports/report_reader_test.cpp).
   reports::readReport(report, request.report_path);

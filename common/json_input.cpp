@@ -40,6 +40,15 @@ namespace {
 // Thrown by the parse callback past kMaxJsonDepth, before any value that deep is built.
 struct TooDeep {};
 
+// " and memfloor.report/2": the older majors a build reads, as its messages list them.
+std::string olderMajors(const SchemaName& schema, int oldest) {
+  std::string out;
+  for (int major = schema.major - 1; oldest != 0 && major >= oldest; --major) {
+    out += fmt::format(" and {}/{}", schema.family, major);
+  }
+  return out;
+}
+
 }  // namespace
 
 json parseJson(std::string_view text, std::string_view name, bool comments) {
@@ -80,9 +89,12 @@ void checkSchema(const json& doc, const JsonSchema& schema, std::string_view nam
     throw Error(fmt::format("{}: not a {} (schema \"{}\", expected \"{}\")", name, schema.document,
                             found, schema.name));
   }
-  if (parsed->major != expected->major) {
+  const bool older_read = schema.oldest_major != 0 && parsed->major >= schema.oldest_major &&
+                          parsed->major < expected->major;
+  if (parsed->major != expected->major && !older_read) {
     throw Error(fmt::format(
-        "{}: schema \"{}\" is not supported: this memfloor reads {} ({})", name, found, schema.name,
+        "{}: schema \"{}\" is not supported: this memfloor reads {}{} ({})", name, found,
+        schema.name, olderMajors(*expected, schema.oldest_major),
         parsed->major < expected->major ? schema.older : "written by a newer memfloor"));
   }
 }

@@ -33,6 +33,7 @@ struct JsonSchema {
   std::string_view name;  // the schema this build reads, "<family>/<major>": "memfloor.report/2"
   std::string_view document;  // how messages call such a document: "memfloor report"
   std::string_view older;     // what to do with one of an older major: "re-run memfloor analyze..."
+  int oldest_major = 0;       // the oldest major this build also reads; 0: only the one of `name`
 };
 
 // A schema string taken apart: "memfloor.report/2" -> {"memfloor.report", 2}.

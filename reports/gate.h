@@ -74,7 +74,7 @@ struct ReportMetrics {
   std::vector<FindingRef> findings;
 };
 
-// Reads the fields the gate compares from a report of schema memfloor.report/2 (the schema
+// Reads the fields the gate compares from a report of schema memfloor.report/3 or /2 (the schema
 // string itself is checked by loadReportJson) through the typed reader (report_reader.h): the
 // runs' label, memory, steady windows, largest peaks and trend, and the findings. Throws
 // memfloor::Error naming `path` and the field when one of those is missing or of the wrong type.

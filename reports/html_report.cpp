@@ -18,8 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-static_assert(kReportSchema == "memfloor.report/2",
-              "the page's script (reports/html/*.js) reads memfloor.report/2");
+static_assert(kReportSchema == "memfloor.report/3",
+              "the page's script (reports/html/*.js) reads memfloor.report/3 and /2");
 
 // How the gate result is checked; this file is its only reader.
 constexpr common::JsonSchema kGateDocument{kGateSchema, "memfloor gate result",

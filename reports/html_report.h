@@ -23,7 +23,7 @@ std::string scriptSafeJson(const nlohmann::json& doc);
 // embedded as data. Its size is the assets' plus the report's compact JSON (at most 6 bytes per
 // escaped character), so a report bounded in points keeps the page bounded. The documents are
 // embedded as given; only their schemas are checked here (common::checkSchema). Throws
-// memfloor::Error when `report` is not a memfloor.report/2 document or `gate` not a
+// memfloor::Error when `report` is not a memfloor.report/3 or /2 document or `gate` not a
 // memfloor.gate/1 one.
 std::string renderHtml(const nlohmann::json& report,
                        const std::optional<nlohmann::json>& gate = std::nullopt);

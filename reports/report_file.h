@@ -10,10 +10,11 @@
 
 namespace memfloor::reports {
 
-// How readers of report.json check it (common/json_input.h). The major is the one this build reads
-// (docs/report-schema.md, "Versioning").
+// How readers of report.json check it (common/json_input.h): the major this build writes, and the
+// older ones it reads (docs/report-schema.md, "Versioning").
 inline constexpr common::JsonSchema kReportDocument{
-    kReportSchema, "memfloor report", "re-run memfloor analyze on the trace with this version"};
+    kReportSchema, "memfloor report", "re-run memfloor analyze on the trace with this version",
+    kOldestReportMajor};
 
 // Reads and parses `path` through the common loader and checks that it is a memfloor report of
 // the schema this build reads. Throws memfloor::Error naming the file when it cannot be read, is

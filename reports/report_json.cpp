@@ -19,6 +19,9 @@ using nlohmann::json;
 
 json toJson(const analysis::Tally& t) { return tallyJson(t); }
 
+template <typename T>
+json arrayOf(const std::vector<T>& items);
+
 // `blocks`: the run has allocator blocks. Only then can bytes be cached (a reserved level's), and
 // only then is the class written.
 json toJson(const analysis::RetainedTally& r, bool blocks) {
@@ -196,6 +199,42 @@ json toJson(const analysis::IterationRow& row, const FindingIds& ids, bool block
       {"held_by", heldByJson(row.held_by)}};
 }
 
+json toJson(const analysis::Spread& s) {
+  return {{"min", s.min}, {"max", s.max}, {"mean", s.mean}};
+}
+
+json toJson(const analysis::TallySpread& t) {
+  return {{"bytes", toJson(t.bytes)}, {"count", toJson(t.count)}};
+}
+
+json toJson(const analysis::RangeMemory& m) {
+  json j;
+  putKey(j, m.key);
+  j["live_at_start"] = toJson(m.live_at_start);
+  j["live_at_end"] = toJson(m.live_at_end);
+  j["peak"] = toJson(m.peak);
+  j["floor"] = toJson(m.floor);
+  j["allocated"] = toJson(m.allocated);
+  j["freed"] = toJson(m.freed);
+  j["idle"] = {{"peak", toJson(m.idle.peak)},
+               {"live_at_end", toJson(m.idle.live_at_end)},
+               {"allocated", toJson(m.idle.allocated)},
+               {"freed", toJson(m.idle.freed)}};
+  return j;
+}
+
+json toJson(const analysis::IterationRange& r) {
+  return {{"first", r.first},
+          {"last", r.last},
+          {"count", r.count()},
+          {"like", r.like},
+          {"start_ns", r.start_ns},
+          {"end_ns", r.end_ns},
+          {"duration_ns", toJson(r.duration_ns)},
+          {"idle_ns", toJson(r.idle_ns)},
+          {"memory", arrayOf(r.memory)}};
+}
+
 json toJson(const analysis::Trend& t) {
   json j;
   putKey(j, t.key);
@@ -273,6 +312,7 @@ json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders
               {"warmup_iterations", r.warmup_iterations},
               {"memory", arrayOf(r.memory)},
               {"iterations", std::move(iterations)},
+              {"iteration_ranges", arrayOf(r.iteration_ranges)},
               {"trend", {{"verdict", toString(r.verdict)}, {"per_memory", arrayOf(r.trends)}}},
               {"stacks", arrayOf(r.stacks)},
               {"timeline", std::move(timeline)},
@@ -320,7 +360,7 @@ json findingsJson(const analysis::MergedReport& m) {
     for (uint32_t run = 0; run < m.runs.size(); ++run) {
       for (const analysis::Explained& e : m.runs[run].explained) {
         if (e.finding != f) continue;
-        json x = {{"run", run}, {"iteration", e.iteration}};
+        json x = {{"run", run}, {"iteration", e.iteration}, {"last_iteration", e.last_iteration}};
         putKey(x, e.key);
         x["bytes"] = e.retained.bytes;
         x["count"] = e.retained.count;

@@ -13,7 +13,9 @@ namespace memfloor::reports {
 
 // The report's schema, written here and read by report_file.h and report_reader.h (and by the
 // page, reports/html/report.js). Declared only here.
-inline constexpr std::string_view kReportSchema = "memfloor.report/2";
+inline constexpr std::string_view kReportSchema = "memfloor.report/3";
+// The oldest major the readers read too: a /2 document is a /3 one without iteration ranges.
+inline constexpr int kOldestReportMajor = 2;
 
 // Sizes in bytes and times in ns are JSON integers; keys are snake_case.
 nlohmann::json toJson(const analysis::MergedReport& report);

@@ -73,6 +73,15 @@ analysis::MemoryKey key(const JsonFields& f, const json& j, std::string_view c) 
   return {f.u32(j, c, "device"), f.name(j, c, "kind", kMemoryKinds)};
 }
 
+template <typename T, typename Read>
+std::vector<T> arrayOf(const JsonFields& f, const json& j, std::string_view c, const char* key,
+                       Read read) {
+  std::vector<T> out;
+  f.each(j, c, key,
+         [&](const json& item, const std::string& ic) { out.push_back(read(f, item, ic)); });
+  return out;
+}
+
 analysis::MemorySummary memorySummary(const JsonFields& f, const json& j, const std::string& c) {
   analysis::MemorySummary m;
   m.key = key(f, j, c);
@@ -142,6 +151,60 @@ analysis::IterationRow iterationRow(const JsonFields& f, const ReportReader& rep
   });
   row.held_by = readHeldBy(f, j, c);
   return row;
+}
+
+// A spread {"min", "max", "mean"}: of bytes (`bytes`), else of a count or a duration.
+analysis::Spread spread(const JsonFields& f, const json& j, std::string_view c, const char* key,
+                        bool bytes) {
+  const std::string sc = JsonFields::field(c, key);
+  const json& o = f.object(j, c, key);
+  auto at = [&](const char* k) { return bytes ? f.bytes(o, sc, k) : f.u64(o, sc, k); };
+  analysis::Spread out{at("min"), at("max"), at("mean")};
+  if (out.min > out.max || out.mean < out.min || out.mean > out.max) {
+    f.fail(sc, "expected min <= mean <= max");
+  }
+  return out;
+}
+
+analysis::TallySpread tallySpread(const JsonFields& f, const json& j, std::string_view c,
+                                  const char* key) {
+  const std::string tc = JsonFields::field(c, key);
+  const json& o = f.object(j, c, key);
+  return {spread(f, o, tc, "bytes", true), spread(f, o, tc, "count", false)};
+}
+
+analysis::RangeMemory rangeMemory(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::RangeMemory m;
+  m.key = key(f, j, c);
+  m.live_at_start = spread(f, j, c, "live_at_start", true);
+  m.live_at_end = spread(f, j, c, "live_at_end", true);
+  m.peak = spread(f, j, c, "peak", true);
+  m.floor = spread(f, j, c, "floor", true);
+  m.allocated = tallySpread(f, j, c, "allocated");
+  m.freed = tallySpread(f, j, c, "freed");
+  const std::string ic = JsonFields::field(c, "idle");
+  const json& idle = f.object(j, c, "idle");
+  m.idle.peak = spread(f, idle, ic, "peak", true);
+  m.idle.live_at_end = spread(f, idle, ic, "live_at_end", true);
+  m.idle.allocated = tallySpread(f, idle, ic, "allocated");
+  m.idle.freed = tallySpread(f, idle, ic, "freed");
+  return m;
+}
+
+analysis::IterationRange iterationRange(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::IterationRange r;
+  r.first = f.u32(j, c, "first");
+  r.last = f.u32(j, c, "last");
+  if (r.first == 0 || r.last < r.first) f.fail(c, "expected 1 <= first <= last");
+  r.like = f.u32(j, c, "like");
+  if (r.like == 0 || r.like >= r.first)
+    f.fail(JsonFields::field(c, "like"), "expected 1 <= like < first");
+  r.start_ns = f.u64(j, c, "start_ns");
+  r.end_ns = f.u64(j, c, "end_ns");
+  r.duration_ns = spread(f, j, c, "duration_ns", false);
+  r.idle_ns = spread(f, j, c, "idle_ns", false);
+  r.memory = arrayOf<analysis::RangeMemory>(f, j, c, "memory", rangeMemory);
+  return r;
 }
 
 analysis::Trend trend(const JsonFields& f, const json& j, const std::string& c) {
@@ -275,15 +338,6 @@ void traceInput(const JsonFields& f, const json& j, const std::string& c, analys
   r.records.frees = f.u64(records, rc, "frees");
   r.records.markers = f.u64(records, rc, "markers");
   r.records.pool_events = f.u64(records, rc, "pool_events");
-}
-
-template <typename T, typename Read>
-std::vector<T> arrayOf(const JsonFields& f, const json& j, std::string_view c, const char* key,
-                       Read read) {
-  std::vector<T> out;
-  f.each(j, c, key,
-         [&](const json& item, const std::string& ic) { out.push_back(read(f, item, ic)); });
-  return out;
 }
 
 // The writer's additions to a finding of the checker's document (report_json.cpp findingsJson).
@@ -439,6 +493,11 @@ analysis::Report RunReader::report() const {
   f.each(run, c, "iterations", [&](const json& row, const std::string& ic) {
     r.iterations.push_back(iterationRow(f, *report_, row, ic));
   });
+  // Added in memfloor.report/3: a /2 report keeps every iteration whole.
+  if (f.optional(run, c, "iteration_ranges") != nullptr) {
+    r.iteration_ranges =
+        arrayOf<analysis::IterationRange>(f, run, c, "iteration_ranges", iterationRange);
+  }
   r.trends = trends();
   r.verdict =
       f.name(f.object(run, c, "trend"), JsonFields::field(c, "trend"), "verdict", kVerdicts);
@@ -537,6 +596,13 @@ analysis::MergedReport ReportReader::read() const {
       analysis::Explained e;
       e.finding = finding;
       e.iteration = f.u32(x, xc, "iteration");
+      // Added in memfloor.report/3: before, an entry is one iteration's.
+      e.last_iteration = e.iteration;
+      if (f.optional(x, xc, "last_iteration") != nullptr) {
+        e.last_iteration = f.u32(x, xc, "last_iteration");
+        if (e.last_iteration < e.iteration)
+          f.fail(JsonFields::field(xc, "last_iteration"), "expected last_iteration >= iteration");
+      }
       e.key = key(f, x, xc);
       e.retained = {f.bytes(x, xc, "bytes"), f.u64(x, xc, "count")};
       m.runs[run].explained.push_back(e);

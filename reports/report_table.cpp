@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/iteration_ranges.h"
 #include "analysis/memory_levels.h"
 #include "common/units.h"
 #include "reports/held_by_table.h"
@@ -86,35 +87,72 @@ std::string cachedColumn(bool blocks, std::string_view text) {
   return blocks ? fmt::format(" {:>10}", text) : std::string();
 }
 
+// One kept row: a line per memory.
+void iterationRow(Out out, const analysis::Report& r, const analysis::IterationRow& row,
+                  bool blocks) {
+  std::string mark = row.warmup ? "w" : (row.complete ? "" : "?");
+  for (const analysis::IterationMemory& m : row.memory) {
+    std::string site;
+    for (const analysis::RetainedSite& s : row.top_sites) {
+      if (s.key == m.key) {
+        site = fmt::format("{} ({})", printable(s.where), toString(s.retained.dominant()));
+        break;
+      }
+    }
+    fmt::format_to(out, "{:>4}{:1} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  {}\n", row.index,
+                   mark, memoryLabel(r, m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
+                   formatBytes(m.idle.retained.persistent.bytes),
+                   formatBytes(m.idle.retained.inter_iteration.bytes),
+                   formatBytes(m.idle.retained.leak.bytes),
+                   cachedColumn(blocks, formatBytes(m.idle.retained.cached.bytes)), site);
+  }
+}
+
+// A range: what its windows repeat, and the spread of its peaks (the largest in the peak column).
+void rangeRows(Out out, const analysis::Report& r, const analysis::IterationRange& range,
+               bool blocks) {
+  fmt::format_to(out, "{:>5} iterations {}-{} ({}): idle windows as after iteration {}\n", "",
+                 range.first, range.last, range.count(), range.like);
+  const analysis::IterationRow* like = analysis::windowOf(r, range.like);
+  for (size_t k = 0; k < range.memory.size(); ++k) {
+    const analysis::RangeMemory& m = range.memory[k];
+    const bool same = like != nullptr && k < like->memory.size();
+    const analysis::IterationMemory::Idle idle =
+        same ? like->memory[k].idle : analysis::IterationMemory::Idle{};
+    fmt::format_to(out, "{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  peaks {} to {}\n", "",
+                   memoryLabel(r, m.key), formatBytes(m.peak.max), formatBytes(idle.floor),
+                   formatBytes(idle.retained.persistent.bytes),
+                   formatBytes(idle.retained.inter_iteration.bytes),
+                   formatBytes(idle.retained.leak.bytes),
+                   cachedColumn(blocks, formatBytes(idle.retained.cached.bytes)),
+                   formatBytes(m.peak.min), formatBytes(m.peak.max));
+  }
+}
+
 void iterationRows(Out out, const analysis::Report& r) {
   const bool blocks = analysis::hasBlocks(r);
   fmt::format_to(out, "\n{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  {}\n", "iter", "memory",
                  "peak", "idle floor", "persistent", "inter-iter", "leak",
                  cachedColumn(blocks, "cached"), "top retaining site");
-  size_t n = r.iterations.size();
+  // Kept rows and ranges in the order of their first iteration.
+  std::vector<std::pair<uint32_t, size_t>> entries;  // (first iteration, row or range + rows)
+  for (size_t i = 0; i < r.iterations.size(); ++i) entries.emplace_back(r.iterations[i].index, i);
+  for (size_t k = 0; k < r.iteration_ranges.size(); ++k) {
+    entries.emplace_back(r.iteration_ranges[k].first, r.iterations.size() + k);
+  }
+  std::sort(entries.begin(), entries.end());
+  size_t n = entries.size();
   size_t half = kTableMaxIterations / 2;
   for (size_t i = 0; i < n; ++i) {
     if (n > kTableMaxIterations && i == half) {
-      fmt::format_to(out, "{:>5} ({} iterations not shown; the JSON has them)\n", "...",
-                     n - 2 * half);
+      fmt::format_to(out, "{:>5} ({} rows not shown; the JSON has them)\n", "...", n - 2 * half);
       i = n - half;
     }
-    const analysis::IterationRow& row = r.iterations[i];
-    std::string mark = row.warmup ? "w" : (row.complete ? "" : "?");
-    for (const analysis::IterationMemory& m : row.memory) {
-      std::string site;
-      for (const analysis::RetainedSite& s : row.top_sites) {
-        if (s.key == m.key) {
-          site = fmt::format("{} ({})", printable(s.where), toString(s.retained.dominant()));
-          break;
-        }
-      }
-      fmt::format_to(out, "{:>4}{:1} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  {}\n", row.index,
-                     mark, memoryLabel(r, m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
-                     formatBytes(m.idle.retained.persistent.bytes),
-                     formatBytes(m.idle.retained.inter_iteration.bytes),
-                     formatBytes(m.idle.retained.leak.bytes),
-                     cachedColumn(blocks, formatBytes(m.idle.retained.cached.bytes)), site);
+    const size_t at = entries[i].second;
+    if (at < r.iterations.size()) {
+      iterationRow(out, r, r.iterations[at], blocks);
+    } else {
+      rangeRows(out, r, r.iteration_ranges[at - r.iterations.size()], blocks);
     }
   }
   fmt::format_to(out, "(w: warm-up, ?: cut off by the end of the trace)\n");
@@ -135,11 +173,13 @@ void trends(Out out, const analysis::Report& r) {
 // The last window another iteration ends is the steady state a user looks at; the final window
 // only when there is no other.
 void topSites(Out out, const analysis::Report& r) {
-  if (r.iterations.empty()) return;
-  const analysis::IterationRow& row =
-      r.iterations.size() >= 2 ? r.iterations[r.iterations.size() - 2] : r.iterations.back();
-  if (row.top_sites.empty()) return;
-  fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", row.index);
+  const uint32_t n = analysis::iterationCount(r);
+  if (n == 0) return;
+  const uint32_t index = n >= 2 ? n - 1 : n;
+  const analysis::IterationRow* window = analysis::windowOf(r, index);
+  if (window == nullptr || window->top_sites.empty()) return;
+  const analysis::IterationRow& row = *window;
+  fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", index);
   fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",
                  "where");
   for (const analysis::RetainedSite& s : row.top_sites) {
@@ -264,11 +304,11 @@ std::string formatTable(const analysis::Report& r) {
     fmt::format_to(out,
                    "iterations: {} detected (no marker matches '{}'): period {}, from the "
                    "allocations of {} at {}{}",
-                   r.iterations.size(), r.iteration_pattern, formatDuration(d.period_ns),
+                   analysis::iterationCount(r), r.iteration_pattern, formatDuration(d.period_ns),
                    formatBytes(d.size), d.where.empty() ? "(no stack)" : printable(d.where),
                    d.every > 1 ? fmt::format(", one in {}", d.every) : "");
   } else {
-    fmt::format_to(out, "iterations: {} from markers", r.iterations.size());
+    fmt::format_to(out, "iterations: {} from markers", analysis::iterationCount(r));
   }
   if (r.warmup_iterations > 0) fmt::format_to(out, ", first {} warm-up", r.warmup_iterations);
   out = '\n';

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "analysis/iteration_ranges.h"
 #include "analysis/memory_levels.h"
 
 namespace memfloor::analysis::test {
@@ -82,6 +83,41 @@ void checkHeldBy(const IterationRow& row) {
   }
 }
 
+// Rows and ranges are every iteration once, in order; a range repeats a kept row before it and
+// is long enough to be one; its spreads are ordered.
+void checkRanges(const Report& r) {
+  std::vector<uint32_t> seen(iterationCount(r) + 1, 0);
+  for (const IterationRow& row : r.iterations) {
+    REQUIRE(row.index >= 1);
+    REQUIRE(row.index < seen.size());
+    ++seen[row.index];
+  }
+  for (const IterationRange& range : r.iteration_ranges) {
+    INFO("range " << range.first << "-" << range.last);
+    REQUIRE(range.first <= range.last);
+    REQUIRE(range.last < seen.size());
+    CHECK(range.count() >= kMinRangeIterations);
+    for (uint32_t i = range.first; i <= range.last; ++i) ++seen[i];
+    const IterationRow* like = windowOf(r, range.like);
+    REQUIRE(like != nullptr);
+    CHECK(like->index == range.like);
+    CHECK(range.like < range.first);
+    CHECK(range.start_ns <= range.end_ns);
+    REQUIRE(range.memory.size() == r.memory.size());
+    for (const RangeMemory& m : range.memory) {
+      for (const Spread& s : {m.peak, m.floor, m.live_at_start, m.live_at_end, m.idle.peak}) {
+        CHECK(s.min <= s.mean);
+        CHECK(s.mean <= s.max);
+      }
+      CHECK(m.floor.min <= m.peak.max);
+    }
+  }
+  for (size_t i = 1; i < seen.size(); ++i) {
+    INFO("iteration " << i);
+    CHECK(seen[i] == 1);
+  }
+}
+
 }  // namespace
 
 void checkInvariants(const Report& r) {
@@ -97,14 +133,18 @@ void checkInvariants(const Report& r) {
   // Blocks and their segments come from two sources: a device's allocated bytes may exceed its
   // reserved ones (not asserted); what is counted is blocks outside the segments, at most all.
   CHECK(r.anomalies.blocks_outside_segments <= block_allocs);
+  checkRanges(r);
+  const uint32_t n = iterationCount(r);
   for (size_t i = 0; i < r.iterations.size(); ++i) {
     const IterationRow& row = r.iterations[i];
     INFO("iteration " << row.index);
-    CHECK(row.index == i + 1);
+    CHECK((i == 0 || row.index > r.iterations[i - 1].index));
     CHECK(row.start_ns <= row.end_ns);
     CHECK(row.idle_start_ns == row.end_ns);
     CHECK(row.idle_start_ns <= row.idle_end_ns);
-    CHECK(row.idle_final == (i + 1 == r.iterations.size()));
+    CHECK(row.idle_final == (row.index == n));
+    const bool next_is_row =
+        i + 1 < r.iterations.size() && r.iterations[i + 1].index == row.index + 1;
     checkHeldBy(row);
     REQUIRE(row.memory.size() == r.memory.size());
     RetainedTally sites_total;
@@ -122,9 +162,9 @@ void checkInvariants(const Report& r) {
       CHECK(m.idle.live_at_end <= m.idle.peak);
       CHECK(m.live_at_end + m.idle.allocated.bytes - m.idle.freed.bytes == m.idle.live_at_end);
       CHECK(m.idle.retained.total().bytes <= m.idle.floor);
-      if (i + 1 < r.iterations.size()) {
+      if (next_is_row) {
         CHECK(m.idle.live_at_end == r.iterations[i + 1].memory[k].live_at_start);
-      } else {
+      } else if (row.index == n) {
         CHECK(m.idle.live_at_end == r.memory[k].live_at_end);
       }
       for (const RetainedSite& s : row.top_sites) {
@@ -154,10 +194,10 @@ void checkInvariants(const MergedReport& report) {
   const Report& run = report.runs[worst.run];
   CHECK(worst.key == headlineKey(run, worst.key.device));  // allocated where there are blocks
   REQUIRE(worst.iteration >= 1);
-  REQUIRE(worst.iteration <= run.iterations.size());
-  CHECK(
-      memoryOf(run.iterations[worst.iteration - 1], worst.key.device, worst.key.kind).idle.floor ==
-      worst.idle_floor);
+  const IterationRow* window = windowOf(run, worst.iteration);
+  REQUIRE(window != nullptr);
+  CHECK(window->index == worst.iteration);  // the steady window's row is kept whole
+  CHECK(memoryOf(*window, worst.key.device, worst.key.kind).idle.floor == worst.idle_floor);
 }
 
 }  // namespace memfloor::analysis::test

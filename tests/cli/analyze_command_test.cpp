@@ -41,7 +41,7 @@ TEST_CASE("analyze writes a versioned JSON report for the shipped demo trace") {
 
   std::ifstream in(request.report_path);
   auto report = nlohmann::json::parse(in);
-  CHECK(report.at("schema") == "memfloor.report/2");
+  CHECK(report.at("schema") == "memfloor.report/3");
   REQUIRE(report.at("runs").size() == 1);
   CHECK(report.at("runs")[0].at("trace").at("complete") == true);
   CHECK(report.at("findings").at("source").is_null());

@@ -49,7 +49,7 @@ std::string writeTemp(const std::string& name, const std::string& text) {
 }
 
 json minimalReport() {
-  return {{"schema", "memfloor.report/2"},
+  return {{"schema", "memfloor.report/3"},
           {"tool", {{"name", "memfloor"}, {"version", "0.1.0"}}},
           {"runs", json::array()},
           {"summary", {{"runs", 0}, {"verdict", "unknown"}, {"worst", nullptr}}},
@@ -114,12 +114,15 @@ TEST_CASE("the page grows with the report's JSON, not more", "[html]") {
   CHECK(full - empty == report.dump().size() - minimalReport().dump().size());
 }
 
-TEST_CASE("renderHtml refuses documents that are not memfloor.report/2", "[html]") {
+TEST_CASE("renderHtml refuses documents that are not memfloor.report/3 or /2", "[html]") {
   json v1 = minimalReport();
   v1["schema"] = "memfloor.report/1";
   CHECK_THROWS_WITH(renderHtml(v1), Contains("memfloor.report/1") &&
-                                        Contains("memfloor.report/2") &&
+                                        Contains("memfloor.report/3") &&
                                         Contains("memfloor analyze"));
+  json v2 = minimalReport();
+  v2["schema"] = "memfloor.report/2";
+  CHECK_NOTHROW(renderHtml(v2));
   json none = minimalReport();
   none.erase("schema");
   CHECK_THROWS_WITH(renderHtml(none), Contains("no \"schema\""));
@@ -141,7 +144,7 @@ TEST_CASE("loadGateJson names the file and what is wrong", "[html]") {
   }
   SECTION("a report given as the gate") {
     std::string path = writeTemp("report_as_gate.json", minimalReport().dump());
-    CHECK_THROWS_WITH(loadGateJson(path), Contains(path) && Contains("memfloor.report/2") &&
+    CHECK_THROWS_WITH(loadGateJson(path), Contains(path) && Contains("memfloor.report/3") &&
                                               Contains("expected \"memfloor.gate/1\""));
   }
   SECTION("the fixture") {

@@ -1,4 +1,4 @@
-// Builders for small memfloor.report/2 documents (JSON), for the tests of readers of report.json.
+// Builders for small memfloor.report/3 documents (JSON), for the tests of readers of report.json.
 #pragma once
 
 #include <cstdint>
@@ -171,7 +171,7 @@ inline nlohmann::json makeFinding(const std::string& id, const std::string& rule
 inline nlohmann::json makeReport(std::vector<nlohmann::json> runs,
                                  std::vector<nlohmann::json> findings = {}) {
   using nlohmann::json;
-  return {{"schema", "memfloor.report/2"},
+  return {{"schema", "memfloor.report/3"},
           {"tool", {{"name", "memfloor"}, {"version", "0.1.0"}}},
           {"runs", runs},
           {"summary", {{"runs", runs.size()}, {"verdict", "stable"}, {"worst", nullptr}}},

@@ -27,11 +27,14 @@ struct TempDir {
 
 }  // namespace
 
-TEST_CASE("report_file: a v2 report loads") {
+TEST_CASE("report_file: a v3 report loads, and a v2 one") {
   TempDir dir;
-  std::string path = dir.write("ok.json", testing::makeReport({}).dump());
-  nlohmann::json report = reports::loadReportJson(path);
-  CHECK(report.at("schema") == "memfloor.report/2");
+  nlohmann::json doc = testing::makeReport({});
+  std::string path = dir.write("ok.json", doc.dump());
+  CHECK(reports::loadReportJson(path).at("schema") == "memfloor.report/3");
+  doc["schema"] = "memfloor.report/2";
+  path = dir.write("v2.json", doc.dump());
+  CHECK(reports::loadReportJson(path).at("schema") == "memfloor.report/2");
 }
 
 TEST_CASE("report_file: what is not a usable report is an error naming the file") {
@@ -51,6 +54,7 @@ TEST_CASE("report_file: what is not a usable report is an error naming the file"
   fails("noschema.json", R"({"runs": []})", "no \"schema\"");
   fails("findings.json", R"({"schema": "memfloor.findings/1"})", "not a memfloor report");
   fails("v1.json", R"({"schema": "memfloor.report/1"})",
-        "\"memfloor.report/1\" is not supported: this memfloor reads memfloor.report/2 (re-run");
-  fails("v3.json", R"({"schema": "memfloor.report/3"})", "written by a newer memfloor");
+        "\"memfloor.report/1\" is not supported: this memfloor reads memfloor.report/3 and "
+        "memfloor.report/2 (re-run");
+  fails("v4.json", R"({"schema": "memfloor.report/4"})", "written by a newer memfloor");
 }

@@ -47,8 +47,8 @@ void requireRetained(const json& j) {
 
 TEST_CASE("report.json carries the schema, the tool and one run per trace", "[report_json]") {
   json doc = toJson(analysis::test::merge({sampleReport()}));
-  CHECK(doc.at("schema") == "memfloor.report/2");
-  CHECK(kReportSchema == "memfloor.report/2");
+  CHECK(doc.at("schema") == "memfloor.report/3");
+  CHECK(kReportSchema == "memfloor.report/3");
   CHECK(doc.at("tool").at("name") == "memfloor");
   CHECK(doc.at("tool").at("version") == std::string(analysis::toolVersion()));
   REQUIRE(doc.at("runs").size() == 1);

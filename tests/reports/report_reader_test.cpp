@@ -29,6 +29,7 @@ const std::vector<std::string> kShipped = {"gate/fixed.report.json",
                                            "reports/one_run_no_markers.report.json",
                                            "reports/two_runs.report.json",
                                            "reports/held_by.report.json",
+                                           "reports/ranges.report.json",
                                            "model/merged.expected.json"};
 
 // Written before idle.unexplained counted only what the iterations left (inter_iteration + leak
@@ -62,14 +63,22 @@ void countPoints(json& doc) {
 json shipped(const std::string& name) { return loadReportJson(kDir + name); }
 
 // `doc` as the writer writes it when it lacks fields that earlier versions of memfloor.report/2
-// did not write: the reader reads their absence as the writer's null or {}.
+// did not write: the reader reads their absence as the writer's null or {}. A /2 document is
+// written as /3: no iteration ranges, each explains entry one iteration's.
 json withLaterFields(json doc) {
+  doc["schema"] = kReportSchema;
   for (json& item : doc.at("findings").at("items")) {
+    if (item.contains("explains")) {
+      for (json& x : item.at("explains")) {
+        if (!x.contains("last_iteration")) x["last_iteration"] = x.at("iteration");
+      }
+    }
     if (item.contains("holds")) continue;  // derived from the runs' censuses, none in these
     item["holds"] = json::array();
     item["max_held_bytes"] = 0;
   }
   for (json& run : doc.at("runs")) {
+    if (!run.contains("iteration_ranges")) run["iteration_ranges"] = json::array();
     if (!run.contains("detection")) run["detection"] = nullptr;
     if (!run.contains("symbolized")) run["symbolized"] = json::object();
     if (!run.at("anomalies").contains("cut_tail")) run["anomalies"]["cut_tail"] = nullptr;

@@ -98,12 +98,25 @@ TEST_CASE("The table names problems with the input", "[report_table]") {
 
 TEST_CASE("The table elides the middle of long runs", "[report_table]") {
   analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 60});
-  std::string table = formatTable(analysis::test::analyze(loop.trace, {.warmup_iterations = 2}));
+  analysis::AnalysisOptions options{.warmup_iterations = 2};
+  options.compact_iterations = false;  // every iteration a row
+  std::string table = formatTable(analysis::test::analyze(loop.trace, options));
   INFO(table);
-  CHECK_THAT(table, Catch::Contains("(20 iterations not shown; the JSON has them)"));
+  CHECK_THAT(table, Catch::Contains("(20 rows not shown; the JSON has them)"));
   CHECK_THAT(table, Catch::Contains("   1w 0:device"));
   CHECK_THAT(table, Catch::Contains("  60  0:device"));
   CHECK_THAT(table, !Catch::Contains("  30  0:device"));
+}
+
+TEST_CASE("The table shows alike iterations as one range", "[report_table]") {
+  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 60});
+  std::string table = formatTable(analysis::test::analyze(loop.trace, {.warmup_iterations = 2}));
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("iterations: 60 from markers"));
+  CHECK_THAT(table,
+             Catch::Contains("      iterations 4-59 (56): idle windows as after iteration 3"));
+  CHECK_THAT(table, !Catch::Contains("not shown"));
+  CHECK_THAT(table, Catch::Contains("  60  0:device"));
 }
 
 TEST_CASE("The table names a caching allocator's two floors", "[report_table]") {
