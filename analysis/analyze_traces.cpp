@@ -1,11 +1,15 @@
-// Traces into reports: the read-and-replay loop and the merge of the runs.
+// Traces into reports: the read-and-replay loop, the workers that share the traces out, and the
+// merge of the runs.
 #include "analysis/analyze_traces.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "analysis/findings.h"
 #include "common/error.h"
@@ -71,6 +75,17 @@ std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths)
   return out;
 }
 
+namespace {
+
+// The workers for `traces` traces: `jobs`, or one per core for 0; at least one, never more than
+// traces.
+size_t workerCount(unsigned jobs, size_t traces) {
+  const size_t wanted = jobs != 0 ? jobs : std::thread::hardware_concurrency();
+  return std::clamp<size_t>(wanted, 1, std::max<size_t>(traces, 1));
+}
+
+}  // namespace
+
 MergedReport analyzeTraces(const TraceSet& set) {
   std::optional<FindingsFile> findings;
   AnalysisOptions options = set.options;
@@ -78,12 +93,45 @@ MergedReport analyzeTraces(const TraceSet& set) {
     findings = loadFindings(set.findings_path, set.source_root);
     for (const Finding& f : findings->items) options.links.push_back(f.link);
   }
-  symbols::LlvmSymbolizer symbolizer({"", set.debug_dirs});
-  if (set.symbolize) options.resolver = &symbolizer;
-  std::vector<Report> runs;
-  for (const std::string& path : expandTracePaths(set.trace_paths)) {
-    runs.push_back(analyzeTrace(path, options));
-    if (set.symbolize) runs.back().symbolized = symbolizer.modules();
+  const std::vector<std::string> paths = expandTracePaths(set.trace_paths);
+  // Each slot is written by the one worker that took its index.
+  std::vector<Report> runs(paths.size());
+  std::vector<std::exception_ptr> errors(paths.size());
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  std::atomic<bool> failed{false};
+  // Everything an Analysis holds is its own (the options are copied in, the iteration pattern
+  // compiled per Analysis); only the resolver would be shared. LlvmSymbolizer is not thread-safe,
+  // and what it lists accumulates over its calls: one per trace keeps the threads apart and makes
+  // a run's `symbolized` the modules of that trace's frames alone, whatever ran before.
+  auto work = [&] {
+    AnalysisOptions own = options;
+    while (!failed.load()) {
+      const size_t i = next.fetch_add(1);
+      if (i >= paths.size()) return;
+      try {
+        symbols::LlvmSymbolizer symbolizer({"", set.debug_dirs});
+        own.resolver = set.symbolize ? &symbolizer : nullptr;
+        runs[i] = analyzeTrace(paths[i], own);
+        own.resolver = nullptr;
+        if (set.symbolize) runs[i].symbolized = symbolizer.modules();
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed = true;
+        return;
+      }
+      if (set.progress) set.progress(done.fetch_add(1) + 1, paths.size());
+    }
+  };
+  {
+    std::vector<std::jthread> pool;  // joined at the end of the block, or when a start fails
+    for (size_t w = 1; w < workerCount(set.jobs, paths.size()); ++w) pool.emplace_back(work);
+    work();  // this thread is a worker too
+  }
+  // Indexes are taken in order and a taken trace is always finished, so every trace before a
+  // failed one was analysed: the first error in order is the one a serial loop would have thrown.
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
   }
   return mergeRuns(std::move(runs), std::move(findings));
 }

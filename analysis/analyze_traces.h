@@ -3,6 +3,8 @@
 // `memfloor export` and the tests all feed traces through here.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,11 @@ Report analyzeTrace(const std::string& path, const AnalysisOptions& options);
 // reader, which names it.
 std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths);
 
+// Told each time a trace's analysis ends: how many have ended, of how many. Called from the
+// workers, at once from several: it must be thread-safe and not throw (common/progress.h draws
+// it).
+using TraceProgress = std::function<void(size_t done, size_t total)>;
+
 // The traces of one report and what they are analysed with.
 struct TraceSet {
   std::vector<std::string> trace_paths;  // files, or directories of *.mftrace (memfloor run -o)
@@ -39,9 +46,16 @@ struct TraceSet {
   std::vector<std::string> debug_dirs;   // searched for the modules' debug information
   bool symbolize = true;                 // resolve native frames with llvm-symbolizer
   AnalysisOptions options;
+  unsigned jobs = 0;       // traces analysed at once; 0: one per core, never more than traces
+  TraceProgress progress;  // empty: nothing told
 };
 
-// Every trace of the set analysed (symbolized, linked to the findings) and merged.
+// Every trace of the set analysed (symbolized, linked to the findings) and merged. The traces are
+// shared among `jobs` workers, each taking the next one not taken; the report is the same whatever
+// their number and order: each run is stored at its trace's index, and symbolized by its own
+// symbolizer, so that Report::symbolized names the modules of that trace's frames only. Throws the
+// error of the first failing trace in the expanded order (the workers take no new trace once one
+// failed; those before it are all taken by then and still finish).
 MergedReport analyzeTraces(const TraceSet& set);
 
 }  // namespace memfloor::analysis

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/output_file.h"
+#include "common/progress.h"
 #include "reports/printable.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
@@ -26,7 +27,14 @@ std::vector<std::string> inputsOf(const analysis::TraceSet& traces) {
 }  // namespace
 
 int analyzeTraceFile(const AnalyzeRequest& request) {
-  const analysis::MergedReport report = analysis::analyzeTraces(request.traces);
+  analysis::MergedReport report;
+  {
+    // Cleared before the table and the warnings are printed (and when the analysis throws).
+    common::Progress progress("analyze", "traces");
+    analysis::TraceSet traces = request.traces;
+    traces.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
+    report = analysis::analyzeTraces(traces);
+  }
   if (!request.report_path.empty()) {
     common::OutputFile out(request.report_path, "report", inputsOf(request.traces));
     reports::writeJson(out.stream(), report);
@@ -100,6 +108,10 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                   "retaining sites listed per idle window")
       ->capture_default_str();
   addSitePatternOptions(*cmd, request->traces.options.site_patterns);
+  cmd->add_option("-j,--jobs", request->traces.jobs,
+                  "traces analysed at once, each by its own thread (0: one per core); the "
+                  "report is the same for any number")
+      ->capture_default_str();
   cmd->add_flag("!--no-table", request->print_table, "do not print the floor table");
   cmd->callback([request, &exit_code] { exit_code = analyzeTraceFile(*request); });
 }

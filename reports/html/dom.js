@@ -1,6 +1,7 @@
 // The report page's DOM helpers: elements made with createElement, attributes set through
 // setAttribute and text put in text nodes; readers that take the untrusted data defensively; the
-// tables, fact lists, cards and badges the sections are made of.
+// tables (long ones drawn in part, the rest on demand), fact lists, cards and badges the sections
+// are made of; a run's iterations, kept whole or in ranges of alike ones.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -41,6 +42,36 @@ const num = (x) => (typeof x === 'number' && isFinite(x) ? x : 0);
 const isNum = (x) => typeof x === 'number' && isFinite(x);
 const str = (x) => (typeof x === 'string' ? x : x === null || x === undefined ? '' : String(x));
 const tallyBytes = (t) => (t && typeof t === 'object' ? t.bytes : undefined);
+// The entry of `x.memory` of one device and memory kind ({} when there is none).
+const memoryOf = (x, key) => obj(arr(obj(x).memory).find((m) => sameKey(obj(m), key)));
+
+// ---- A run's iterations: the rows kept whole and the ranges of alike ones -----------------------
+
+// memfloor.report/3 stores runs of consecutive iterations whose idle windows repeat a kept row's
+// once (runs[].iteration_ranges); a memfloor.report/2 document has none: every iteration is a row.
+const iterationRanges = (run) => arr(obj(run).iteration_ranges).map(obj);
+const rangeCount = (r) => num(r.count) || Math.max(0, num(r.last) - num(r.first) + 1);
+const iterationCount = (run) =>
+  arr(obj(run).iterations).length + iterationRanges(run).reduce((n, r) => n + rangeCount(r), 0);
+
+// The rows and the ranges in the order of their iterations, each as {row} or {range, like}: `like`
+// is the kept row whose idle window (floor, retained, explained, sites) every window of the range
+// repeats ({} when the report lacks it).
+function iterationEntries(run) {
+  const rows = arr(obj(run).iterations).map(obj);
+  const byIndex = new Map(rows.map((it) => [num(it.index), it]));
+  const ranged = iterationRanges(run);
+  const out = [];
+  let r = 0;
+  for (const row of rows) {
+    for (; r < ranged.length && num(ranged[r].first) < num(row.index); r++) {
+      out.push({range: ranged[r], like: byIndex.get(num(ranged[r].like)) || {}});
+    }
+    out.push({row});
+  }
+  for (; r < ranged.length; r++) out.push({range: ranged[r], like: byIndex.get(num(ranged[r].like)) || {}});
+  return out;
+}
 
 // ---- What the sections are made of --------------------------------------------------------------
 
@@ -56,6 +87,48 @@ const classBadge = (cls) => badge(cls.replace(/_/g, '-'), cls);
 function table(headers, rows, attrs) {
   const head = h('tr', null, headers.map((x) => (Array.isArray(x) ? h('th', {class: x[1]}, x[0]) : h('th', null, x))));
   return h('div', {class: 'table-wrap'}, h('table', attrs, h('thead', null, head), h('tbody', null, rows)));
+}
+
+// A long list stays light: of more than LIST_ALL items only the first LIST_HEAD and the last
+// LIST_TAIL are drawn at first (a run of 100,000 iterations would otherwise make as many rows),
+// with a gap between them whose buttons draw the next LIST_STEP, or all of them, on demand.
+const LIST_ALL = 200, LIST_HEAD = 50, LIST_TAIL = 50, LIST_STEP = 1000;
+
+// `items` drawn by `make(item, i)` (a node each); `gap(kids)` makes the element holding the gap's
+// text and buttons (a table row, a paragraph); `noun`: what the items are, plural.
+function lazyItems(items, make, gap, noun) {
+  if (items.length <= LIST_ALL) return items.map(make);
+  const end = items.length - LIST_TAIL;
+  let next = LIST_HEAD;
+  const label = h('span', null);
+  const more = h('button', {type: 'button', class: 'more'});
+  const all = h('button', {type: 'button', class: 'more'});
+  const holder = gap([label, ' ', more, ' ', all]);
+  holder.classList.add('gap');
+  const update = () => {
+    const left = end - next;
+    label.textContent = fmtInt(left) + ' more ' + noun + ' not drawn:';
+    more.textContent = 'show the next ' + fmtInt(Math.min(LIST_STEP, left));
+    all.textContent = 'show all ' + fmtInt(left);
+  };
+  const show = (count) => {
+    const stop = Math.min(end, next + count);
+    const drawn = document.createDocumentFragment();
+    for (; next < stop; next++) drawn.appendChild(make(items[next], next));
+    holder.parentNode.insertBefore(drawn, holder);
+    if (next >= end) holder.remove();
+    else update();
+  };
+  more.addEventListener('click', () => show(LIST_STEP));
+  all.addEventListener('click', () => show(end - next));
+  update();
+  return [items.slice(0, LIST_HEAD).map(make), holder, items.slice(end).map((x, i) => make(x, end + i))];
+}
+
+// A table of `items`, one row each by `make`, drawn in part when long (lazyItems).
+function longTable(headers, items, make, attrs) {
+  const gap = (kids) => h('tr', null, h('td', {colspan: headers.length}, kids));
+  return table(headers, lazyItems(items, make, gap, 'rows'), attrs);
 }
 
 function facts(pairs) {

@@ -1,5 +1,6 @@
 // The report page's findings: per finding its rule, location, message, source lines, the bytes it
-// explains per run and memory, its related locations; then the units the checker could not read.
+// explains per run and memory (in windows of iterations, ranges of them since memfloor.report/3),
+// its related locations; then the units the checker could not read.
 
 function snippet(item) {
   const sn = item.snippet;
@@ -19,17 +20,23 @@ function explainsTable(ctx, item) {
     const id = num(e.run) + '|' + num(e.device) + '|' + str(e.kind);
     let g = groups.get(id);
     if (!g) groups.set(id, g = {e, iterations: [], max: 0, at: 0});
-    g.iterations.push(num(e.iteration));
+    // Iterations `iteration` to `last_iteration` (memfloor.report/3; one iteration before).
+    g.iterations.push([num(e.iteration), isNum(e.last_iteration) ? e.last_iteration : num(e.iteration)]);
     if (num(e.bytes) > g.max) {
       g.max = num(e.bytes);
       g.at = num(e.iteration);
     }
   }
-  const rows = [...groups.values()].map((g) => h('tr', null,
-    h('td', null, h('a', {href: '#run-' + num(g.e.run)}, str(obj(ctx.runs[num(g.e.run)]).label) || 'run ' + num(g.e.run))),
-    memCell(g.e, hasBlocks(ctx.runs[num(g.e.run)], g.e.device)), h('td', null, ranges(g.iterations)),
-    h('td', {class: 'num', title: exactBytes(g.max)}, fmtBytes(g.max)), h('td', {class: 'num'}, String(g.at))));
-  return table(['run', 'memory', 'idle windows', ['most explained', 'num'], ['in window', 'num']], rows, {class: 'explains'});
+  const row = (g) => {
+    const windows = mergeSpans(g.iterations);
+    return h('tr', null,
+      h('td', null, h('a', {href: '#run-' + num(g.e.run)}, str(obj(ctx.runs[num(g.e.run)]).label) || 'run ' + num(g.e.run))),
+      memCell(g.e, hasBlocks(ctx.runs[num(g.e.run)], g.e.device)), h('td', {class: 'num'}, fmtInt(spansCount(windows))),
+      h('td', null, ranges(windows)),
+      h('td', {class: 'num', title: exactBytes(g.max)}, fmtBytes(g.max)), h('td', {class: 'num'}, String(g.at)));
+  };
+  return longTable(['run', 'memory', ['windows', 'num'], 'idle windows', ['most explained', 'num'], ['in window', 'num']],
+    [...groups.values()], row, {class: 'explains'});
 }
 
 function findingCard(ctx, item) {

@@ -1,5 +1,6 @@
 // The report page's formatting: counts, bytes in binary units, times, percentages, the names of
-// memory kinds, source locations and ranges of iteration numbers, as the page shows them.
+// memory kinds, source locations, ranges of iteration numbers and spreads over them, as the page
+// shows them.
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const MICRO = '\u00b5';
@@ -75,17 +76,38 @@ const keyName = (x, blocks) => 'device ' + num(x.device) + ' \u00b7 ' + kindName
 const sameKey = (a, b) => num(a.device) === num(b.device) && str(a.kind) === str(b.kind);
 const locText = (l) => str(obj(l).file) + (num(obj(l).line) ? ':' + num(obj(l).line) : '');
 
-// "1–4, 7, 9–10" from a list of iteration numbers.
-function ranges(numbers) {
-  const sorted = [...new Set(numbers)].sort((a, b) => a - b);
-  const parts = [];
-  for (let i = 0; i < sorted.length; i++) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    parts.push(j > i ? sorted[i] + DASH + sorted[j] : String(sorted[i]));
-    i = j;
+// Iteration numbers and [first, last] spans of them, sorted and merged into spans.
+function mergeSpans(items) {
+  const spans = items.map((x) => (Array.isArray(x) ? [num(x[0]), Math.max(num(x[0]), num(x[1]))] : [num(x), num(x)]))
+    .sort((a, b) => a[0] - b[0]);
+  const out = [];
+  for (const [first, last] of spans) {
+    const prev = out[out.length - 1];
+    if (prev && first <= prev[1] + 1) prev[1] = Math.max(prev[1], last);
+    else out.push([first, last]);
   }
-  return parts.join(', ');
+  return out;
 }
+
+// How many iterations merged spans hold.
+const spansCount = (spans) => spans.reduce((n, [first, last]) => n + last - first + 1, 0);
+
+// "1–4, 7, 9–10" from merged spans; of more than `most` parts the first ones and the last, with
+// how many are left out between (a leak's site can be listed in every other window of thousands).
+function ranges(spans, most = 40) {
+  const parts = spans.map(([first, last]) => (last > first ? first + DASH + last : String(first)));
+  if (parts.length <= most) return parts.join(', ');
+  return parts.slice(0, most - 1).join(', ') + ', \u2026 ' + fmtInt(parts.length - most) + ' more \u2026, ' +
+    parts[parts.length - 1];
+}
+
+// A spread over a range's iterations ({min, max, mean}) by `fmt`: ["min–max", "(mean)"], or
+// [value, null] when they are all alike; fmtSpread joins them.
+function spreadParts(spread, fmt) {
+  const s = obj(spread);
+  if (num(s.min) === num(s.max)) return [fmt(num(s.min)), null];
+  return [fmt(num(s.min)) + DASH + fmt(num(s.max)), '(' + fmt(num(s.mean)) + ')'];
+}
+const fmtSpread = (spread, fmt) => spreadParts(spread, fmt).filter((p) => p).join(' ');
 
 const plural = (n, word) => n + ' ' + word + (n === 1 ? '' : 's');

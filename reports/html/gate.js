@@ -18,12 +18,12 @@ function gateSection(gate) {
   // A run with blocks on a device has checks of kind block there: its device memory is reserved.
   const blockDevices = new Set(checks.filter((c) => c.kind === 'block').map((c) => str(c.run) + '\u0000' + num(c.device)));
   const thresholds = Object.entries(obj(g.thresholds));
-  const rows = (list) => list.map((c) => h('tr', {class: c.regression === true ? 'regressed' : null},
+  const row = (c) => h('tr', {class: c.regression === true ? 'regressed' : null},
     h('td', {class: 'nowrap'}, str(c.metric)), h('td', {class: 'nowrap'}, str(c.run)), memCell(c, blockDevices.has(str(c.run) + '\u0000' + num(c.device))),
     h('td', {class: 'where'}, str(c.site)),
     bytesCell(c.baseline), bytesCell(c.current),
     h('td', {class: 'num', title: exactBytes(c.delta)}, fmtSignedBytes(c.delta)),
-    h('td', {class: 'num'}, fmtPercent(c.delta_percent))));
+    h('td', {class: 'num'}, fmtPercent(c.delta_percent)));
   const headers = ['metric', 'run', 'memory', 'site', ['baseline', 'num'], ['current', 'num'], ['change', 'num'], ['change %', 'num']];
   const newFindings = arr(g.new_findings).map(obj);
   return h('section', {id: 'gate'},
@@ -35,10 +35,10 @@ function gateSection(gate) {
       arr(g.added_runs).length ? ['runs only in the current report', arr(g.added_runs).map(str).join(', ')] : null]),
     regressed.length
       ? [h('h3', null, 'Checks that regressed (' + regressed.length + ' of ' + checks.length + ')'),
-        table(headers, rows(regressed), {id: 'gate-regressed'})]
+        longTable(headers, regressed, row, {id: 'gate-regressed'})]
       : h('p', null, 'No check regressed (' + checks.length + ' checks).'),
     checks.length > regressed.length
-      ? h('details', null, h('summary', null, 'All ' + checks.length + ' checks'), table(headers, rows(checks)))
+      ? h('details', null, h('summary', null, 'All ' + checks.length + ' checks'), longTable(headers, checks, row))
       : null,
     h('h3', null, 'New findings (' + newFindings.length + ')'),
     newFindings.length

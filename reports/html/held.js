@@ -118,6 +118,7 @@ function censusOutside(run) {
 // The section, when a window has a census; without any, only the note on the censuses that fell
 // inside iterations (if any), so that a report written before censuses draws as it did.
 function heldBySection(run, index) {
+  // A window with a census is kept whole (never in a range of alike iterations).
   const windows = arr(run.iterations).map(obj).filter((it) => arr(it.held_by).length);
   if (!windows.length) return censusOutside(run);
   const stacks = stacksById(run);
@@ -129,5 +130,6 @@ function heldBySection(run, index) {
       'where their block was allocated, and what no Python path reaches. A path taken through the autograd ' +
       'graph folds out to its nodes. The last window is unfolded.'),
     censusOutside(run),
-    windows.map((it) => arr(it.held_by).map((c) => censusBlock(run, stacks, it, c, it === last))));
+    lazyItems(windows.flatMap((it) => arr(it.held_by).map((c) => [it, c])),
+      ([it, c]) => censusBlock(run, stacks, it, c, it === last), (kids) => h('p', {class: 'muted'}, kids), 'censuses'));
 }

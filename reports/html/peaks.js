@@ -36,33 +36,36 @@ function peakSitesCell(stacks, sites) {
 function peakTable(run, key) {
   const stacks = stacksById(run);
   const classes = peakClasses(run, key);
-  let largest = null;  // the row of the largest peak (the first of equal ones)
+  // Only rows kept whole have a composition: a range of alike iterations stores its peaks' spread.
   const rows = [];
+  let largest = null;  // the largest peak (the first of equal ones)
   for (const it of arr(run.iterations).map(obj)) {
-    const m = obj(arr(it.memory).find((x) => sameKey(obj(x), key)));
-    const p = m.peak_composition;
+    const p = memoryOf(it, key).peak_composition;
     if (!p || typeof p !== 'object') continue;
-    const row = h('tr', {class: it.complete === false ? 'incomplete' : null},
-      h('td', {class: 'num'}, String(num(it.index))),
-      bytesCell(num(p.bytes)),
-      h('td', {class: 'num'}, '+' + fmtNs(num(p.at_ns) - num(it.start_ns))),
-      classes.map(([k]) => bytesCell(tallyBytes(p[k]))),
-      peakSitesCell(stacks, arr(p.sites)));
-    if (!largest || num(p.bytes) > largest.bytes) largest = {bytes: num(p.bytes), row};
-    rows.push(row);
+    rows.push({it, p});
+    if (!largest || num(p.bytes) > num(largest.p.bytes)) largest = rows[rows.length - 1];
   }
   if (!rows.length) {
     return arr(run.iterations).length
       ? h('p', {class: 'muted'}, 'This report has no peak composition (written by an earlier memfloor).')
       : null;
   }
-  largest.row.classList.add('largest-peak');
-  largest.row.cells[1].appendChild(document.createTextNode(' '));
-  largest.row.cells[1].appendChild(badge('largest', 'warn'));
+  const row = (r) => {
+    const isLargest = r === largest;
+    return h('tr', {class: [r.it.complete === false ? 'incomplete' : '', isLargest ? 'largest-peak' : ''].join(' ').trim() || null},
+      h('td', {class: 'num'}, String(num(r.it.index))),
+      h('td', {class: 'num', title: exactBytes(num(r.p.bytes))}, fmtBytes(num(r.p.bytes)),
+        isLargest ? [' ', badge('largest', 'warn')] : null),
+      h('td', {class: 'num'}, '+' + fmtNs(num(r.p.at_ns) - num(r.it.start_ns))),
+      classes.map(([k]) => bytesCell(tallyBytes(r.p[k]))),
+      peakSitesCell(stacks, arr(r.p.sites)));
+  };
+  const ranged = iterationRanges(run).length;
   return [h('h4', null, 'What is live at each iteration\u2019s peak'),
     h('p', {class: 'muted'}, 'When the peak is first reached, by when its bytes were made: in the iteration, ' +
       'earlier without being retained by an idle window, or earlier and retained (by the classes of the ' +
-      'window before); and the sites holding the most then.'),
-    table([['#', 'num'], ['peak', 'num'], ['reached at', 'num'],
-      ...classes.map(([, name]) => [name, 'num']), 'top sites at the peak'], rows, {class: 'peaks'})];
+      'window before); and the sites holding the most then.' + (ranged ? ' The iterations kept whole only: ' +
+      'a range of alike iterations stores the spread of its peaks (the iterations table), not what is live at them.' : '')),
+    longTable([['#', 'num'], ['peak', 'num'], ['reached at', 'num'],
+      ...classes.map(([, name]) => [name, 'num']), 'top sites at the peak'], rows, row, {class: 'peaks'})];
 }

@@ -1,10 +1,14 @@
-// memfloor report page: draws the embedded report (memfloor.report/2) and gate result
+// memfloor report page: draws the embedded report (memfloor.report/3 or /2) and gate result
 // (memfloor.gate/1). Everything is built with createElement and text nodes: no string from the
 // data is ever parsed as HTML, so names from traces and source lines show as they are.
 //
 // The script is the .js files of reports/html/, which html_report.cpp joins in a fixed order inside
 // the one function of report.html's script element. This file, the entry, comes last: it reads the
 // embedded JSON and lays out the page.
+
+// The majors of memfloor.report this page reads: /3 adds ranges of alike iterations
+// (runs[].iteration_ranges) and explains over ranges (last_iteration), which /2 lacks.
+const READS = ['memfloor.report/2', 'memfloor.report/3'];
 
 function readJson(id) {
   const node = document.getElementById(id);
@@ -40,7 +44,11 @@ function render() {
   };
   if (ctx.worst) document.title = 'memfloor report: ' + str(ctx.worst.label) + ', ' + fmtBytes(ctx.worst.idle_floor);
   root.textContent = '';
-  append(root, [header(ctx), summarySection(ctx), gate ? gateSection(gate) : null,
+  const schema = str(report.schema);
+  append(root, [header(ctx),
+    READS.includes(schema) ? null : h('div', {class: 'warning'}, 'This page reads ' + READS.join(' and ') +
+      '; the report is ' + (schema || 'of no schema') + ': what it stores otherwise may be missing or wrong here.'),
+    summarySection(ctx), gate ? gateSection(gate) : null,
     ctx.runs.length > 1 ? runsTable(ctx) : null,
     ctx.runs.map((run, i) => runSection(ctx, run, i)),
     findingsSection(ctx)]);
@@ -48,6 +56,9 @@ function render() {
 
 try {
   render();
+  // Drawn: what bench/render_time.mjs waits for, and when it was done since navigation started.
+  performance.mark('memfloor-rendered');
+  document.body.dataset.rendered = '1';
 } catch (e) {
   const root = document.getElementById('report');
   root.textContent = '';

@@ -1,6 +1,7 @@
 // The report page's section of one run: its warnings and facts, then per device and memory kind
-// the peak, the trend, the live-bytes chart (chart.js), the per-iteration table and the peaks
-// (peaks.js); then its retaining sites (sites.js) and what its idle censuses found (held.js).
+// the peak, the trend, the live-bytes chart (chart.js), the per-iteration table (a range of alike
+// iterations as one row) and the peaks (peaks.js); then its retaining sites (sites.js) and what
+// its idle censuses found (held.js).
 
 function runWarnings(run) {
   const out = [];
@@ -42,6 +43,15 @@ function runWarnings(run) {
   return out;
 }
 
+// Of the iterations, those stored in ranges of alike ones (memfloor.report/3), said after the count.
+function rangesFact(run) {
+  const ranged = iterationRanges(run);
+  if (!ranged.length) return '';
+  const count = ranged.reduce((n, r) => n + rangeCount(r), 0);
+  return '; ' + fmtInt(count) + ' of them in ' + plural(ranged.length, 'range') + ' of iterations whose idle ' +
+    'windows repeat a kept one\u2019s';
+}
+
 function runFacts(run) {
   const trace = obj(run.trace);
   const proc = obj(run.process);
@@ -53,8 +63,8 @@ function runFacts(run) {
     ['records', fmtInt(num(rec.total)) + ' (' + fmtInt(num(rec.allocs)) + ' allocations, ' + fmtInt(num(rec.frees)) +
       ' frees, ' + fmtInt(num(rec.markers)) + ' markers)'],
     ['duration', fmtNs(num(trace.end_ns) - num(trace.first_ns))],
-    ['iterations', arr(run.iterations).length + ' from ' + str(run.iteration_source) + ' (pattern ' +
-      str(run.iteration_pattern) + ', ' + num(run.warmup_iterations) + ' warm-up)'],
+    ['iterations', fmtInt(iterationCount(run)) + ' from ' + str(run.iteration_source) + ' (pattern ' +
+      str(run.iteration_pattern) + ', ' + num(run.warmup_iterations) + ' warm-up)' + rangesFact(run)],
   ];
   if (proc.present) {
     pairs.push(['process', 'pid ' + num(proc.pid) + ' on ' + str(proc.host) +
@@ -71,35 +81,64 @@ function runFacts(run) {
     : null];
 }
 
+// The cells of an idle window of one memory `m` (an iteration's), the same for a kept row and a
+// range, whose idle window is its `like` row's.
+function idleCells(m, reserved) {
+  const idle = obj(m.idle);
+  const retained = obj(idle.retained);
+  return [bytesCell(idle.floor), bytesCell(retained.bytes),
+    bytesCell(tallyBytes(retained.inter_iteration)), bytesCell(tallyBytes(retained.leak)),
+    bytesCell(tallyBytes(retained.persistent)),
+    reserved ? bytesCell(tallyBytes(retained.cached)) : null,
+    bytesCell(tallyBytes(idle.explained)), bytesCell(tallyBytes(idle.unexplained))];
+}
+
+// A spread over a range's iterations: min–max, and the mean below it (the columns stay narrow);
+// the exact bytes as a tooltip.
+function spreadCell(spread, fmt, exact) {
+  const [range, mean] = spreadParts(spread, fmt);
+  const s = obj(spread);
+  return h('td', {class: 'num spread', title: exact ? 'min ' + exactBytes(s.min) + ', max ' + exactBytes(s.max) +
+    ', mean ' + exactBytes(s.mean) : null}, range, mean ? [h('br'), h('span', {class: 'muted'}, ' ' + mean)] : null);
+}
+
+function keptRow(it, key, reserved, worstIteration) {
+  const m = memoryOf(it, key);
+  const flags = [];
+  if (it.warmup) flags.push(badge('warm-up'));
+  if (it.complete === false) flags.push(badge('incomplete', 'warn'));
+  if (obj(it.idle).final) flags.push(badge('final window'));
+  if (num(it.index) === worstIteration) flags.push(badge('steady floor', 'worst'));
+  const cls = [it.warmup ? 'warmup' : '', it.complete === false ? 'incomplete' : '',
+    num(it.index) === worstIteration ? 'worst' : ''].filter((c) => c).join(' ');
+  return h('tr', {class: cls || null},
+    h('td', {class: 'num'}, String(num(it.index))),
+    h('td', {class: 'break'}, str(it.name), flags.length ? ' ' : null, flags),
+    h('td', {class: 'num'}, fmtNs(num(it.end_ns) - num(it.start_ns))),
+    bytesCell(m.peak), idleCells(m, reserved),
+    h('td', {class: 'num'}, fmtNs(num(obj(it.idle).end_ns) - num(obj(it.idle).start_ns))));
+}
+
+// A range of alike iterations, collapsed into one row: its idle window is `like`'s; what differs
+// between its iterations (durations, peaks) is a spread.
+function rangeRow(range, like, key, reserved) {
+  return h('tr', {class: 'range'},
+    h('td', {class: 'num'}, num(range.first) + DASH + num(range.last)),
+    h('td', null, fmtInt(rangeCount(range)) + ' iterations like ' + num(range.like)),
+    spreadCell(range.duration_ns, fmtNs),
+    spreadCell(memoryOf(range, key).peak, fmtBytes, true), idleCells(memoryOf(like, key), reserved),
+    spreadCell(range.idle_ns, fmtNs));
+}
+
 function iterationTable(run, key, worstIteration) {
   const reserved = isReserved(run, key);  // the only memory with cached bytes
-  const rows = arr(run.iterations).map((it) => {
-    it = obj(it);
-    const m = obj(arr(it.memory).find((x) => sameKey(obj(x), key)));
-    const idle = obj(m.idle);
-    const retained = obj(idle.retained);
-    const flags = [];
-    if (it.warmup) flags.push(badge('warm-up'));
-    if (it.complete === false) flags.push(badge('incomplete', 'warn'));
-    if (obj(it.idle).final) flags.push(badge('final window'));
-    if (num(it.index) === worstIteration) flags.push(badge('steady floor', 'worst'));
-    const cls = [it.warmup ? 'warmup' : '', it.complete === false ? 'incomplete' : '',
-      num(it.index) === worstIteration ? 'worst' : ''].filter((c) => c).join(' ');
-    return h('tr', {class: cls || null},
-      h('td', {class: 'num'}, String(num(it.index))),
-      h('td', {class: 'break'}, str(it.name), flags.length ? ' ' : null, flags),
-      h('td', {class: 'num'}, fmtNs(num(it.end_ns) - num(it.start_ns))),
-      bytesCell(m.peak), bytesCell(idle.floor), bytesCell(retained.bytes),
-      bytesCell(tallyBytes(retained.inter_iteration)), bytesCell(tallyBytes(retained.leak)),
-      bytesCell(tallyBytes(retained.persistent)),
-      reserved ? bytesCell(tallyBytes(retained.cached)) : null,
-      bytesCell(tallyBytes(idle.explained)), bytesCell(tallyBytes(idle.unexplained)),
-      h('td', {class: 'num'}, fmtNs(num(obj(it.idle).end_ns) - num(obj(it.idle).start_ns))));
-  });
-  if (!rows.length) return h('p', {class: 'muted'}, 'No iterations.');
-  return table([['#', 'num'], 'iteration', ['duration', 'num'], ['peak', 'num'], ['idle floor', 'num'],
+  const entries = iterationEntries(run);
+  if (!entries.length) return h('p', {class: 'muted'}, 'No iterations.');
+  const make = (e) => (e.range ? rangeRow(e.range, e.like, key, reserved) : keptRow(e.row, key, reserved, worstIteration));
+  return longTable([['#', 'num'], 'iteration', ['duration', 'num'], ['peak', 'num'], ['idle floor', 'num'],
     ['retained', 'num'], ['inter-iteration', 'num'], ['leak', 'num'], ['persistent', 'num'],
-    ...(reserved ? [['cached', 'num']] : []), ['explained', 'num'], ['unexplained', 'num'], ['idle window', 'num']], rows, {class: 'iterations'});
+    ...(reserved ? [['cached', 'num']] : []), ['explained', 'num'], ['unexplained', 'num'], ['idle window', 'num']],
+  entries, make, {class: 'iterations'});
 }
 
 function memorySection(run, index, mem) {

@@ -1,5 +1,6 @@
 // The report page's retaining sites of a run: every site listed among the top retainers of an
-// idle window, one row per site, with the findings that explain it and its stack folded out.
+// idle window (a range of alike iterations lists its `like`'s sites in each of its windows), one
+// row per site, with the findings that explain it and its stack folded out.
 
 const basename = (path) => str(path).split('/').pop();
 
@@ -32,20 +33,28 @@ function sitesSection(ctx, run) {
   const stacks = stacksById(run);
   const blocks = arr(run.memory).some((m) => obj(m).kind === 'block');
   const sites = new Map();
-  for (const it of arr(run.iterations)) {
+  // Every idle window listing the site: a kept row's, and a range's, which lists its `like`'s sites.
+  const listed = (it, span) => {
     for (const s of arr(obj(it).top_sites)) {
       const site = obj(s);
       const id = [num(site.device), str(site.kind), num(site.stack), str(site.where)].join('\u0000');
       let e = sites.get(id);
       if (!e) sites.set(id, e = {site, windows: [], max: -1, maxIteration: 0, findings: new Set()});
-      e.windows.push(num(obj(it).index));
+      // Windows come in order: a long run's adjacent ones are merged as they come.
+      const prev = e.windows[e.windows.length - 1];
+      if (prev && span[0] <= prev[1] + 1) prev[1] = Math.max(prev[1], span[1]);
+      else e.windows.push(span.slice());
       if (num(site.bytes) > e.max) {
         e.max = num(site.bytes);
-        e.maxIteration = num(obj(it).index);
+        e.maxIteration = span[0];
         e.site = site;
       }
       for (const f of arr(site.findings)) e.findings.add(str(f));
     }
+  };
+  for (const e of iterationEntries(run)) {
+    if (e.range) listed(e.like, [num(e.range.first), num(e.range.last)]);
+    else listed(e.row, [num(e.row.index), num(e.row.index)]);
   }
   const counted = (e) => e.max - num(tallyBytes(e.site.persistent));
   // A caching allocator's blocks first: what the program keeps, which its segments (few and large)
@@ -54,7 +63,7 @@ function sitesSection(ctx, run) {
   const list = [...sites.values()].sort((a, b) =>
     allocatedFirst(a) - allocatedFirst(b) || counted(b) - counted(a) || b.max - a.max);
   if (!list.length) return h('p', {class: 'muted'}, 'No site retains bytes across an idle window.');
-  const rows = list.map((e) => {
+  const row = (e) => {
     const cls = str(e.site.class);
     const linked = [...e.findings].map((id) => {
       const f = ctx.findingsById.get(id);
@@ -66,15 +75,16 @@ function sitesSection(ctx, run) {
       h('td', null, classBadge(cls)),
       h('td', {class: 'num', title: exactBytes(e.max)}, fmtBytes(e.max)),
       h('td', {class: 'num'}, String(e.maxIteration)),
+      h('td', {class: 'num'}, fmtInt(spansCount(e.windows))),
       h('td', null, ranges(e.windows)),
       h('td', null, linked.length ? linked
         : cls === 'persistent' || cls === 'cached' ? h('span', {class: 'muted'}, 'no finding')
           : badge('unexplained', 'warn')));
-  });
+  };
   return [h('h3', null, 'Retaining sites'),
     h('p', {class: 'muted'}, 'The sites listed among the top retainers of at least one idle window; ' +
       (blocks ? 'the allocator\u2019s blocks (allocated) first, then its segments (reserved) and other memory; in each, ' : '') +
       'sites allocating in counted iterations first, then persistent ones.'),
-    table(['site (its frame in the user\'s code)', 'memory', 'class', ['most retained', 'num'],
-      ['in window', 'num'], 'listed in windows', 'explained by'], rows, {class: 'sites'})];
+    longTable(['site (its frame in the user\'s code)', 'memory', 'class', ['most retained', 'num'],
+      ['in window', 'num'], ['windows', 'num'], 'listed in windows', 'explained by'], list, row, {class: 'sites'})];
 }

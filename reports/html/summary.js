@@ -73,7 +73,7 @@ function runsTable(ctx) {
     return h('tr', {class: isWorst ? 'worst' : null},
       h('td', {class: 'nowrap'}, h('a', {href: '#run-' + i}, str(run.label)), isWorst ? [' ', badge('worst', 'worst')] : null),
       h('td', {class: 'mono break'}, str(obj(run.trace).path)),
-      h('td', {class: 'num'}, String(arr(run.iterations).length)),
+      h('td', {class: 'num'}, fmtInt(iterationCount(run))),
       bytesCell(steady ? steady.idle_floor : undefined),
       blocks ? bytesCell(reserved ? reserved.idle_floor : undefined) : null,
       h('td', {class: 'num'}, steady ? String(num(steady.iteration)) : DASH),

@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -115,6 +117,75 @@ TEST_CASE("analyzeTraces merges the traces of a directory, by rank", "[analyze_t
   REQUIRE(m.worst);
   CHECK(m.worst->run == 1);  // rank 1 keeps 2 MiB a window, rank 0 one
   CHECK_FALSE(m.findings);
+}
+
+TEST_CASE("analyzeTraces gives the same report with one worker and with four", "[analyze_traces]") {
+  TempDir dir;
+  static constexpr int32_t kRanks = 6;
+  for (int32_t rank = 0; rank < kRanks; ++rank) {
+    const uint32_t iterations = 3 + static_cast<uint32_t>(rank % 3);  // of different lengths
+    Loop loop = trainingLoop({.iterations = iterations, .retained = (rank + 1) * kMiB});
+    // A native frame in the rank's own library, which no file resolves: the run's `symbolized`
+    // names that library, and no other rank's.
+    const std::string library = "/nonexistent/librank" + std::to_string(rank) + ".so";
+    const trace::StackId own = loop.trace.stack(
+        {{.function = "", .file = "", .line = 0, .module = library, .offset = 0x1234}});
+    loop.trace.alloc(1000 * iterations + 100, 0x60000000, kMiB, {.stack = own});
+    trace::ProcessInfo p;
+    p.pid = 100 + static_cast<uint32_t>(rank);
+    p.rank = rank;
+    p.world_size = kRanks;
+    loop.trace.record(p);
+    // File names in the opposite order of the ranks: the merge orders by rank.
+    dir.write("trace" + std::to_string(kRanks - rank) + ".mftrace",
+              encodeTrace(loop.trace.records()));
+  }
+  TraceSet set;
+  set.trace_paths = {dir.path.string()};
+  set.jobs = 1;
+  std::vector<size_t> told;  // one worker: told in order, from this thread
+  set.progress = [&told](size_t done, size_t total) {
+    CHECK(total == kRanks);
+    told.push_back(done);
+  };
+  const MergedReport serial = analyzeSet(set);
+  CHECK(told == std::vector<size_t>{1, 2, 3, 4, 5, 6});
+  REQUIRE(serial.runs.size() == kRanks);
+  for (int32_t rank = 0; rank < kRanks; ++rank) {
+    CHECK(serial.runs[rank].symbolized ==
+          std::map<std::string, std::string>{
+              {"/nonexistent/librank" + std::to_string(rank) + ".so", ""}});
+  }
+  const std::string expected = reports::toJsonText(serial);
+  set.jobs = 4;
+  std::atomic<size_t> calls{0};
+  set.progress = [&calls](size_t, size_t) { ++calls; };
+  for (int round = 0; round < 5; ++round) {  // each round scheduled as it happens to be
+    CHECK(reports::toJsonText(analyzeSet(set)) == expected);
+  }
+  CHECK(calls == 5 * kRanks);
+}
+
+TEST_CASE("analyzeTraces names the first bad trace in order, whichever worker fails first",
+          "[analyze_traces]") {
+  TempDir dir;
+  const std::vector<uint8_t> good = encodeTrace(trainingLoop({.iterations = 20}).trace.records());
+  const std::vector<uint8_t> junk = {'n', 'o', 't', ' ', 'a', ' ', 't', 'r'};
+  // Sorted: a (good, slow), b (bad), c (good), d (bad), e (good).
+  dir.write("a.mftrace", good);
+  const std::string first = dir.write("b.mftrace", junk);
+  dir.write("c.mftrace", good);
+  const std::string second = dir.write("d.mftrace", junk);
+  dir.write("e.mftrace", good);
+  TraceSet set;
+  set.trace_paths = {dir.path.string()};
+  set.symbolize = false;
+  for (unsigned jobs : {1u, 4u, 4u, 4u, 4u}) {
+    set.jobs = jobs;
+    CAPTURE(jobs);
+    CHECK_THROWS_AS(analyzeTraces(set), Error);
+    CHECK_THROWS_WITH(analyzeTraces(set), Catch::Contains(first) && !Catch::Contains(second));
+  }
 }
 
 }  // namespace

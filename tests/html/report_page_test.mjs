@@ -5,14 +5,19 @@
 //
 //   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
 //        --plain-html plain.html --detected-html detected.html --peaks-html peaks.html \
-//        --blocks-html blocks.html --held-html held.html --census-html census.html
+//        --blocks-html blocks.html --held-html held.html --census-html census.html --ranges-html ranges.html
 // page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone;
 // detected.html: a model trace analyzed with its markers ignored; peaks.html: a model trace
 // analyzed by this build, with the peaks' compositions the shipped reports predate; blocks.html:
 // the caching allocator fixture (testdata/analysis/caching_allocator.txt) with its gate against
 // itself; held.html: testdata/reports/held_by.report.json, with idle censuses (held_by);
-// census.html: the census fixture (testdata/analysis/census_holders.txt) analyzed by this build.
+// census.html: the census fixture (testdata/analysis/census_holders.txt) analyzed by this build;
+// ranges.html: fixtures/ranges.report.json (memfloor.report/3: rows kept whole and ranges of alike
+// iterations), whose screenshot is written beside page.png as ranges.png, and from which a page of
+// 30,001 iterations is made (ranges-long.html beside it) to check that a long run's page stays light.
 import puppeteer from 'puppeteer-core';
+import fs from 'node:fs';
+import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {parseArgs} from 'node:util';
 
@@ -27,9 +32,11 @@ const {values: args} = parseArgs({
     'blocks-html': {type: 'string'},
     'held-html': {type: 'string'},
     'census-html': {type: 'string'},
+    'ranges-html': {type: 'string'},
   },
 });
-for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html', 'held-html', 'census-html']) {
+for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html', 'held-html',
+  'census-html', 'ranges-html']) {
   if (!args[name]) {
     console.error(`report_page_test: --${name} is required`);
     process.exit(2);
@@ -194,6 +201,12 @@ try {
   // Idle censuses: per window and device, the Python paths holding its memory.
   await checkedPage('held', args['held-html'], checkHeld);
   await checkedPage('census', args['census-html'], checkCensus);
+  // Ranges of alike iterations (memfloor.report/3), and a long run made of them.
+  await checkedPage('ranges', args['ranges-html'], async (p) => {
+    await checkRanges(p);
+    await p.screenshot({path: path.join(path.dirname(args.screenshot), 'ranges.png'), fullPage: true});
+  });
+  await checkedPage('long', longPage(args['ranges-html']), checkLong);
   // Reports without censuses have no such section.
   for (const [name, p] of [['two_runs', page], ['plain', plain.page], ['blocks', blocks.page]]) {
     check((await p.$('.held-by, .census-outside, details.census')) === null, `${name}: no held-by section`);
@@ -400,4 +413,135 @@ async function checkHeld(page) {
   const injected = await injectedInto(page);
   check(injected.img === 0 && injected.scripts === 3 && injected.handlers === 0,
     `held: nothing injected (${JSON.stringify(injected)})`);
+}
+
+// What fixtures/ranges.report.json shows: iterations 1, 7 and 12 kept whole, 2–6 like 1 and 8–11
+// like 7 (MF001's site keeps 64 MiB into the next iteration, 72 MiB from iteration 7 on).
+async function checkRanges(page) {
+  const text = async (selector) => page.$eval(selector, (el) => el.textContent).catch(() => null);
+  const texts = async (selector) => page.$$eval(selector, (els) => els.map((el) => el.textContent));
+  check((await page.evaluate(() => document.body.dataset.rendered)) === '1', 'ranges: the page marks itself drawn');
+  check((await text('header .subtitle')).includes('memfloor.report/3'), 'ranges: the subtitle names memfloor.report/3');
+  const body = await page.evaluate(() => document.body.innerText);
+  check(!body.includes('This page reads'), 'ranges: no warning on the schema');
+  check((await text('#worst-idle-floor')) === '584 MiB', 'ranges: the worst steady floor is 584 MiB (iteration 7)');
+  const facts = await page.$$eval('#run-0 dl.facts dt', (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent]));
+  const its = (facts.find(([k]) => k === 'iterations') || [])[1] || '';
+  check(its.startsWith('12 from markers') && its.includes('9 of them in 2 ranges'), `ranges: 12 iterations, 9 in 2 ranges (${its})`);
+
+  // The iterations table of each memory: the kept rows and a collapsed row per range, in order.
+  const tables = await page.$$eval('#run-0 table.iterations', (ts) => ts.map((t) =>
+    [...t.querySelectorAll('tbody tr')].map((tr) => ({cls: tr.className, cells: [...tr.cells].map((c) => c.textContent)}))));
+  check(tables.length === 2, `ranges: an iterations table per memory (${tables.length})`);
+  const device = tables[0] || [];
+  check(JSON.stringify(device.map((r) => r.cells[0])) === '["1","2\u20136","7","8\u201311","12"]',
+    `ranges: rows 1, 2–6, 7, 8–11, 12 (${device.map((r) => r.cells[0])})`);
+  const r26 = (device[1] || {cells: []}).cells;
+  check(device[1] && device[1].cls === 'range' && r26[1] === '5 iterations like 1', `ranges: 2–6 is a range like 1 (${r26})`);
+  check(r26[2] === '9.80 ms\u201310.2 ms (10.0 ms)' && r26[3] === '764 MiB\u2013768 MiB (766 MiB)',
+    `ranges: 2–6's durations and peaks as min–max (mean) (${r26[2]}, ${r26[3]})`);
+  check(r26[4] === '576 MiB' && r26[6] === '64.0 MiB' && r26[9] === '64.0 MiB', `ranges: 2–6's idle window is 1's (${r26})`);
+  const r811 = (device[3] || {cells: []}).cells;
+  check(r811[1] === '4 iterations like 7' && r811[4] === '584 MiB' && r811[9] === '72.0 MiB',
+    `ranges: 8–11's idle window is 7's (${r811})`);
+  check(device[2] && device[2].cls === 'worst', 'ranges: iteration 7 is the steady floor');
+
+  // The device chart: a band and a floor across each range, the kept rows as before.
+  const [chart] = await page.$$('#run-0 figure.chart');
+  const count = async (selector) => (await chart.$$(selector)).length;
+  check(await count('.range-band') === 2 && await count('.iter-band') === 3 && await count('.idle-band') === 3,
+    'ranges: two range bands, three iterations and idle windows');
+  check(await count('.floor-mark') === 5 && await count('.floor-mark.range') === 2, 'ranges: five floors, two across ranges');
+  check((await chart.$eval('.floor-label', (el) => el.textContent)) === 'steady idle floor 584 MiB', 'ranges: the steady floor is labelled');
+  const rangeTitles = await chart.$$eval('.floor-mark.range title', (ts) => ts.map((t) => t.textContent));
+  check(rangeTitles[0] === 'idle floor of iterations 2\u20136 (5 like 1): 576 MiB (603,979,776 bytes)', `ranges: a range's floor says so (${rangeTitles[0]})`);
+  check((await chart.$eval('.legend', (el) => el.textContent)).includes('alike iterations (a range)'), 'ranges: the legend names ranges');
+
+  // Sites and findings count the windows of ranges.
+  const sites = await page.$$eval('#run-0 table.sites tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const hc = sites.find((r) => r[0].startsWith('HyperConnectionTransformerLayer')) || [];
+  check(hc[3] === '72.0 MiB' && hc[4] === '7' && hc[5] === '12' && hc[6] === '1\u201312',
+    `ranges: the site retains in 12 windows, the most in 7 (${hc.slice(3, 7)})`);
+  const finding = '#finding-5c1e0d7a9b3f2e41';
+  check((await text(`${finding} .explained`)) === '72.0 MiB', 'ranges: MF001 explains up to 72.0 MiB');
+  const explains = await page.$$eval(`${finding} table.explains tbody tr`, (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  check(explains.length === 1 && JSON.stringify(explains[0].slice(2)) === '["12","1\u201312","72.0 MiB","7"]',
+    `ranges: MF001's windows 1–12 from iteration..last_iteration (${JSON.stringify(explains)})`);
+
+  // Peaks: the kept rows only, said so.
+  const peaks = await page.$$eval('#run-0 table.peaks', (ts) => ts.map((t) => [...t.querySelectorAll('tbody tr')].map((tr) => tr.cells[0].textContent)));
+  check(peaks.length === 2 && JSON.stringify(peaks[0]) === '["1","7","12"]', `ranges: peaks of the kept rows (${JSON.stringify(peaks)})`);
+  check((await texts('#run-0 table.peaks tr.largest-peak')).length === 2 &&
+    (await page.$eval('#run-0 table.peaks tr.largest-peak', (tr) => tr.cells[0].textContent)) === '7', 'ranges: the largest peak is 7\'s');
+  check(body.includes('a range of alike iterations stores the spread of its peaks'), 'ranges: the peaks say ranges have none');
+  const injected = await injectedInto(page);
+  check(injected.img === 0 && injected.scripts === 3 && injected.handlers === 0, `ranges: nothing injected (${JSON.stringify(injected)})`);
+}
+
+// The ranges page with its report made long: 3,000 blocks of a row kept whole and a range of 9
+// like it, then a last row (30,001 iterations). Written beside it; returns its path.
+function longPage(file) {
+  const html = fs.readFileSync(file, 'utf8');
+  const open = '<script type="application/json" id="memfloor-report">';
+  const at = html.indexOf(open) + open.length, end = html.indexOf('</' + 'script>', at);
+  const doc = JSON.parse(html.slice(at, end));
+  const run = doc.runs[0];
+  const [row, range] = [run.iterations[1], run.iteration_ranges[1]];
+  const period = 12000000;
+  const iterations = [], ranges = [];
+  let index = 1, t = run.iterations[0].start_ns;
+  const kept = (final) => {
+    const it = Object.assign(structuredClone(row), {index, name: 'iteration ' + index, start_ns: t, end_ns: t + 10000000,
+      idle: {start_ns: t + 10000000, end_ns: t + period, final}});
+    for (const m of it.memory) m.peak_composition.at_ns += t - row.start_ns;
+    iterations.push(it);
+    t += period;
+    index++;
+  };
+  for (let b = 0; b < 3000; b++) {
+    kept(false);
+    ranges.push(Object.assign(structuredClone(range), {first: index, last: index + 8, count: 9, like: index - 1,
+      start_ns: t, end_ns: t + 9 * period}));
+    index += 9;
+    t += 9 * period;
+  }
+  kept(true);
+  Object.assign(run, {iterations, iteration_ranges: ranges});
+  run.trace.end_ns = t;
+  for (const s of run.steady_idle_floor) s.iteration = 1;
+  doc.summary.worst.iteration = 1;
+  const safe = JSON.stringify(doc).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const out = path.join(path.dirname(file), 'ranges-long.html');
+  fs.writeFileSync(out, html.slice(0, at) + safe + html.slice(end));
+  return out;
+}
+
+// A long run's page stays light: the charts downsampled, the long tables drawn in part with the
+// rest on demand.
+async function checkLong(page) {
+  const texts = async (selector) => page.$$eval(selector, (els) => els.map((el) => el.textContent));
+  const facts = await page.$$eval('#run-0 dl.facts dd', (dds) => dds.map((dd) => dd.textContent));
+  check(facts.some((f) => f.startsWith('30,001 from markers')), 'long: 30,001 iterations');
+  const shapes = await page.$$eval('#run-0 figure.chart', (charts) => charts.map((c) =>
+    c.querySelectorAll('.iter-band, .idle-band, .range-band, .floor-mark, .floor-range').length));
+  check(shapes.length === 2 && shapes.every((n) => n <= 4), `long: each chart draws its 6,001 rows and ranges in a few paths (${shapes})`);
+  check((await page.$$('#run-0 figure.chart .floor-range')).length === 2, 'long: the idle floors as one path per chart');
+  check((await texts('#run-0 figure.chart figcaption'))[0].includes('drawn downsampled'), 'long: the caption says it is downsampled');
+  const elements = await page.evaluate(() => document.querySelectorAll('#report *').length);
+  check(elements < 10000, `long: the page stays light (${elements} elements, as many for any longer run)`);
+  const rows = () => page.$$eval('#run-0 table.iterations', (ts) => ts[0].querySelectorAll('tbody tr').length);
+  check(await rows() === 101, `long: the first and last 50 rows and a gap (${await rows()})`);
+  const gap = '#run-0 table.iterations tr.gap';
+  check((await page.$eval(gap, (tr) => tr.textContent)).startsWith('5,901 more rows not drawn'), 'long: the gap says how many rows it holds');
+  await page.click(`${gap} button.more`);
+  check(await rows() === 1101, `long: a click draws the next 1,000 (${await rows()})`);
+  const after = await page.$$eval('#run-0 table.iterations', (ts) => [...ts[0].querySelectorAll('tbody tr')].map((tr) => tr.cells[0].textContent));
+  check(after[50] === '251' && after[51] === '252\u2013260' && after[1049] === '5242\u20135250' && after[after.length - 1] === '30001',
+    `long: in order around the gap (${after[50]}, ${after[51]}, ${after[1049]}, ${after[after.length - 1]})`);
+  const sites = await page.$$eval('#run-0 table.sites tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const hc = sites.find((r) => r[0].startsWith('HyperConnectionTransformerLayer')) || [];
+  check(hc[5] === '30,001' && hc[6] === '1\u201330001', `long: the site is in every window (${hc.slice(5, 7)})`);
+  const peaks = await page.$$eval('#run-0 table.peaks', (ts) => ts[0].querySelectorAll('tbody tr').length);
+  check(peaks === 101, `long: the peaks table is drawn in part too (${peaks})`);
 }

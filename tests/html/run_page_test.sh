@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The HTML report in a real browser: writes the fixture's page with `memfloor report`, then loads
-# it in headless Chromium (report_page_test.mjs). Exits 77 (ctest: skipped) with a SKIP line when
+# The HTML report in a real browser: writes the fixtures' pages with `memfloor report`, then loads
+# them in headless Chromium (report_page_test.mjs). Exits 77 (ctest: skipped) with a SKIP line when
 # chromium, node or the node packages are missing, except under CI=true, where that fails:
 # scripts/setup.sh installs all three.
 #   run_page_test.sh MEMFLOOR TESTDATA_DIR OUT_DIR
@@ -43,6 +43,10 @@ held=$out/held_by.html
 census=$out/census.html
 "$memfloor" analyze "$testdata/analysis/census_holders.txt" --no-table -o "$out/census.report.json"
 "$memfloor" report "$out/census.report.json" -o "$census"
+# Ranges of alike iterations (memfloor.report/3), hand-written: tests/html/fixtures, not testdata/,
+# whose reports the round-trip test reads back one by one.
+ranges=$out/ranges.html
+"$memfloor" report "$here/fixtures/ranges.report.json" -o "$ranges"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || missing "no chromium"
@@ -51,4 +55,4 @@ command -v node >/dev/null || missing "no node"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
   --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks" --blocks-html "$blocks" \
-  --held-html "$held" --census-html "$census"
+  --held-html "$held" --census-html "$census" --ranges-html "$ranges"
