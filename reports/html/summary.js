@@ -54,6 +54,22 @@ function summarySection(ctx) {
   return h('section', {id: 'summary'}, h('h2', null, 'Summary'), h('div', {class: 'cards'}, cards));
 }
 
+// The runs' steady idle floors side by side, the largest first: in a pipeline the ranks' floors
+// differ (the first stage holds the most in-flight activations), and the worst is what fails.
+function floorBars(ctx) {
+  const floors = ctx.runs.map((run, i) => ({i, label: str(run.label), floor: steadyFloor(run)}))
+    .filter((r) => r.floor).map((r) => ({...r, bytes: num(r.floor.idle_floor)}))
+    .sort((a, b) => b.bytes - a.bytes || a.i - b.i);
+  if (floors.length < 2) return null;
+  const most = Math.max(1, floors[0].bytes);
+  return h('div', {id: 'run-floors', class: 'run-floors'},
+    h('p', {class: 'muted'}, 'Steady idle floor per run, the largest first:'),
+    ...floors.map((r) => h('div', {class: 'run-floor' + (r.i === ctx.worstRun ? ' worst' : '')},
+      h('a', {class: 'run-floor-label', href: '#run-' + r.i}, r.label),
+      h('span', {class: 'run-floor-bar', style: 'width: ' + (100 * r.bytes / most).toFixed(1) + '%'}),
+      h('span', {class: 'run-floor-value num', title: exactBytes(r.bytes)}, fmtBytes(r.bytes)))));
+}
+
 function runsTable(ctx) {
   const blocks = ctx.runs.some((run) => arr(run.memory).some((m) => obj(m).kind === 'block'));
   const rows = ctx.runs.map((run, i) => {
@@ -82,6 +98,7 @@ function runsTable(ctx) {
       h('td', null, notes.join(', ')));
   });
   return h('section', {id: 'runs'}, h('h2', null, 'Runs'),
+    floorBars(ctx),
     ctx.worst ? h('p', null, 'Worst run: ', h('strong', null, str(ctx.worst.label)),
       ', whose steady idle floor of ' + (blocks ? 'allocated memory (device memory where no blocks were recorded)'
         : 'device memory') + ' is the largest.') : null,

@@ -261,6 +261,13 @@ async function checkPage(page) {
   check(worstRows.length === 1 && worstRows[0].includes('rank 1') && worstRows[0].includes('worst'),
     'the runs table marks rank 1 as the worst');
   check((await texts('#runs-table tbody tr')).length === 2, 'the runs table has two rows');
+  // The floors side by side, the worst rank first, its bar the full width.
+  const floorRows = await texts('#run-floors .run-floor');
+  check(floorRows.length === 2 && floorRows[0].includes('rank 1') && floorRows[0].includes('600 MiB') &&
+    floorRows[1].includes('rank 0'), 'the per-run floors list rank 1 (600 MiB) first, then rank 0');
+  check((await page.$$('#run-floors .run-floor.worst')).length === 1, 'one per-run floor is the worst');
+  const widths = await page.$$eval('#run-floors .run-floor-bar', (bars) => bars.map((b) => b.style.width));
+  check(parseFloat(widths[0]) === 100 && parseFloat(widths[1]) < 100, 'the worst floor\'s bar is the widest');
 
   // One chart per run and memory kind: rank 0 device and pinned, rank 1 device.
   check((await page.$$('figure.chart svg')).length === 3, 'three live-bytes charts');
