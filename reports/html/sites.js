@@ -40,10 +40,7 @@ function sitesSection(ctx, run) {
       const id = [num(site.device), str(site.kind), num(site.stack), str(site.where)].join('\u0000');
       let e = sites.get(id);
       if (!e) sites.set(id, e = {site, windows: [], max: -1, maxIteration: 0, findings: new Set()});
-      // Windows come in order: a long run's adjacent ones are merged as they come.
-      const prev = e.windows[e.windows.length - 1];
-      if (prev && span[0] <= prev[1] + 1) prev[1] = Math.max(prev[1], span[1]);
-      else e.windows.push(span.slice());
+      e.windows.push(span);
       if (num(site.bytes) > e.max) {
         e.max = num(site.bytes);
         e.maxIteration = span[0];
@@ -65,6 +62,7 @@ function sitesSection(ctx, run) {
   if (!list.length) return h('p', {class: 'muted'}, 'No site retains bytes across an idle window.');
   const row = (e) => {
     const cls = str(e.site.class);
+    const windows = mergeSpans(e.windows);
     const linked = [...e.findings].map((id) => {
       const f = ctx.findingsById.get(id);
       return h('div', null, h('a', {href: '#finding-' + id}, f ? str(f.rule) + ' ' + locText(f.location) : id));
@@ -75,8 +73,8 @@ function sitesSection(ctx, run) {
       h('td', null, classBadge(cls)),
       h('td', {class: 'num', title: exactBytes(e.max)}, fmtBytes(e.max)),
       h('td', {class: 'num'}, String(e.maxIteration)),
-      h('td', {class: 'num'}, fmtInt(spansCount(e.windows))),
-      h('td', null, ranges(e.windows)),
+      h('td', {class: 'num'}, fmtInt(spansCount(windows))),
+      h('td', null, ranges(windows)),
       h('td', null, linked.length ? linked
         : cls === 'persistent' || cls === 'cached' ? h('span', {class: 'muted'}, 'no finding')
           : badge('unexplained', 'warn')));
