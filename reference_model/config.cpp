@@ -26,7 +26,8 @@ Config parseArgs(int argc, const char* const* argv, bool& help, std::string& hel
       ->check(CLI::Range(1, 1024));
   app.add_option("--micro-batches", c.micro_batches, "micro-batches per iteration")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--pipeline-stages", c.pipeline_stages, "pipeline stages (one process, one GPU)")
+  app.add_option("--pipeline-stages", c.pipeline_stages,
+                 "pipeline stages (in this process, or one per rank)")
       ->check(CLI::Range(1, 64));
   app.add_option("--streams", m.streams, "hyper-connection residual streams n")
       ->check(CLI::Range(1, kernels::kMaxStreams));
@@ -55,6 +56,14 @@ Config parseArgs(int argc, const char* const* argv, bool& help, std::string& hel
   app.add_option("--idle-ms", c.idle_ms, "pause in each idle window (ms)")->check(CLI::Range(0, 60000));
   app.add_flag("--eval", c.eval, "run an evaluation forward (no graph) in each idle window");
   app.add_flag("--time-gemm", c.time_gemm, "time every cuBLAS product (share of step time)");
+  app.add_flag("--grad-norm", c.grad_norm, "print each stage's squared gradient norm");
+  app.add_option("--ranks", c.ranks,
+                 "start one process per rank and stage (RANK, WORLD_SIZE, MASTER_ADDR/PORT set)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--p2p", c.p2p, "how ranks exchange boundary tensors")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, LinkKind>{{"host", LinkKind::kHost}, {"nccl", LinkKind::kNccl}},
+          CLI::ignore_case));
   std::vector<std::string> bugs;
   app.add_option("--bug", bugs, "re-introduce a seed bug (repeatable)")
       ->check(CLI::IsMember({"hc-mlp-norm-manager", "loss-node-inputs"}));
@@ -86,6 +95,9 @@ void validate(const Config& c) {
   if (m.layers % c.pipeline_stages != 0) {
     throw ConfigError("--layers must be a multiple of --pipeline-stages");
   }
+  if (c.ranks > 0 && c.ranks != c.pipeline_stages) {
+    throw ConfigError("--ranks must equal --pipeline-stages (one stage per rank)");
+  }
   if (c.schedule == Schedule::kCombinedOneFOneB && c.pipeline_stages != 1) {
     throw ConfigError("--schedule combined-1f1b runs one stage (--pipeline-stages 1)");
   }
@@ -105,6 +117,7 @@ std::string describe(const Config& c) {
       << " schedule=" << (c.schedule == Schedule::kOneFOneB ? "1f1b" : "combined-1f1b")
       << " bugs=" << (c.bugs.hc_mlp_norm_manager ? "hc-mlp-norm-manager," : "")
       << (c.bugs.loss_node_inputs ? "loss-node-inputs," : "") << " seed=" << c.seed;
+  if (c.ranks > 0) out << " ranks=" << c.ranks << " p2p=" << (c.p2p == LinkKind::kNccl ? "nccl" : "host");
   return out.str();
 }
 

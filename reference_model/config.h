@@ -13,6 +13,7 @@ namespace refmodel {
 enum class LayerKind { kBase, kHyperConnection };
 enum class Recompute { kNone, kFull };
 enum class Schedule { kOneFOneB, kCombinedOneFOneB };
+enum class LinkKind { kHost, kNccl };  // how ranks move boundary tensors (stage_link.h)
 
 // Each flag re-introduces one seed bug; the default (all false) is the fixed code.
 struct BugFlags {
@@ -53,6 +54,9 @@ struct Config {
   // evaluation, it re-runs every layer's forward and so overwrites the layers' MLP-norm managers.
   bool eval = false;
   bool time_gemm = false;  // time every cuBLAS product with CUDA events
+  bool grad_norm = false;  // print each stage's squared gradient norm (before the optimizer step)
+  int ranks = 0;           // > 0: start this many rank processes of this program (launcher.h)
+  LinkKind p2p = LinkKind::kHost;
 };
 
 class ConfigError : public std::runtime_error {

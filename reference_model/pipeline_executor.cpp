@@ -22,6 +22,16 @@ float lossScale(std::int64_t tokens, std::size_t micro_batches) {
   return 1.f / static_cast<float>(tokens * static_cast<std::int64_t>(micro_batches));
 }
 
+Tensor forwardStage(Context& ctx, GptModel& stage, const Tensor& input, const MicroBatchData& mb,
+                    bool last, float scale, Tensor& loss_total) {
+  Tensor output = stage.forward(ctx, input, mb.labels);
+  if (!last) return output;
+  output = scaledSum(ctx, output, scale);
+  kernels::addInto(loss_total.data(), DType::kFloat32, output.data(), DType::kFloat32, 1, 1.f,
+                   ctx.stream());
+  return output;
+}
+
 Tensor PipelineExecutor::run(Context& ctx, const std::vector<MicroBatchData>& data) {
   const int stages = static_cast<int>(stages_.size());
   const int micro_batches = static_cast<int>(data.size());
@@ -51,12 +61,8 @@ Tensor PipelineExecutor::run(Context& ctx, const std::vector<MicroBatchData>& da
         received.erase(key);
         input.setRequiresGrad(true);
       }
-      Tensor output = model.forward(ctx, input, mb.labels);
-      if (last) {
-        output = scaledSum(ctx, output, scale);
-        kernels::addInto(loss_total.data(), DType::kFloat32, output.data(), DType::kFloat32, 1, 1.f,
-                         ctx.stream());
-      } else {
+      Tensor output = forwardStage(ctx, model, input, mb, last, scale, loss_total);
+      if (!last) {
         received[{step.stage + 1, step.micro_batch}] = output.detach().clone(ctx);
         output.pseudoFree(ctx);
       }

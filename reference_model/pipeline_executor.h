@@ -30,6 +30,10 @@ class PipelineExecutor {
 
 // The mean-loss scale for one micro-batch: 1 / (tokens * micro_batches).
 float lossScale(std::int64_t tokens, std::size_t micro_batches);
+// One stage's forward of one micro-batch. On the last stage the output is the micro-batch's loss
+// times `scale`, also added into `loss_total`; elsewhere it is the hidden state for the next stage.
+Tensor forwardStage(Context& ctx, GptModel& stage, const Tensor& input, const MicroBatchData& mb,
+                    bool last, float scale, Tensor& loss_total);
 // An NVTX range for the lifetime of the object (plain NVTX: the tool needs no header of ours).
 class NvtxRange {
  public:

@@ -1,7 +1,9 @@
-// The non-interleaved 1F1B pipeline order (pure logic, no CUDA): per stage and for one process.
+// The non-interleaved 1F1B pipeline order (pure logic, no CUDA): per stage, for one process, and
+// for one rank per stage with its point-to-point transfers.
 #include "pipeline_schedule.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace refmodel {
@@ -62,6 +64,50 @@ std::vector<ScheduleStep> oneFOneBGlobalOrder(int stages, int micro_batches) {
 std::string toString(const ScheduleStep& step) {
   return std::string(step.kind == StepKind::kForward ? "F" : "B") + std::to_string(step.micro_batch) +
          "@" + std::to_string(step.stage);
+}
+
+std::vector<RankAction> oneFOneBRankProgram(int stages, int micro_batches, int stage) {
+  const std::vector<ScheduleStep> order = oneFOneBStageOrder(stages, micro_batches, stage);
+  const bool first = stage == 0;
+  const bool last = stage == stages - 1;
+  // The receive a step needs, if it has a neighbour to receive from.
+  const auto receiveFor = [&](const ScheduleStep& step) -> std::optional<Transfer> {
+    if (step.kind == StepKind::kForward ? first : last) return std::nullopt;
+    return Transfer{false, step.kind, step.micro_batch};
+  };
+  std::vector<RankAction> program;
+  bool input_posted = false;  // the next step's receive went out with the previous send
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const ScheduleStep& step = order[i];
+    if (const auto receive = receiveFor(step); receive && !input_posted) {
+      program.push_back({{*receive}, {}});
+    }
+    input_posted = false;
+    program.push_back({{}, step});
+    const bool forward = step.kind == StepKind::kForward;
+    if (forward ? last : first) continue;  // nothing to send on
+    RankAction send{{Transfer{true, step.kind, step.micro_batch}}, {}};
+    if (i + 1 < order.size() && order[i + 1].kind != step.kind) {
+      // the next step's input comes from the peer this send goes to: post both together
+      if (const auto receive = receiveFor(order[i + 1])) {
+        send.transfers.push_back(*receive);
+        input_posted = true;
+      }
+    }
+    program.push_back(std::move(send));
+  }
+  return program;
+}
+
+std::string toString(const RankAction& action, int stage) {
+  if (action.isCompute()) return toString(action.step);
+  std::string text;
+  for (const Transfer& t : action.transfers) {
+    if (!text.empty()) text += "+";
+    text += std::string(t.send ? "send" : "recv") + (t.kind == StepKind::kForward ? "F" : "B") +
+            std::to_string(t.micro_batch) + (t.send ? ">" : "<") + std::to_string(t.peer(stage));
+  }
+  return text;
 }
 
 }  // namespace refmodel

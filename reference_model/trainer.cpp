@@ -17,11 +17,13 @@ namespace {
 constexpr std::uint64_t kEvalSeed = 0xe7a1;
 }
 
-Trainer::Trainer(Context& ctx, const Config& config) : ctx_(ctx), config_(config) {
+Trainer::Trainer(Context& ctx, const Config& config, std::optional<RankPlace> place)
+    : ctx_(ctx), config_(config), place_(place) {
   if (config.time_gemm) ctx.enableGemmTiming();
+  if (place) validateRanks(config, place->world_size);
   const int p = config.pipeline_stages;
   const int per_stage = config.model.layers / p;
-  for (int r = 0; r < p; ++r) {
+  for (int r = place ? place->rank : 0; r < (place ? place->rank + 1 : p); ++r) {
     StageSpec spec{r * per_stage, (r + 1) * per_stage, r == 0, r == p - 1};
     stages_.push_back(std::make_unique<GptModel>(ctx, config.model, config.bugs, config.seed, spec));
     optimizers_.push_back(std::make_unique<AdamOptimizer>(ctx, stages_.back()->parameters(),
@@ -65,6 +67,18 @@ float Trainer::evaluate() {
   return static_cast<float>(sum / static_cast<double>(losses.size()));
 }
 
+std::vector<double> Trainer::gradSquares() {
+  std::vector<double> squares;
+  for (auto& stage : stages_) {
+    double sum = 0;
+    for (const NamedParameter& p : stage->parameters().parameters()) {
+      for (float g : p.tensor.grad().toHost(ctx_)) sum += static_cast<double>(g) * g;
+    }
+    squares.push_back(sum);
+  }
+  return squares;
+}
+
 IterationStats Trainer::runIteration(int iteration) {
   IterationStats stats;
   stats.iteration = iteration;
@@ -78,11 +92,14 @@ IterationStats Trainer::runIteration(int iteration) {
     if (combined_) {
       combined_->clearProbes();
       loss = combined_->run(ctx_, data);
+    } else if (place_) {
+      loss = RankExecutor(*stages_.front(), *place_).run(ctx_, data);
     } else {
       std::vector<GptModel*> stages;
       for (auto& s : stages_) stages.push_back(s.get());
       loss = PipelineExecutor(stages).run(ctx_, data);
     }
+    if (config_.grad_norm) stats.grad_sq = gradSquares();
     NvtxRange optimizer_range("optimizer");
     for (auto& opt : optimizers_) opt->step(ctx_);
   }
@@ -111,12 +128,19 @@ IterationStats Trainer::runIteration(int iteration) {
 
 std::vector<IterationStats> Trainer::run(std::ostream& out) {
   out << "config " << describe(config_) << "\n";
+  if (place_) {
+    out << "rank " << place_->rank << " world_size " << place_->world_size << " p2p "
+        << place_->link->describe() << "\n";
+  }
   out << "persistent_bytes " << persistent_bytes_ << "\n";
   std::vector<IterationStats> history;
   for (int it = 1; it <= config_.iterations; ++it) {
     IterationStats s = runIteration(it);
-    out << "iteration " << s.iteration << " loss " << std::fixed << std::setprecision(6) << s.loss
-        << " idle_live_bytes " << s.live_at_end << " idle_floor_bytes " << s.idle_floor
+    out << std::fixed << "iteration " << s.iteration;
+    if (place_) out << " rank " << place_->rank;
+    // Only the last stage computes the loss.
+    if (holdsLoss()) out << " loss " << std::setprecision(6) << s.loss;
+    out << " idle_live_bytes " << s.live_at_end << " idle_floor_bytes " << s.idle_floor
         << " peak_bytes " << s.peak << " retained_bytes " << s.idle_floor - persistent_bytes_
         << " layers_holding_mlp_norm_manager " << s.layers_holding_manager;
     if (combined_) {
@@ -124,6 +148,11 @@ std::vector<IterationStats> Trainer::run(std::ostream& out) {
           << s.backward_end_live_max;
     }
     if (config_.eval) out << " eval_loss " << s.eval_loss;
+    for (std::size_t i = 0; i < s.grad_sq.size(); ++i) {
+      const int stage = place_ ? place_->rank : static_cast<int>(i);
+      out << " grad_sq_stage" << stage << " " << std::scientific << std::setprecision(9)
+          << s.grad_sq[i] << std::fixed;
+    }
     out << " step_ms " << std::setprecision(2) << s.step_ms;
     if (config_.time_gemm) out << " gemm_ms " << s.gemm_ms;
     out << " tokens_per_s " << std::setprecision(0)

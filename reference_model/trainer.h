@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "combined_1f1b.h"
@@ -11,6 +12,7 @@
 #include "gpt_model.h"
 #include "optimizer.h"
 #include "pipeline_executor.h"
+#include "rank_executor.h"
 
 namespace refmodel {
 
@@ -28,11 +30,13 @@ struct IterationStats {
   std::int64_t backward_end_live_max = 0;  // combined schedule: max live bytes at backward end
   double step_ms = 0.0;
   double gemm_ms = 0.0;  // with --time-gemm: time inside cuBLAS products
+  std::vector<double> grad_sq;  // with --grad-norm: per stage held here, sum of squared gradients
 };
 
 class Trainer {
  public:
-  Trainer(Context& ctx, const Config& config);
+  // With `place`, this process holds only stage place->rank and runs it with RankExecutor.
+  Trainer(Context& ctx, const Config& config, std::optional<RankPlace> place = std::nullopt);
   IterationStats runIteration(int iteration);
   // Runs all iterations, printing one line per iteration (and the config first) to `out`.
   std::vector<IterationStats> run(std::ostream& out);
@@ -41,12 +45,15 @@ class Trainer {
  private:
   std::vector<MicroBatchData> makeData(int iteration);
   float evaluate();
+  std::vector<double> gradSquares();
+  bool holdsLoss() const { return !place_ || place_->rank == place_->world_size - 1; }
 
   Context& ctx_;
   Config config_;
   std::vector<std::unique_ptr<GptModel>> stages_;
   std::vector<std::unique_ptr<AdamOptimizer>> optimizers_;
   std::unique_ptr<CombinedOneFOneB> combined_;
+  std::optional<RankPlace> place_;
   std::int64_t persistent_bytes_ = 0;
 };
 
