@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <array>
 
 #include "common/error.h"
 #include "symbols/function_name.h"
@@ -65,6 +66,21 @@ void nameGroup(const std::vector<size_t>& members, const std::vector<FrameRefs>&
   for (size_t i : members) group.push_back(&frames[i]);
   size_t depth = sharedDepth(group);
   for (size_t i : members) names[i] = SiteNamer::write(*frames[i][depth]);
+}
+
+// Libraries that allocate device memory of their own, outside the program's allocator.
+constexpr std::array<std::string_view, 1> kOwningLibraries = {"libnccl*"};
+
+// The module of an owning library's frame among the stack's native frames below the first of them
+// in the user's code, or empty. (In a Python process the native frames follow the Python ones, but
+// are the innermost: the allocation call is below the interpreter.)
+std::string_view owningLibrary(const FrameRefs& all, const FrameRefs& user) {
+  for (const Frame* frame : all) {
+    if (frame->kind != trace::FrameKind::kNative) continue;
+    if (std::find(user.begin(), user.end(), frame) != user.end()) break;
+    if (!frame->module.empty() && anyMatches(kOwningLibraries, *frame)) return frame->module;
+  }
+  return {};
 }
 
 }  // namespace
@@ -134,6 +150,14 @@ std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const
   }
   nameGroup(without_user, all, names);
   for (const std::vector<size_t>& group : groups) nameGroup(group, user, names);
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    std::string_view library = owningLibrary(all[i], user[i]);
+    if (library.empty()) continue;
+    if (auto slash = library.rfind('/'); slash != std::string_view::npos) {
+      library.remove_prefix(slash + 1);
+    }
+    if (!names[i].starts_with(library)) names[i] = fmt::format("{} via {}", library, names[i]);
+  }
   return names;
 }
 

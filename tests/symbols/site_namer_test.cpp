@@ -207,6 +207,36 @@ TEST_CASE("Stacks alike in their user frames are named by the innermost one", "[
         std::vector<std::string>{"model.py:42 in forward", "model.py:42 in forward"});
 }
 
+TEST_CASE("NCCL's own allocations are sites of their own, named by the user's line", "[symbols]") {
+  SiteNamer namer;
+  const Frame nccl_lib =
+      native("/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2", 0x5a000);
+  const Frame cuda = native("/usr/lib/libcuda.so.1", 0x10, "cuMemCreate");
+  const Frame setup = python("train.py", 30, "main");
+  // The communicator's buffers, made in init_process_group (the hook writes a Python process's
+  // native frames after its Python ones), and the user's own tensor made on the same line through
+  // PyTorch's allocator.
+  Stack comm = stack({python("/venv/lib/python3.12/site-packages/torch/distributed/c10d.py", 9,
+                             "init_process_group"),
+                      setup, cuda, nccl_lib, native("/venv/torch/lib/libtorch_cuda.so", 0x99),
+                      native("/usr/bin/python3.12", 0x200, "main")});
+  Stack own = pythonStack({setup});
+  CHECK(namer.name({comm, own}) ==
+        std::vector<std::string>{"libnccl.so.2 via train.py:30 in main", "train.py:30 in main"});
+  // A C++ program calling NCCL itself; NCCL above the user's frame does not count.
+  Stack cpp = stack({cuda, nccl_lib, app("src/link.cpp", 40, "Link::Link")});
+  Stack above = stack({cuda, app("src/plugin.cpp", 7, "grow"), nccl_lib});
+  CHECK(namer.name({cpp, above}) ==
+        std::vector<std::string>{"libnccl.so.2 via src/link.cpp:40 in Link::Link",
+                                 "src/plugin.cpp:7 in grow"});
+  // Without a user frame, as such stacks are named; a name that is NCCL's frame already says so.
+  Stack bare = stack({cuda, nccl_lib, native("/usr/lib/libc.so.6", 0x1)});
+  CHECK(namer.name({bare}) == std::vector<std::string>{"libnccl.so.2 via cuMemCreate"});
+  Stack bare_other = stack({cuda, native("/usr/lib/libc.so.6", 0x2)});
+  CHECK(namer.name({bare, bare_other}) ==
+        std::vector<std::string>{"libnccl.so.2+0x5a000", "libc.so.6+0x2"});
+}
+
 TEST_CASE("A site's frame is written file:line in function", "[symbols]") {
   CHECK(SiteNamer::write(python("train.py", 42, "forward")) == "train.py:42 in forward");
   CHECK(SiteNamer::write(python("train.py", 1, "<module>")) == "train.py:1 in <module>");

@@ -1,8 +1,9 @@
 """Two ranks of a small DistributedDataParallel training loop, for `memfloor run -- torchrun`.
 
-Both ranks share one GPU (the gloo backend: NCCL refuses two ranks on one device), so a one-GPU
-machine runs a real multi-process job: torchrun's environment (RANK, WORLD_SIZE), gradients
-all-reduced between the processes, one trace per rank. With --bug-rank R, rank R's model keeps
+With the gloo backend (the default) both ranks share one GPU (NCCL refuses two ranks on one
+device), so a one-GPU machine runs a real multi-process job: torchrun's environment (RANK,
+WORLD_SIZE), gradients all-reduced between the processes, one trace per rank. With --backend nccl
+each rank takes GPU LOCAL_RANK and NCCL makes its communicator's buffers (on one GPU: one rank). With --bug-rank R, rank R's model keeps
 its last hidden activation, and through its autograd graph the forward's buffers, into the next
 iteration (the seeds' shape): its idle floor is above the other rank's by about that much.
 
@@ -37,10 +38,13 @@ def main():
     parser.add_argument("--width", type=int, default=2048)
     parser.add_argument("--batch", type=int, default=2048)
     parser.add_argument("--bug-rank", type=int, default=-1)
+    parser.add_argument("--backend", choices=("gloo", "nccl"), default="gloo")
     args = parser.parse_args()
-    dist.init_process_group("gloo")
+    local_rank = int(os.environ.get("LOCAL_RANK", "0")) if args.backend == "nccl" else 0
+    device = torch.device("cuda", local_rank)
+    torch.cuda.set_device(device)
+    dist.init_process_group(args.backend, device_id=device if args.backend == "nccl" else None)
     rank = dist.get_rank()
-    device = torch.device("cuda", 0)
     torch.manual_seed(0)
     model = Mlp(args.width, keep=rank == args.bug_rank).to(device)
     ddp = DistributedDataParallel(model)
