@@ -15,6 +15,9 @@ rm -rf "$FINAL"
 mkdir -p "$FINAL"
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export NCCL_NVLS_ENABLE=0
+# libnccl.so.2 from pip's nvidia-nccl wheel, where PyTorch has it (the model loads it at run time).
+nccl_lib=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+[ -n "$nccl_lib" ] && export LD_LIBRARY_PATH=$nccl_lib:$LD_LIBRARY_PATH
 M="$DIST/memfloor"
 BIN="$DIST/reference_model"
 COMMON=(--layers 2 --streams 4 --layer hc --dtype bf16 --micro-batch-size 1 --recompute full
