@@ -277,7 +277,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--stacks", request->stacks,
                   "allocation call stacks: auto (Python frames in Python 3.11/3.12 processes, "
-                  "native elsewhere), python, native (return addresses, symbolized offline; under "
+                  "with native ones under them but for cudaMallocAsync; native elsewhere), python, "
+                  "native (return addresses, symbolized offline; under "
                   "the Python frames in Python processes) or none (lowest overhead)")
       ->check(
           CLI::IsMember(std::vector<std::string>(std::begin(kStackModes), std::end(kStackModes))))

@@ -20,6 +20,13 @@ bool byAddress(uint64_t address, CallInfo& out) {
 
 }  // namespace
 
+bool isStreamOrderedAlloc(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz;
+}
+
 bool allocationCallInfo(CUpti_CallbackId cbid, const void* p, CallInfo& out) {
   if (p == nullptr) return false;
   switch (cbid) {

@@ -31,6 +31,10 @@ inline constexpr CUpti_CallbackId kFreeCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
 };
 
+// Stream-ordered allocations (cudaMallocAsync: PyTorch's async backend makes one per tensor). The
+// other allocation calls, and VMM mappings, are rare: segments, NCCL's buffers, workspaces.
+bool isStreamOrderedAlloc(CUpti_CallbackId cbid);
+
 // At the entry of one of the calls above, with its driver parameters: sets the key (requested size
 // of an allocation, address of a free) and the flags, leaves thread and stack alone. False for any
 // other call or without parameters.

@@ -66,6 +66,22 @@ void warn(std::string& warnings, const char* name, const char* value, const char
 
 }  // namespace
 
+NativeFrames nativeFramesFor(StackMode mode, bool python) {
+  switch (mode) {
+    case StackMode::kNative:
+      return NativeFrames::kAll;
+    case StackMode::kAuto:
+      // A native walk through libtorch costs per tensor under cudaMallocAsync (docs/benchmarks.md);
+      // the other calls are rare, and their native frames say what Python's cannot: NCCL's
+      // buffers, and segments made on the autograd engine's threads, which run no Python.
+      return python ? NativeFrames::kAllButStreamOrdered : NativeFrames::kAll;
+    case StackMode::kNone:
+    case StackMode::kPython:
+      return NativeFrames::kNone;
+  }
+  return NativeFrames::kNone;
+}
+
 Config readConfig(GetEnv get, void* context, std::string& warnings) {
   Config config;
   if (const char* v = get("MEMFLOOR_OUTPUT_DIR", context); v != nullptr && *v != '\0') {

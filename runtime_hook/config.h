@@ -6,9 +6,19 @@
 
 namespace memfloor::hook {
 
-// What allocation stacks hold. kAuto: Python frames in a Python process (3.11, 3.12), native
-// return addresses in any other; kNative: native ones, under Python frames where there are some.
+// What allocation stacks hold. kAuto: Python frames in a Python process (3.11, 3.12), with native
+// return addresses under them for all calls but stream-ordered allocations; native ones alone in
+// any other process; kNative: native ones, under Python frames where there are some.
 enum class StackMode : uint8_t { kNone, kNative, kPython, kAuto };
+
+// Which allocation calls take native frames.
+enum class NativeFrames : uint8_t {
+  kNone,
+  kAllButStreamOrdered,  // rare calls (segments, VMM mappings): a walk each costs nothing there
+  kAll,
+};
+// For a mode, in a process with (python) or without Python frames.
+NativeFrames nativeFramesFor(StackMode mode, bool python);
 
 struct Config {
   std::string output_dir = ".";         // MEMFLOOR_OUTPUT_DIR

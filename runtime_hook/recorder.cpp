@@ -21,19 +21,20 @@ constexpr size_t kNativeSkipAllowance = 8;  // hook, CUPTI and driver frames dro
 
 Recorder::Recorder(const Config& config, TraceOutput& output, std::unique_ptr<PythonFrames> python)
     : python_(std::move(python)),
-      native_(config.stacks == StackMode::kNative ||
-              (config.stacks == StackMode::kAuto && python_ == nullptr)),
-      unwinder_(native_ ? std::make_unique<NativeUnwinder>() : nullptr),
+      native_(nativeFramesFor(config.stacks, python_ != nullptr)),
+      unwinder_(native_ != NativeFrames::kNone ? std::make_unique<NativeUnwinder>() : nullptr),
       max_stack_depth_(config.max_stack_depth),
       output_(output),
       stacks_({"libmemfloor_hook", "libcupti", "libcuda.so"}) {}
 
 const char* Recorder::stackSources() const {
-  if (python_ != nullptr) return native_ ? "python+native" : "python";
-  return native_ ? "native" : "none";
+  const bool native = native_ != NativeFrames::kNone;
+  if (python_ == nullptr) return native ? "native" : "none";
+  if (native_ == NativeFrames::kAllButStreamOrdered) return "python+native-rare";
+  return native ? "python+native" : "python";
 }
 
-trace::StackId Recorder::captureAndIntern() {
+trace::StackId Recorder::captureAndIntern(CUpti_CallbackId cbid) {
   PythonFrameRef python[kMaxPythonFrames];
   uint64_t native[kMaxNativeFrames];
   CapturedStack stack;
@@ -42,7 +43,8 @@ trace::StackId Recorder::captureAndIntern() {
     stack.python_count =
         python_->capture(python, std::min<size_t>(max_stack_depth_, kMaxPythonFrames));
   }
-  if (native_) {
+  if (native_ == NativeFrames::kAll ||
+      (native_ == NativeFrames::kAllButStreamOrdered && !isStreamOrderedAlloc(cbid))) {
     stack.native = native;
     stack.native_count = unwinder_->capture(
         native, std::min<size_t>(max_stack_depth_ + kNativeSkipAllowance, kMaxNativeFrames));
@@ -65,7 +67,7 @@ void Recorder::onDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData& dat
     return;
   }
   call.thread = osThreadId();
-  if ((call.flags & kCallAlloc) != 0) call.stack = captureAndIntern();
+  if ((call.flags & kCallAlloc) != 0) call.stack = captureAndIntern(cbid);
   calls_.put(data.correlationId, call);
 }
 
@@ -83,7 +85,7 @@ void Recorder::onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data) 
   VmmRecord record = vmm_.onSuccess(cbid, data.functionParams,
                                     CallStamp{cuptiNow(), osThreadId(), data.correlationId});
   if (auto* alloc = std::get_if<trace::Alloc>(&record)) {
-    if (capturesStacks()) alloc->stack = captureAndIntern();
+    if (capturesStacks()) alloc->stack = captureAndIntern(cbid);
     TraceOutput::Batch batch(output_);
     drainStacks(batch);
     batch.write(*alloc);

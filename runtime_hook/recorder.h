@@ -27,7 +27,7 @@ class Recorder {
  public:
   // Writes into output, which outlives it. Allocation stacks hold python's frames where it is
   // set (the session finds it unless stacks are kNone), and native frames where config asks for
-  // them (kNative; kAuto without python).
+  // them (nativeFramesFor).
   Recorder(const Config& config, TraceOutput& output,
            std::unique_ptr<PythonFrames> python = nullptr);
   Recorder(const Recorder&) = delete;
@@ -47,9 +47,10 @@ class Recorder {
   void onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
 
   // Whether allocations get stacks: the allocation and free callbacks are needed.
-  bool capturesStacks() const { return native_ || python_ != nullptr; }
+  bool capturesStacks() const { return native_ != NativeFrames::kNone || python_ != nullptr; }
   bool capturesPython() const { return python_ != nullptr; }
-  // "python", "native", "python+native" or "none".
+  // "python", "native", "python+native", "python+native-rare" (native frames but for
+  // stream-ordered allocations) or "none".
   const char* stackSources() const;
 
   // MEMORY2 records dropped because a VMM callback had written them already.
@@ -60,11 +61,12 @@ class Recorder {
  private:
   void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void drainStacks(TraceOutput::Batch& batch);
-  trace::StackId captureAndIntern();  // the calling thread's stack, as configured
+  // The calling thread's stack, as configured for the call.
+  trace::StackId captureAndIntern(CUpti_CallbackId cbid);
 
   std::unique_ptr<PythonFrames> python_;
-  bool native_;
-  std::unique_ptr<NativeUnwinder> unwinder_;  // with native_ only
+  NativeFrames native_;
+  std::unique_ptr<NativeUnwinder> unwinder_;  // unless native_ is kNone
   uint32_t max_stack_depth_;
   TraceOutput& output_;
   // Lock order: the one nesting is the output's lock (a TraceOutput::Batch) held while the stack

@@ -3,18 +3,16 @@
 # report with per-rank floors and the worst rank, the page, and the gate pairing the ranks of the
 # bug run with those of the fixed one.
 #   scripts/gpu-ranks.sh [DIST] [BACKEND]   DIST from scripts/gpu-dist.sh (default build-hook/dist);
-#   BACKEND gloo (default: two ranks on GPU 0) or nccl (a rank per GPU, two at most, with native
-#   frames under the Python ones so that NCCL's own allocations are sites of their own: listed).
+#   BACKEND gloo (default: two ranks on GPU 0) or nccl (a rank per GPU, two at most; NCCL's own
+#   allocations are sites of their own, listed).
 #   Results in $OUT/ranks-BACKEND (default ./gpu-ranks-out).
 set -u
 DIST=$(cd "${1:-build-hook/dist}" && pwd)
 BACKEND=${2:-gloo}
 NPROC=2
-STACKS=auto
 if [ "$BACKEND" = nccl ]; then
   NPROC=$(nvidia-smi -L | wc -l)
   [ "$NPROC" -gt 2 ] && NPROC=2
-  STACKS=native
 fi
 FINAL=${OUT:-$PWD/gpu-ranks-out}/ranks-$BACKEND
 mkdir -p "$FINAL"
@@ -26,7 +24,7 @@ for variant in fixed bug; do
   [ "$variant" = bug ] && bug=$((NPROC - 1))
   rm -rf "$FINAL/$variant"
   echo "== $variant (bug rank $bug)"
-  "$M" run -q --stacks "$STACKS" -o "$FINAL/$variant" -- torchrun --standalone --nproc-per-node "$NPROC" \
+  "$M" run -q -o "$FINAL/$variant" -- torchrun --standalone --nproc-per-node "$NPROC" \
     tests/gpu/pytorch/ddp_ranks.py --iterations 8 --bug-rank "$bug" --backend "$BACKEND" 2>&1 |
     tail -n 4
   ls "$FINAL/$variant"

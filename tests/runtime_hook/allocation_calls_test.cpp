@@ -43,6 +43,18 @@ TEST_CASE("allocation calls are keyed by the size they ask for", "[runtime_hook]
   CHECK(call.flags == (kCallAlloc | kKeyIsSize));
 }
 
+TEST_CASE("stream-ordered allocations are told from the rare ones", "[runtime_hook]") {
+  for (CUpti_CallbackId cbid : kAllocCalls) {
+    const bool async = cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync ||
+                       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz ||
+                       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync ||
+                       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz;
+    CHECK(isStreamOrderedAlloc(cbid) == async);
+  }
+  CHECK_FALSE(isStreamOrderedAlloc(CUPTI_DRIVER_TRACE_CBID_cuMemCreate));
+  CHECK_FALSE(isStreamOrderedAlloc(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync));
+}
+
 TEST_CASE("free calls are keyed by the address they free", "[runtime_hook]") {
   CallInfo call;
   cuMemFree_v2_params device{0x7f0000001000};

@@ -53,6 +53,16 @@ TEST_CASE("every stack mode is read by its name", "[runtime_hook]") {
   }
 }
 
+TEST_CASE("native frames: all calls, none, or in a Python process all but stream-ordered ones",
+          "[runtime_hook]") {
+  CHECK(nativeFramesFor(StackMode::kNative, true) == NativeFrames::kAll);
+  CHECK(nativeFramesFor(StackMode::kNative, false) == NativeFrames::kAll);
+  CHECK(nativeFramesFor(StackMode::kAuto, false) == NativeFrames::kAll);
+  CHECK(nativeFramesFor(StackMode::kAuto, true) == NativeFrames::kAllButStreamOrdered);
+  CHECK(nativeFramesFor(StackMode::kPython, true) == NativeFrames::kNone);
+  CHECK(nativeFramesFor(StackMode::kNone, false) == NativeFrames::kNone);
+}
+
 TEST_CASE("bad values fall back to defaults with one warning each", "[runtime_hook]") {
   Env env{{"MEMFLOOR_STACKS", "pyhton"}, {"MEMFLOOR_BUFFER_SIZE", "12q"}};
   std::string warnings;
