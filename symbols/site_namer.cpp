@@ -68,8 +68,9 @@ void nameGroup(const std::vector<size_t>& members, const std::vector<FrameRefs>&
   for (size_t i : members) names[i] = SiteNamer::write(*frames[i][depth]);
 }
 
-// Libraries that allocate device memory of their own, outside the program's allocator.
-constexpr std::array<std::string_view, 1> kOwningLibraries = {"libnccl*"};
+// Libraries that allocate device memory of their own, outside the program's allocator (NCCL's
+// communicator buffers; cuBLAS's and cuBLASLt's handle memory).
+constexpr std::array<std::string_view, 2> kOwningLibraries = {"libnccl*", "libcublas*"};
 
 // The module of an owning library's frame among the stack's native frames below the first of them
 // in the user's code, or empty. (In a Python process the native frames follow the Python ones, but

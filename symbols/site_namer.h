@@ -26,8 +26,8 @@ struct SitePatterns {
 // wrapper of the user's own) are skipped, keeping at least one: each stack is named by its first
 // user frame that not every stack of its group shares. A stack without a user frame is named as
 // before user frames were told apart: by its first frame, of all its frames, that not every such
-// stack shares. A stack that passes through NCCL below its first user frame is NCCL's: its name is
-// "libnccl.so.2 via <the name above>".
+// stack shares. A stack whose native frames pass through NCCL or cuBLAS below the first native
+// user frame is that library's: its name is "libnccl.so.2 via <the name above>".
 class SiteNamer {
  public:
   // Throws memfloor::Error for an empty pattern.

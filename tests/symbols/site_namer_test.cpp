@@ -177,7 +177,7 @@ TEST_CASE("User frames that all stacks through them share are skipped: a user's 
              app("src/layer.cpp", 53, "ns::Layer::forward(ns::Tensor const&) const"),
              app("src/recompute.cpp", 21, "ns::recompute()"), main});
   // A library's workspace, made by the user's code without the allocator, is its own group: it
-  // does not stop the others from skipping the allocator's frames.
+  // does not stop the others from skipping the allocator's frames. cuBLAS made it: its name says.
   Stack workspace = stack({native("/usr/local/cuda/lib64/libcublas.so.13", 0x5b45ee),
                            app("src/context.cpp", 16, "ns::Context::Context()"), main});
 
@@ -185,7 +185,7 @@ TEST_CASE("User frames that all stacks through them share are skipped: a user's 
         std::vector<std::string>{"src/layer.cpp:53 in ns::Layer::forward",
                                  "src/optimizer.cpp:17 in ns::Adam::Adam",
                                  "src/layer.cpp:53 in ns::Layer::forward",
-                                 "src/context.cpp:16 in ns::Context::Context"});
+                                 "libcublas.so.13 via src/context.cpp:16 in ns::Context::Context"});
   // Alone, a stack is named by its innermost user frame: nothing to tell apart.
   CHECK(namer.name({layer}) ==
         std::vector<std::string>{"src/allocator.cpp:25 in ns::Allocator::allocate"});
