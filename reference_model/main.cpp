@@ -21,11 +21,8 @@ constexpr std::chrono::seconds kRendezvousTimeout{120};
 
 // One rank of a job: its GPU, the rendezvous, the link to its neighbours, then its stage.
 void runRank(const refmodel::Config& config, const refmodel::RankEnv& env) {
+  // With --ranks, validate() holds it equal to --pipeline-stages, and this to WORLD_SIZE.
   refmodel::validateRanks(config, env.world_size);
-  if (config.ranks > 0 && config.ranks != env.world_size) {
-    throw refmodel::ConfigError("--ranks " + std::to_string(config.ranks) + " but WORLD_SIZE=" +
-                                std::to_string(env.world_size));
-  }
   int devices = 0;
   REFMODEL_CUDA(cudaGetDeviceCount(&devices));
   if (config.p2p == refmodel::LinkKind::kNccl && env.local_rank >= devices) {

@@ -16,11 +16,14 @@ namespace {
 
 using FrameRefs = std::vector<const Frame*>;
 
+// A path's last component.
+std::string_view fileName(std::string_view path) {
+  if (auto slash = path.rfind('/'); slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  return path;
+}
+
 bool matches(std::string_view pattern, std::string_view path) {
-  if (pattern.find('/') == std::string_view::npos) {
-    if (auto slash = path.rfind('/'); slash != std::string_view::npos)
-      path.remove_prefix(slash + 1);
-  }
+  if (pattern.find('/') == std::string_view::npos) path = fileName(path);
   return ::fnmatch(std::string(pattern).c_str(), std::string(path).c_str(), 0) == 0;
 }
 
@@ -72,14 +75,16 @@ void nameGroup(const std::vector<size_t>& members, const std::vector<FrameRefs>&
 // communicator buffers; cuBLAS's and cuBLASLt's handle memory).
 constexpr std::array<std::string_view, 2> kOwningLibraries = {"libnccl*", "libcublas*"};
 
-// The module of an owning library's frame among the stack's native frames below the first of them
-// in the user's code, or empty. (In a Python process the native frames follow the Python ones, but
-// are the innermost: the allocation call is below the interpreter.)
+// The file name of the module of an owning library's frame among the stack's native frames below
+// the first of them in the user's code, or empty. (In a Python process the native frames follow the
+// Python ones, but are the innermost: the allocation call is below the interpreter.)
 std::string_view owningLibrary(const FrameRefs& all, const FrameRefs& user) {
   for (const Frame* frame : all) {
     if (frame->kind != trace::FrameKind::kNative) continue;
     if (std::find(user.begin(), user.end(), frame) != user.end()) break;
-    if (!frame->module.empty() && anyMatches(kOwningLibraries, *frame)) return frame->module;
+    if (!frame->module.empty() && anyMatches(kOwningLibraries, *frame)) {
+      return fileName(frame->module);
+    }
   }
   return {};
 }
@@ -152,12 +157,9 @@ std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const
   nameGroup(without_user, all, names);
   for (const std::vector<size_t>& group : groups) nameGroup(group, user, names);
   for (size_t i = 0; i < stacks.size(); ++i) {
-    std::string_view library = owningLibrary(all[i], user[i]);
-    if (library.empty()) continue;
-    if (auto slash = library.rfind('/'); slash != std::string_view::npos) {
-      library.remove_prefix(slash + 1);
-    }
-    if (!names[i].starts_with(library)) names[i] = fmt::format("{} via {}", library, names[i]);
+    const std::string_view library = owningLibrary(all[i], user[i]);
+    if (!library.empty() && !names[i].starts_with(library))
+      names[i] = fmt::format("{} via {}", library, names[i]);
   }
   return names;
 }
