@@ -58,6 +58,18 @@ trace::Held heldRecord(const memfloor_held_v1& held, uint32_t device, uint64_t t
   return h;
 }
 
+std::optional<trace::Step> stepRecord(const memfloor_step_event_v1& step, uint64_t thread,
+                                      const ClockPair& now) {
+  if (step.phase >= trace::kStepPhaseCount) return std::nullopt;
+  trace::Step s;
+  s.timestamp = toCuptiTime(step.unix_ns, now);
+  s.thread = thread;
+  s.step = step.step;
+  s.optimizer_steps = step.phase == MEMFLOOR_STEP_END ? step.optimizer_steps : 0;
+  s.phase = static_cast<trace::StepPhase>(step.phase);
+  return s;
+}
+
 std::vector<StackTable::PythonFrame> pythonFrames(const memfloor_python_frame_v1* frames,
                                                   uint32_t count) {
   std::vector<StackTable::PythonFrame> out;

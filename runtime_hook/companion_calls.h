@@ -33,6 +33,10 @@ trace::Census censusRecord(const memfloor_census_header_v1& census, uint64_t cou
                            const ClockPair& now);
 trace::Held heldRecord(const memfloor_held_v1& held, uint32_t device, uint64_t timestamp);
 
+// The step event as a record, on the calling thread; nullopt for an unknown phase.
+std::optional<trace::Step> stepRecord(const memfloor_step_event_v1& step, uint64_t thread,
+                                      const ClockPair& now);
+
 // The frames as the stack table takes them (null strings read as empty).
 std::vector<StackTable::PythonFrame> pythonFrames(const memfloor_python_frame_v1* frames,
                                                   uint32_t count);

@@ -93,4 +93,14 @@ __attribute__((visibility("default"))) uint64_t memfloor_census_v1(
   }
 }
 
+__attribute__((visibility("default"))) uint32_t memfloor_step_v1(
+    const memfloor_step_event_v1* step) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    return session != nullptr ? session->step(step) : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 }  // extern "C"

@@ -148,6 +148,16 @@ uint64_t Recorder::writeCensus(const memfloor_census_header_v1* census,
   return written;
 }
 
+uint32_t Recorder::writeStep(const memfloor_step_event_v1* step) {
+  if (step == nullptr) return 0;
+  const std::optional<trace::Step> record = stepRecord(*step, osThreadId(), clockPairNow());
+  if (!record) return 0;
+  TraceOutput::Batch batch(output_);
+  const bool written = batch.write(trace::Record{*record});
+  batch.flush();
+  return written ? 1 : 0;
+}
+
 void Recorder::onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
   auto keep = [this](Join join) {
     if (join != Join::kVmmDuplicate) return true;

@@ -40,6 +40,8 @@ class Recorder {
   // The companion's entry points: a stack of Python frames, and block allocations and frees.
   trace::StackId internPythonStack(const memfloor_python_frame_v1* frames, uint32_t count);
   uint64_t writeBlocks(const memfloor_block_event_v1* events, uint64_t count);
+  // One end of a training step, on the calling thread: 1 record written in one chunk, or 0.
+  uint32_t writeStep(const memfloor_step_event_v1* step);
   // A census and its storages: count + 1 records written in one chunk, or 0.
   uint64_t writeCensus(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                        uint64_t count);

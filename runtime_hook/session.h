@@ -30,6 +30,7 @@ class Session {
   // The companion API (include/memfloor/companion.h): 0 when tracing is off.
   uint32_t pythonStack(const memfloor_python_frame_v1* frames, uint32_t count);
   uint64_t blocks(const memfloor_block_event_v1* events, uint64_t count);
+  uint32_t step(const memfloor_step_event_v1* step);
   uint64_t census(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                   uint64_t count);
 

@@ -22,7 +22,7 @@ const char* recordName(uint8_t code) {
   static constexpr const char* kNames[] = {
       "record",         "string",       "module",      "frame",  "stack",  "process", "device",
       "property",       "alloc",        "free",        "pool",   "marker", "dropped", "trailer",
-      "memory context", "packed alloc", "packed free", "census", "held"};
+      "memory context", "packed alloc", "packed free", "census", "held",   "step"};
   return code < std::size(kNames) ? kNames[code] : "record";
 }
 
@@ -162,6 +162,7 @@ struct IndexVisit {
   void operator()(Marker&& m) { nextEvent() = toEvent(m); }
   void operator()(Census&& c) { nextEvent() = toEvent(c); }
   void operator()(Held&& h) { nextEvent() = toEvent(h); }
+  void operator()(Step&& s) { nextEvent() = toEvent(s); }
   void operator()(Trailer&& t) {
     index.trailer = t;
     index.has_trailer = true;

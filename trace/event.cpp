@@ -38,6 +38,9 @@ void toRecord(const Event& e, Record& out) {
     case EventType::kHeld:
       out.emplace<Held>(toHeld(e));
       return;
+    case EventType::kStep:
+      out.emplace<Step>(toStep(e));
+      return;
   }
 }
 

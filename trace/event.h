@@ -9,14 +9,14 @@
 
 namespace memfloor::trace {
 
-enum class EventType : uint8_t { kAlloc, kFree, kPool, kMarker, kCensus, kHeld };
+enum class EventType : uint8_t { kAlloc, kFree, kPool, kMarker, kCensus, kHeld, kStep };
 
-// 56 bytes. Pool events, markers, censuses and held storages keep their fields in the memory
+// 56 bytes. Pool events, markers, censuses, held storages and steps keep their fields in the memory
 // event's slots, as named.
 struct Event {
   uint64_t timestamp;
-  uint64_t address;      // marker: id; census: objects
-  uint64_t size;         // census: duration_ns
+  uint64_t address;      // marker: id; census: objects; step: step
+  uint64_t size;         // census: duration_ns; step: optimizer_steps
   uint64_t thread;       // census: storages; held: holders
   uint64_t correlation;  // pool: utilized
   uint32_t stream;       // census: step; held: via
@@ -24,7 +24,8 @@ struct Event {
   uint32_t device;       // marker: domain
   EventType type;
   uint8_t kind;   // MemoryKind's value (unchecked: a file may hold one this build does not
-                  // know); pool: PoolEventType; marker: MarkerType; census: complete; held: role
+                  // know); pool: PoolEventType; marker: MarkerType; census: complete; held: role;
+                  // step: StepPhase
   uint8_t flags;  // pool: pool_type
 };
 
@@ -89,6 +90,20 @@ inline Event toEvent(const Held& h) {
           .flags = 0};
 }
 
+inline Event toEvent(const Step& s) {
+  return {.timestamp = s.timestamp,
+          .address = s.step,
+          .size = s.optimizer_steps,
+          .thread = s.thread,
+          .correlation = 0,
+          .stream = 0,
+          .stack = 0,
+          .device = 0,
+          .type = EventType::kStep,
+          .kind = static_cast<uint8_t>(s.phase),
+          .flags = 0};
+}
+
 inline PoolEvent toPoolEvent(const Event& e) {
   return {e.timestamp,   e.address, e.size,
           e.correlation, e.device,  static_cast<PoolEventType>(e.kind),
@@ -110,6 +125,11 @@ inline Held toHeld(const Event& e) {
           e.device,
           static_cast<uint32_t>(e.thread),
           static_cast<HeldRole>(e.kind)};
+}
+
+inline Step toStep(const Event& e) {
+  return {e.timestamp, e.thread, static_cast<uint32_t>(e.address), static_cast<uint32_t>(e.size),
+          static_cast<StepPhase>(e.kind)};
 }
 
 // The record an event stands for, reusing out's storage when it holds the same type.

@@ -25,7 +25,7 @@ namespace memfloor::trace {
 
 inline constexpr char kMagic[8] = {'M', 'F', 'T', 'R', 'A', 'C', 'E', '\0'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 3;          // 1.3: census and held records (records.h)
+inline constexpr uint16_t kMinorVersion = 4;          // 1.4: step records (records.h)
 inline constexpr uint32_t kMaxChunkBody = 16u << 20;  // readers refuse larger chunks
 
 // The file header; integers little endian.
@@ -99,6 +99,8 @@ enum class RecordCode : uint8_t {
   // 1.3: a companion's census of the storages a process holds, and each storage it found.
   kCensus = 17,
   kHeld = 18,
+  // 1.4: the begin and end of a training step, from a companion.
+  kStep = 19,
 };
 
 // The payload of a packed alloc or free (1.1): fixed offsets, integers little endian. A longer

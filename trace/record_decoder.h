@@ -173,6 +173,16 @@ template <typename Cursor, typename Visit>
       emit(h);
       return RecordClass::kTimed;
     }
+    case RecordCode::kStep: {
+      Step s;
+      timed(s);
+      s.thread = c.u64();
+      s.step = c.u32();
+      s.optimizer_steps = c.u32();
+      s.phase = c.template enumValue<StepPhase>(kStepPhaseCount);
+      emit(s);
+      return RecordClass::kTimed;
+    }
     case RecordCode::kString: {
       StringDef s;
       s.id = c.id();

@@ -8,9 +8,9 @@ namespace memfloor::trace {
 namespace {
 
 template <typename T>
-constexpr bool kIsTimed =
-    std::is_base_of_v<MemoryEvent, T> || std::is_same_v<T, PoolEvent> ||
-    std::is_same_v<T, Marker> || std::is_same_v<T, Census> || std::is_same_v<T, Held>;
+constexpr bool kIsTimed = std::is_base_of_v<MemoryEvent, T> || std::is_same_v<T, PoolEvent> ||
+                          std::is_same_v<T, Marker> || std::is_same_v<T, Census> ||
+                          std::is_same_v<T, Held> || std::is_same_v<T, Step>;
 
 }  // namespace
 
@@ -110,6 +110,16 @@ std::string_view toString(HeldRole role) {
       return "gradient";
     case HeldRole::kOptimizerState:
       return "optimizer_state";
+  }
+  return "unknown";
+}
+
+std::string_view toString(StepPhase phase) {
+  switch (phase) {
+    case StepPhase::kBegin:
+      return "begin";
+    case StepPhase::kEnd:
+      return "end";
   }
   return "unknown";
 }

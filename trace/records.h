@@ -62,6 +62,13 @@ enum class HeldRole : uint8_t {
 };
 inline constexpr uint8_t kHeldRoleCount = 5;
 
+// 1.4: which end of a training step a step record marks. Values are part of the file format.
+enum class StepPhase : uint8_t {
+  kBegin = 0,  // its first forward: a module's forward with gradients on, the first since a step
+  kEnd = 1,    // the end of its last optimizer step
+};
+inline constexpr uint8_t kStepPhaseCount = 2;
+
 inline constexpr uint8_t kMemoryFlagAsync = 1;  // stream-ordered (cudaMallocAsync / cudaFreeAsync)
 inline constexpr uint8_t kMemoryFlagVmm = 2;    // a virtual memory mapping (cuMemMap / cuMemUnmap)
 
@@ -183,7 +190,7 @@ struct Census {
   uint64_t duration_ns = 0;  // what the census took
   uint64_t storages = 0;     // Held records of this census
   uint32_t device = 0;
-  uint32_t step = 0;     // the program's optimizer steps when it was taken, 0 if unknown
+  uint32_t step = 0;     // the program's training steps when it was taken, 0 if unknown
   bool complete = true;  // false: the walk stopped at its object limit
   bool operator==(const Census&) const = default;
 };
@@ -199,6 +206,18 @@ struct Held {
   uint32_t holders = 1;  // distinct root variables that reach it
   HeldRole role = HeldRole::kOther;
   bool operator==(const Held&) const = default;
+};
+
+// 1.4: one end of a training step as a companion (the Python one) saw the program take it. The
+// end is written once the next step's first forward (or the exit) showed which optimizer step was
+// the last, so it can come later in the file than the records after its timestamp.
+struct Step {
+  uint64_t timestamp = 0;
+  uint64_t thread = 0;           // OS thread id of the writing thread, 0 if unknown
+  uint32_t step = 0;             // the training step, counted from 1
+  uint32_t optimizer_steps = 0;  // kEnd: the optimizer steps it took (several optimizers); kBegin 0
+  StepPhase phase = StepPhase::kBegin;
+  bool operator==(const Step&) const = default;
 };
 
 // ---- bookkeeping ----
@@ -219,7 +238,7 @@ struct Trailer {
 // One record. The alternative order is not the on-disk type code (see format.h).
 using Record =
     std::variant<StringDef, ModuleDef, FrameDef, StackDef, ProcessInfo, DeviceInfo, Property, Alloc,
-                 Free, PoolEvent, Marker, Census, Held, Dropped, Trailer>;
+                 Free, PoolEvent, Marker, Census, Held, Step, Dropped, Trailer>;
 
 // The timestamp of a timed record, or nullopt-like false for definitions and bookkeeping.
 bool isTimed(const Record& record);
@@ -231,5 +250,6 @@ std::string_view toString(PoolEventType type);
 std::string_view toString(FrameKind kind);
 std::string_view toString(DropSource source);
 std::string_view toString(HeldRole role);
+std::string_view toString(StepPhase phase);
 
 }  // namespace memfloor::trace

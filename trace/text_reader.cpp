@@ -137,6 +137,15 @@ void TextReader::Impl::parseRecord(std::string_view word, std::span<const TextTo
     f.u32("holders", h.holders);
     f.heldRole(h.role);
     f.done();
+  } else if (word == "step") {
+    auto& s = record.emplace<Step>();
+    s.phase = positionalEnum<StepPhase>(args, word, kStepPhaseCount);
+    TextFields f = fields(1);
+    f.u64("t", s.timestamp);
+    f.u32("step", s.step);
+    f.u64("thread", s.thread);
+    f.u32("optimizers", s.optimizer_steps);
+    f.done();
   } else if (word == "string") {
     const StringId id = definitionId(args, word);
     if (args.size() != 2 || !args[1].key.empty() || !args[1].quoted) {

@@ -152,6 +152,12 @@ struct LineWriter {
     if (h.role != HeldRole::kOther)
       fmt::format_to(std::back_inserter(out), " role={}", toString(h.role));
   }
+  void operator()(const Step& s) {
+    fmt::format_to(std::back_inserter(out), "step {} t={} step={}", toString(s.phase), s.timestamp,
+                   s.step);
+    optional(out, "thread", s.thread);
+    optional(out, "optimizers", s.optimizer_steps);
+  }
   void operator()(const Dropped& d) {
     fmt::format_to(std::back_inserter(out), "dropped {} count={}", toString(d.source), d.count);
   }

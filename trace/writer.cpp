@@ -226,6 +226,13 @@ bool Writer::write(const Held& h) {
   return appendTimed(code(RecordCode::kHeld), h.timestamp, f);
 }
 
+bool Writer::write(const Step& s) {
+  if (static_cast<uint8_t>(s.phase) >= kStepPhaseCount) return false;
+  Fields f;
+  f.put(s.thread).put(s.step).put(s.optimizer_steps).put(static_cast<uint8_t>(s.phase));
+  return appendTimed(code(RecordCode::kStep), s.timestamp, f);
+}
+
 bool Writer::write(const Dropped& d) {
   if (static_cast<uint8_t>(d.source) >= kDropSourceCount) return false;
   Fields f;

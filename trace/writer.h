@@ -64,6 +64,7 @@ class Writer {
   bool write(const PoolEvent& pool);
   bool write(const Census& census);
   bool write(const Held& held);
+  bool write(const Step& step);
   bool write(const Dropped& dropped);
   bool write(const StringDef& string);
   bool write(const ModuleDef& module);

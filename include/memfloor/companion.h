@@ -2,7 +2,7 @@
  * blocks and what holds them (python/memfloor/ does, for PyTorch's caching allocator and the
  * program's Python objects, through ctypes).
  *
- * All are exported by libmemfloor_hook.so; both are safe from any thread, never block on
+ * All are exported by libmemfloor_hook.so; all are safe from any thread, never block on
  * anything but the hook's own short locks, never call back into the caller, and return 0 (nothing
  * recorded) when the process is not traced or tracing has ended. The layouts are fixed: a change
  * makes a _v2. */
@@ -71,7 +71,7 @@ typedef struct {
   uint64_t objects;     /* objects walked */
   uint64_t duration_ns; /* what it took */
   uint32_t device;
-  uint32_t step;     /* the program's optimizer steps so far, 0 if unknown */
+  uint32_t step;     /* the program's training steps so far, 0 if unknown */
   uint32_t complete; /* 1: walked everything; 0: stopped at an object limit */
   uint32_t reserved; /* 0 */
 } memfloor_census_header_v1;
@@ -80,6 +80,22 @@ typedef struct {
  * not traced (or census is NULL). */
 uint64_t memfloor_census_v1(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                             uint64_t count);
+
+enum { MEMFLOOR_STEP_BEGIN = 0, MEMFLOOR_STEP_END = 1 };
+
+/* One end of a training step: BEGIN at its first forward, END at the end of its last optimizer
+ * step (known only once the next step's first forward, or the exit, has come). */
+typedef struct {
+  uint64_t unix_ns;         /* when (CLOCK_REALTIME); the hook moves it to its own */
+  uint32_t step;            /* the training step, counted from 1 */
+  uint32_t optimizer_steps; /* END: the optimizer steps it took; BEGIN: 0 */
+  uint32_t phase;           /* MEMFLOOR_STEP_BEGIN or MEMFLOOR_STEP_END */
+  uint32_t reserved;        /* 0 */
+} memfloor_step_event_v1;
+
+/* Records one end of a training step, with the calling thread. Returns 1 when recorded, 0 when
+ * the process is not traced, step is NULL or its phase unknown. */
+uint32_t memfloor_step_v1(const memfloor_step_event_v1* step);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include <map>
 #include <vector>
 
+#include "runtime_hook/call_stamp.h"
 #include "tests/runtime_hook/test_support.h"
 
 using namespace memfloor;
@@ -38,6 +39,7 @@ struct Written {
   std::vector<trace::Marker> markers;
   std::vector<trace::Census> censuses;
   std::vector<trace::Held> held;
+  std::vector<trace::Step> steps;
   std::map<trace::StringId, std::string> strings;
   size_t stacks = 0;
 
@@ -50,6 +52,7 @@ struct Written {
       if (auto* m = std::get_if<trace::Marker>(&r)) markers.push_back(*m);
       if (auto* c = std::get_if<trace::Census>(&r)) censuses.push_back(*c);
       if (auto* h = std::get_if<trace::Held>(&r)) held.push_back(*h);
+      if (auto* s = std::get_if<trace::Step>(&r)) steps.push_back(*s);
       if (std::holds_alternative<trace::StackDef>(r)) ++stacks;
     }
   }
@@ -241,4 +244,35 @@ TEST_CASE("a companion's census is written with its storages, on the census's ti
   CHECK(w.text(w.held[2].path).empty());
   CHECK(w.held[2].holders == 1);
   CHECK(w.held[2].role == trace::HeldRole::kOther);
+}
+
+TEST_CASE("a companion's step ends are written on the calling thread, in CUPTI's time",
+          "[runtime_hook]") {
+  uint32_t begin = 0, end = 0, unknown = 0, none = 0;
+  constexpr uint64_t kNow = 1'796'000'000'000'000'000ull;
+  Written w = record(hook::StackMode::kNone, [&](hook::Recorder& r) {
+    const memfloor_step_event_v1 first{kNow, 3, 7, MEMFLOOR_STEP_BEGIN, 0};  // a begin has none
+    const memfloor_step_event_v1 last{kNow + 5000, 3, 2, MEMFLOOR_STEP_END, 0};
+    const memfloor_step_event_v1 odd{kNow, 4, 0, 2, 0};
+    begin = r.writeStep(&first);
+    end = r.writeStep(&last);
+    unknown = r.writeStep(&odd);
+    none = r.writeStep(nullptr);
+  });
+  CHECK(begin == 1);
+  CHECK(end == 1);
+  CHECK(unknown == 0);
+  CHECK(none == 0);
+  REQUIRE(w.steps.size() == 2);
+  CHECK(w.steps[0].phase == trace::StepPhase::kBegin);
+  CHECK(w.steps[0].step == 3);
+  CHECK(w.steps[0].optimizer_steps == 0);
+  CHECK(w.steps[1].phase == trace::StepPhase::kEnd);
+  CHECK(w.steps[1].optimizer_steps == 2);
+  // Each call reads its own pair of clocks: the offset between them may move by a few readings.
+  const int64_t apart = static_cast<int64_t>(w.steps[1].timestamp - w.steps[0].timestamp);
+  CHECK(apart > 5000 - 1'000'000);
+  CHECK(apart < 5000 + 1'000'000);
+  CHECK(w.steps[0].thread == hook::osThreadId());
+  CHECK(w.steps[0].thread != 0);
 }

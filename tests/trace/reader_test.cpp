@@ -142,7 +142,8 @@ TEST_CASE("format 1.2 traces hold blocks; a 1.1 file's kind 6 reads as block", "
   records.emplace_back(Trailer{records.size(), 9000});
   for (const Writer::Encoding encoding : {Writer::Encoding::kPacked, Writer::Encoding::kVarint}) {
     Bytes v12 = testing::writeBinary(records, 1024, false, 0, encoding);
-    CHECK(codec::loadLe16(v12.data() + FileHeaderLayout::kMinorAt) == 2);
+    CHECK(codec::loadLe16(v12.data() + FileHeaderLayout::kMinorAt) == kMinorVersion);
+    codec::storeLe16(v12.data() + FileHeaderLayout::kMinorAt, 2);  // what a 1.2 writer wrote
     checkReadsMinor<FileOrderReader>(v12, 2, records);
     checkReadsMinor<TimeOrderReader>(v12, 2, records);
     codec::storeLe16(v12.data() + FileHeaderLayout::kMinorAt, 1);

@@ -34,6 +34,8 @@ TEST_CASE("canonical lines of every record type", "[trace][text_writer]") {
       "role=optimizer_state\n"
       "held t=950 dev=4294967295 addr=0xffffffffffffffff size=18446744073709551615 "
       "path=4294967295\n"
+      "step begin t=960 step=5 thread=11\n"
+      "step end t=990 step=4294967295 optimizers=4294967295\n"
       "dropped writer count=12\n"
       "dropped cupti count=0\n";
   CHECK(testing::toText(testing::everyRecordType()) == expected);

@@ -88,6 +88,8 @@ inline std::vector<Record> everyRecordType() {
       Census{950, 530000, 1'200'000'000, 2, 1, 4, false},
       Held{950, 0x7f00'0020'0000, 402653184, 1, 2, 1, 3, HeldRole::kOptimizerState},
       Held{950, UINT64_MAX, UINT64_MAX, UINT32_MAX, 0, UINT32_MAX, 1, HeldRole::kOther},
+      Step{960, 11, 5, 0, StepPhase::kBegin},
+      Step{990, 0, UINT32_MAX, UINT32_MAX, StepPhase::kEnd},
       Dropped{DropSource::kWriter, 12},
       Dropped{DropSource::kCupti, 0},
   };
