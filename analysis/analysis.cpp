@@ -1,6 +1,8 @@
 // Analysis: the replay (per-record dispatch, pairing, iteration boundaries).
 #include "analysis/analysis.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <charconv>
@@ -28,11 +30,14 @@ Analysis::Analysis(AnalysisOptions options)
       // (a trace still being written): no marker defines an iteration there.
       tracker_(options_.find_cuts || options_.cut_at
                    ? std::nullopt
-                   : std::optional<std::string_view>(options_.iteration_pattern)),
+                   : std::optional<std::string_view>(options_.iteration_pattern),
+               options_.iteration_domain),
       retention_(options_.top_sites),
       peaks_(options_.top_sites),
       site_namer_(options_.site_patterns) {
   tracker_.keepRanges(options_.keep_ranges);
+  tracker_.warnInto(&warnings_);
+  if (options_.markers_only) tracker_.markersOnly();
   retention_.keepWindowSites(!options_.links.empty());
   if (!options_.cut_at) {  // a cutting replay needs nothing but next_cut_
     if (options_.find_cuts) {
@@ -81,6 +86,8 @@ void Analysis::dispatch(const trace::Event& e) {
     holders_.onHeld(e, live_);  // not memory: what holds it
   } else if (e.type == trace::EventType::kCensus) {
     onCensus(e);
+  } else if (e.type == trace::EventType::kStep) {
+    onStep(e);
   } else {
     ++records_.pool_events;
     last_memory_ns_ = e.timestamp;
@@ -119,7 +126,7 @@ void Analysis::allocate(const trace::Event& a) {
 // Detected iterations (the three replays of AnalysisOptions), for every event before it counts.
 void Analysis::watch(const trace::Event& e) {
   if (e.type == trace::EventType::kMarker || e.type == trace::EventType::kCensus ||
-      e.type == trace::EventType::kHeld) {
+      e.type == trace::EventType::kHeld || e.type == trace::EventType::kStep) {
     return;
   }
   const uint64_t ordinal = records_.allocs + records_.frees + records_.pool_events;
@@ -177,6 +184,13 @@ void Analysis::checkBlock(const trace::Event& block) {
 // A census matches its storages to its device's allocated level: its blocks where it has blocks,
 // else its device allocations (docs/design.md, "Holders").
 void Analysis::onCensus(const trace::Event& e) {
+  const trace::Census census = trace::toCensus(e);
+  if (tracker_.steps() > 0 && (census.step == 0 || census.step > tracker_.lastStep())) {
+    warnings_.add(
+        fmt::format("census t={} dev={} step={}: no step record of that number came "
+                    "before it; it is placed by its time alone",
+                    census.timestamp, census.device, census.step));
+  }
   const uint16_t blocks = timeline_.findSlot({e.device, trace::MemoryKind::kBlock});
   const uint16_t slot =
       blocks != kNoSlot ? blocks : timeline_.findSlot({e.device, trace::MemoryKind::kDevice});
@@ -198,7 +212,26 @@ void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
 
 void Analysis::onMarker(const trace::Event& e) {
   ++records_.markers;
-  switch (tracker_.onMarker(trace::toMarker(e), symbols_)) {
+  onBoundary(tracker_.onMarker(trace::toMarker(e), symbols_));
+}
+
+// A Python process that steps an optimizer never falls back to a detected period, even where its
+// step records make no iteration (docs/design.md, "Iterations").
+void Analysis::onStep(const trace::Event& e) {
+  ++records_.steps;
+  if (options_.markers_only) return;
+  stopDetecting();
+  onBoundary(tracker_.onStep(trace::toStep(e)));
+}
+
+void Analysis::stopDetecting() {
+  if (!detector_) return;
+  detector_.reset();
+  watching_ = options_.cut_at.has_value() || idle_cuts_;
+}
+
+void Analysis::onBoundary(Boundary boundary) {
+  switch (boundary) {
     case Boundary::kBegin:
       beginIteration();
       break;
@@ -236,10 +269,7 @@ void Analysis::on(const trace::Trailer& t) {
 // retained in window i; it is persistent when i precedes the first counted iteration.
 void Analysis::beginIteration() {
   uint32_t started = tracker_.started();
-  if (detector_) {  // markers found: nothing to detect
-    detector_.reset();
-    watching_ = options_.cut_at.has_value() || idle_cuts_;
-  }
+  stopDetecting();  // markers or steps found: nothing to detect
   if (started > 1) retention_.endWindow(timeline_);
   timeline_.beginIteration();
   peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns, timeline_);

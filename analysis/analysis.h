@@ -32,6 +32,12 @@ namespace memfloor::analysis {
 struct AnalysisOptions {
   // RE2 regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
   std::string iteration_pattern{kDefaultIterationPattern};
+  // The NVTX domain of the iteration ranges: "" the default domain. Ranges of other domains
+  // (NCCL's, a profiler's) never open or close an iteration.
+  std::string iteration_domain{};
+  // Step records are ignored (the replay after a first one found iteration markers only after
+  // steps had begun; see analyzeReplays).
+  bool markers_only = false;
   uint32_t warmup_iterations = 0;   // excluded from trends; what they allocate counts as persistent
   uint32_t top_sites = 10;          // retaining sites listed per idle window, and per peak
   uint32_t timeline_points = 2048;  // max points of each downsampled live-bytes series
@@ -42,10 +48,10 @@ struct AnalysisOptions {
   std::vector<LinkRule> links{};  // findings to link to retaining sites (analysis/site_links.h)
   symbols::FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
   symbols::SitePatterns site_patterns{};       // which frames name sites (symbols/site_namer.h)
-  // Iterations of a trace without iteration markers take three replays (docs/design.md,
-  // "Detected iterations"). 1: with detect_iterations, follow the allocations to find a period
-  // (detectedPeriod()); 2: with find_cuts, find where its idle windows end (detectedIterations());
-  // 3: with cut_at, cut the iterations there.
+  // Iterations of a trace with neither iteration markers nor step records take three replays
+  // (docs/design.md, "Detected iterations"). 1: with detect_iterations, follow the allocations to
+  // find a period (detectedPeriod()); 2: with find_cuts, find where its idle windows end
+  // (detectedIterations()); 3: with cut_at, cut the iterations there.
   bool detect_iterations = true;
   std::optional<DetectedPeriod> find_cuts{};
   std::optional<DetectedIterations> cut_at{};
@@ -77,6 +83,9 @@ class Analysis {
   // iterations, if the period has at least two cycles (analysis/idle_cuts.h).
   const std::optional<DetectedPeriod>& detectedPeriod() const { return period_; }
   const std::optional<DetectedIterations>& detectedIterations() const { return iterations_; }
+  // After finish(): iteration markers matched only after step records had made iterations, so
+  // the replay must be redone with markers_only (markers win).
+  bool needsMarkersReplay() const { return tracker_.markersAfterSteps() > 0; }
 
  private:
   void on(const trace::StringDef& r) { symbols_.add(r); }
@@ -92,12 +101,16 @@ class Analysis {
   void on(const trace::Marker& r) { on(trace::toEvent(r)); }
   void on(const trace::Census& r) { on(trace::toEvent(r)); }
   void on(const trace::Held& r) { on(trace::toEvent(r)); }
+  void on(const trace::Step& r) { on(trace::toEvent(r)); }
   void on(const trace::Event& e);
   void dispatch(const trace::Event& e);
   void allocate(const trace::Event& e);
   void release(const trace::Event& e);
   void onMarker(const trace::Event& e);
   void onCensus(const trace::Event& e);
+  void onStep(const trace::Event& e);
+  void onBoundary(Boundary boundary);
+  void stopDetecting();
   void watch(const trace::Event& e);
   void on(const trace::Dropped& r);
   void on(const trace::Trailer& r);
@@ -176,6 +189,7 @@ class Analysis {
   std::optional<DetectedIterations> iterations_;
 
   Holders holders_;  // what the censuses found holding the live memory (rare records)
+  RecordWarnings warnings_;
 };
 
 // The whole analysis of one trace: one replay, or three for detected iterations (AnalysisOptions).
@@ -191,7 +205,16 @@ Report analyzeReplays(const AnalysisOptions& options, Feed&& feed) {
     then(analysis);
     return report;
   };
-  Report report = replay(options, [&](const Analysis& a) { next.find_cuts = a.detectedPeriod(); });
+  bool markers_replay = false;
+  Report report = replay(options, [&](const Analysis& a) {
+    next.find_cuts = a.detectedPeriod();
+    markers_replay = a.needsMarkersReplay();
+  });
+  if (markers_replay) {
+    // Step records made the iterations before the first iteration marker came: markers win.
+    next.markers_only = true;
+    return replay(next, [](const Analysis&) {});
+  }
   if (!next.find_cuts) return report;
   // No iteration marker, but the allocations repeat with a period: find its idle windows, then
   // replay cutting iterations there.

@@ -78,6 +78,8 @@ void Analysis::fillMetadata(Report& report) const {
   a.unclosed_ranges = tracker_.unclosedRanges();
   a.out_of_order_records = out_of_order_;
   a.blocks_outside_segments = blocks_outside_segments_;
+  a.warnings = warnings_.kept();
+  a.warnings_left_out = warnings_.leftOut();
   // Cut short (no trailer): up to one flush period before the last memory record may be missing.
   if (!report.input.complete && recent_.period() > 0 && last_memory_ns_ > 0) {
     const uint64_t period = recent_.period();
@@ -92,6 +94,8 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
   } else if (options_.cut_at) {
     report.iteration_source = IterationSource::kDetected;
     report.detection = options_.cut_at->period;
+  } else if (tracker_.origin() == IterationOrigin::kSteps) {
+    report.iteration_source = IterationSource::kSteps;
   } else {
     report.iteration_source = IterationSource::kMarkers;
   }

@@ -1,6 +1,7 @@
-// IterationTracker: range bookkeeping and the cached name match.
+// IterationTracker: range bookkeeping per domain, the cached name match, and training steps.
 #include "analysis/iteration_tracker.h"
 
+#include <fmt/format.h>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -13,7 +14,8 @@ namespace memfloor::analysis {
 
 using trace::MarkerType;
 
-IterationTracker::IterationTracker(std::optional<std::string_view> pattern) {
+IterationTracker::IterationTracker(std::optional<std::string_view> pattern, std::string domain)
+    : domain_(std::move(domain)) {
   if (!pattern) return;
   RE2::Options options;
   options.set_case_sensitive(false);
@@ -30,25 +32,58 @@ bool IterationTracker::matches(std::string_view name) const {
   return pattern_ && RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *pattern_);
 }
 
-bool IterationTracker::matches(trace::StringId name, const symbols::Symbols& symbols) {
-  if (auto it = match_cache_.find(name); it != match_cache_.end()) return it->second;
-  std::string_view text = symbols.string(name);
-  bool result = !text.empty() && matches(text);
-  // An id whose definition has not arrived yet is not cached: it may still be defined.
-  if (!text.empty()) match_cache_.emplace(name, result);
+// Ids whose definition has not arrived yet are not cached: they may still be defined.
+bool IterationTracker::inIterationDomain(trace::StringId domain, const symbols::Symbols& symbols) {
+  if (domain == trace::kNoId) return domain_.empty();
+  if (auto it = domain_cache_.find(domain); it != domain_cache_.end()) return it->second;
+  const std::string_view text = symbols.string(domain);
+  const bool result = text == domain_;
+  if (!text.empty()) domain_cache_.emplace(domain, result);
   return result;
+}
+
+bool IterationTracker::matches(const trace::Marker& marker, const symbols::Symbols& symbols) {
+  if (!pattern_ || !inIterationDomain(marker.domain, symbols)) return false;
+  if (auto it = match_cache_.find(marker.name); it != match_cache_.end()) return it->second;
+  std::string_view text = symbols.string(marker.name);
+  bool result = !text.empty() && matches(text);
+  if (!text.empty()) match_cache_.emplace(marker.name, result);
+  return result;
+}
+
+void IterationTracker::warn(std::string message) {
+  if (warnings_ != nullptr) warnings_->add(std::move(message));
+}
+
+void IterationTracker::warnUnmatched(const trace::Marker& m, const symbols::Symbols& symbols) {
+  ++unmatched_ends_;
+  const std::string_view domain = symbols.string(m.domain);
+  const std::string in =
+      domain.empty() ? std::string("the default domain") : fmt::format("domain '{}'", domain);
+  if (m.type == MarkerType::kPop) {
+    warn(fmt::format("marker pop t={} thread={}: no range of its thread is open in {}; ignored",
+                     m.timestamp, m.thread, in));
+  } else {
+    warn(fmt::format("marker end t={} id={}: no range with that id is open in {}; ignored",
+                     m.timestamp, m.id, in));
+  }
 }
 
 Boundary IterationTracker::open(bool matching, const trace::Marker& marker,
                                 const symbols::Symbols& symbols) {
   if (!matching) return Boundary::kNone;
+  if (origin_ == IterationOrigin::kSteps) {  // steps came first: the analysis replays for markers
+    ++markers_after_steps_;
+    return Boundary::kNone;
+  }
+  origin_ = IterationOrigin::kMarkers;
   if (depth_++ > 0) return Boundary::kNone;
   beginSpan(std::string(symbols.string(marker.name)), marker.thread, marker.timestamp);
   return Boundary::kBegin;
 }
 
 Boundary IterationTracker::close(bool matching, const trace::Marker& marker) {
-  if (!matching) return Boundary::kNone;
+  if (!matching || origin_ != IterationOrigin::kMarkers) return Boundary::kNone;
   if (--depth_ > 0) return Boundary::kNone;
   endSpan(marker.timestamp);
   return Boundary::kEnd;
@@ -84,17 +119,35 @@ void IterationTracker::keep(const Open& range, uint64_t end_ns, bool nested,
       {std::string(symbols.string(range.name)), range.thread, range.start_ns, end_ns, nested});
 }
 
+Boundary IterationTracker::onStart(const trace::Marker& marker, const symbols::Symbols& symbols) {
+  bool matching = matches(marker, symbols);
+  Open range{matching, marker.name, marker.thread, marker.timestamp};
+  auto [it, inserted] = starts_.try_emplace({marker.domain, marker.id}, range);
+  if (inserted) return open(matching, marker, symbols);
+  // The same id started again before its end: the earlier range never got one. Close it here so
+  // that a lost end cannot hold an iteration open for the rest of the trace.
+  ++unclosed_ranges_;
+  warn(fmt::format("marker start t={} id={}: a range with that id is still open; it ends here",
+                   marker.timestamp, marker.id));
+  bool was_matching = it->second.matching;
+  it->second = range;
+  if (was_matching && matching) return Boundary::kNone;  // one iteration continues
+  Boundary b = close(was_matching, marker);
+  return b == Boundary::kNone ? open(matching, marker, symbols) : b;
+}
+
 Boundary IterationTracker::onMarker(const trace::Marker& marker, const symbols::Symbols& symbols) {
   switch (marker.type) {
     case MarkerType::kPush: {
-      bool matching = matches(marker.name, symbols);
-      pushes_[marker.thread].push_back({matching, marker.name, marker.thread, marker.timestamp});
+      bool matching = matches(marker, symbols);
+      pushes_[{marker.domain, marker.thread}].push_back(
+          {matching, marker.name, marker.thread, marker.timestamp});
       return open(matching, marker, symbols);
     }
     case MarkerType::kPop: {
-      auto it = pushes_.find(marker.thread);
+      auto it = pushes_.find({marker.domain, marker.thread});
       if (it == pushes_.end() || it->second.empty()) {
-        ++unmatched_ends_;
+        warnUnmatched(marker, symbols);
         return Boundary::kNone;
       }
       Open range = it->second.back();
@@ -104,26 +157,12 @@ Boundary IterationTracker::onMarker(const trace::Marker& marker, const symbols::
       if (it->second.empty()) pushes_.erase(it);
       return close(matching, marker);
     }
-    case MarkerType::kStart: {
-      bool matching = matches(marker.name, symbols);
-      Open range{matching, marker.name, marker.thread, marker.timestamp};
-      auto [it, inserted] = starts_.try_emplace(marker.id, range);
-      if (!inserted) {
-        // The same id started again before its end: the earlier range never got one. Close it
-        // here so that a lost end cannot hold an iteration open for the rest of the trace.
-        ++unclosed_ranges_;
-        bool was_matching = it->second.matching;
-        it->second = range;
-        if (was_matching && matching) return Boundary::kNone;  // one iteration continues
-        Boundary b = close(was_matching, marker);
-        return b == Boundary::kNone ? open(matching, marker, symbols) : b;
-      }
-      return open(matching, marker, symbols);
-    }
+    case MarkerType::kStart:
+      return onStart(marker, symbols);
     case MarkerType::kEnd: {
-      auto it = starts_.find(marker.id);
+      auto it = starts_.find({marker.domain, marker.id});
       if (it == starts_.end()) {
-        ++unmatched_ends_;
+        warnUnmatched(marker, symbols);
         return Boundary::kNone;
       }
       bool matching = it->second.matching;
@@ -137,8 +176,49 @@ Boundary IterationTracker::onMarker(const trace::Marker& marker, const symbols::
   return Boundary::kNone;
 }
 
+// A step's begin opens an iteration unless one is open (its end was lost: the two steps become
+// one iteration); its end closes the open step of its number. Every other case is a warning.
+Boundary IterationTracker::onStep(const trace::Step& step) {
+  ++steps_;
+  if (step.phase == trace::StepPhase::kBegin) seen_step_ = std::max(seen_step_, step.step);
+  if (!pattern_ || origin_ == IterationOrigin::kMarkers) return Boundary::kNone;
+  origin_ = IterationOrigin::kSteps;
+  if (step.phase == trace::StepPhase::kBegin) {
+    const uint32_t last = last_step_;
+    last_step_ = step.step;
+    if (open_step_ != 0) {
+      warn(
+          fmt::format("step begin t={} step={}: step {} has not ended (its end record is "
+                      "missing); both are one iteration",
+                      step.timestamp, step.step, open_step_));
+      open_step_ = step.step;
+      return Boundary::kNone;
+    }
+    if (step.step <= last) {
+      warn(fmt::format("step begin t={} step={}: out of order, after step {}; taken as it comes",
+                       step.timestamp, step.step, last));
+    }
+    open_step_ = step.step;
+    depth_ = 1;
+    beginSpan(fmt::format("step {}", step.step), step.thread, step.timestamp);
+    return Boundary::kBegin;
+  }
+  if (open_step_ == 0 || open_step_ != step.step) {
+    warn(open_step_ == 0
+             ? fmt::format("step end t={} step={}: no step is open; ignored", step.timestamp,
+                           step.step)
+             : fmt::format("step end t={} step={}: out of order, step {} is open; ignored",
+                           step.timestamp, step.step, open_step_));
+    return Boundary::kNone;
+  }
+  open_step_ = 0;
+  depth_ = 0;
+  endSpan(step.timestamp);
+  return Boundary::kEnd;
+}
+
 bool IterationTracker::finish(uint64_t end_ns) {
-  for (const auto& [thread, stack] : pushes_) unclosed_ranges_ += stack.size();
+  for (const auto& [key, stack] : pushes_) unclosed_ranges_ += stack.size();
   unclosed_ranges_ += starts_.size();
   pushes_.clear();
   starts_.clear();
@@ -147,6 +227,7 @@ bool IterationTracker::finish(uint64_t end_ns) {
   });
   if (depth_ == 0) return false;
   depth_ = 0;
+  open_step_ = 0;
   spans_.back().end_ns = end_ns;
   spans_.back().complete = false;
   return true;

@@ -118,6 +118,8 @@ std::string_view toString(IterationSource s) {
       return "markers";
     case IterationSource::kDetected:
       return "detected";
+    case IterationSource::kSteps:
+      return "steps";
     case IterationSource::kUnknown:
       break;
   }

@@ -192,7 +192,7 @@ struct CensusStorages {
 struct HeldBy {
   uint32_t device = 0;
   uint64_t timestamp = 0;
-  uint32_t step = 0;  // the program's optimizer steps then (0: unknown)
+  uint32_t step = 0;  // the program's training steps then (0: unknown)
   uint64_t objects = 0;
   uint64_t duration_ns = 0;
   bool complete = true;    // false: the walk stopped at its object limit
@@ -321,6 +321,10 @@ struct Anomalies {
   // Allocator blocks (kind block) not within their device's live device allocations when made.
   uint64_t blocks_outside_segments = 0;
   CutTail cut_tail;
+  // Records the analysis could not take as they are, each named (analysis/record_warnings.h):
+  // the first few, and how many more there were.
+  std::vector<std::string> warnings;
+  uint64_t warnings_left_out = 0;
 };
 
 struct DeviceMeta {
@@ -348,6 +352,7 @@ struct RecordCounts {
   uint64_t frees = 0;
   uint64_t markers = 0;
   uint64_t pool_events = 0;
+  uint64_t steps = 0;  // step records (training steps' begins and ends)
 };
 
 // Live bytes over time, downsampled into consecutive buckets of bucket_ns (LiveSeries).
@@ -372,7 +377,9 @@ struct MarkerRange {
   bool nested = true;  // push/pop (a thread's stack) rather than start/end
 };
 
-enum class IterationSource : uint8_t { kUnknown, kMarkers, kDetected };
+// Where the iterations came from: iteration markers, the training steps a Python companion saw
+// (step records), or a period detected in the allocations.
+enum class IterationSource : uint8_t { kUnknown, kMarkers, kDetected, kSteps };
 
 // How iterations were found in a trace without iteration markers (analysis/period_detector.h): the
 // allocation that recurs at a regular period (every `every`-th occurrence), the period, and the
@@ -426,6 +433,6 @@ struct Report {
 std::string_view toString(RetentionClass c);
 std::string_view toString(PeakClass c);  // "iteration", "earlier_iteration", then as RetentionClass
 std::string_view toString(TrendVerdict v);     // "unknown", "stable", "growing"
-std::string_view toString(IterationSource s);  // "unknown", "markers", "detected"
+std::string_view toString(IterationSource s);  // "unknown", "markers", "detected", "steps"
 
 }  // namespace memfloor::analysis

@@ -98,6 +98,9 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--iteration-pattern", request->traces.options.iteration_pattern,
                   "regex (full match, case-insensitive) naming iteration markers")
       ->capture_default_str();
+  cmd->add_option("--iteration-domain", request->traces.options.iteration_domain,
+                  "the NVTX domain of the iteration markers (default: the default domain); "
+                  "other domains' ranges never open or close an iteration");
   cmd->add_flag("!--no-detect-iterations", request->traces.options.detect_iterations,
                 "without iteration markers, report the trace as a whole instead of cutting "
                 "iterations at an allocation that recurs once per iteration");

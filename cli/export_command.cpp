@@ -74,6 +74,8 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--iteration-pattern", request->options.iteration_pattern,
                   "regex (full match, case-insensitive) naming iteration markers")
       ->capture_default_str();
+  cmd->add_option("--iteration-domain", request->options.iteration_domain,
+                  "the NVTX domain of the iteration markers (default: the default domain)");
   cmd->add_option("--warmup", request->options.warmup_iterations,
                   "iterations whose allocations count as persistent")
       ->capture_default_str();

@@ -148,6 +148,10 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
   if (!request.iteration_pattern.empty()) {
     setEnv(env, "MEMFLOOR_ITERATION_PATTERN", request.iteration_pattern);
   }
+  // The companion sees torch.cuda.nvtx's ranges only, which are the default domain's.
+  if (!request.iteration_domain.empty()) {
+    setEnv(env, "MEMFLOOR_ITERATION_DOMAIN", request.iteration_domain);
+  }
   // The companion's census waits for an iteration range around an optimizer step to close.
   setEnv(env, "MEMFLOOR_CENSUS_RANGES",
          request.iteration_pattern.empty() ? std::string(analysis::kDefaultIterationPattern)
@@ -255,6 +259,7 @@ int runTraced(const RunRequest& given) {
     if (!request.iteration_pattern.empty()) {
       analyze.traces.options.iteration_pattern = request.iteration_pattern;
     }
+    analyze.traces.options.iteration_domain = request.iteration_domain;
     analyze.traces.options.site_patterns = request.site_patterns;
     try {
       std::fflush(stdout);
@@ -285,6 +290,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--iteration-pattern", request->iteration_pattern,
                   "regex naming the iteration markers (recorded in the trace; used by --analyze)");
+  cmd->add_option("--iteration-domain", request->iteration_domain,
+                  "the NVTX domain of the iteration markers (used by --analyze)");
   cmd->add_option("--buffer-size", request->buffer_size, "CUPTI activity buffer size (e.g. 8m)");
   cmd->add_option("--torch-allocator", request->torch_allocator,
                   "async: PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (one record per tensor) "

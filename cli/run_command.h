@@ -13,6 +13,7 @@ struct RunRequest {
   std::string output_dir = "memfloor-out";
   std::string stacks = "auto";    // auto | python | native | none
   std::string iteration_pattern;  // empty: the analysis default
+  std::string iteration_domain;   // empty: NVTX's default domain
   std::string buffer_size;        // empty: the hook's default (8m)
   std::string torch_allocator;    // empty | async | native
   std::string census = "auto";    // auto | every | off | optimizer steps ("2,10")

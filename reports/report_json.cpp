@@ -82,7 +82,8 @@ json toJson(const analysis::TraceInput& in, const analysis::Report& r) {
             {"allocs", r.records.allocs},
             {"frees", r.records.frees},
             {"markers", r.records.markers},
-            {"pool_events", r.records.pool_events}}}};
+            {"pool_events", r.records.pool_events},
+            {"steps", r.records.steps}}}};
 }
 
 json toJson(const analysis::ProcessMeta& p) {
@@ -116,6 +117,8 @@ json toJson(const analysis::Anomalies& a, bool blocks) {
                                     {"double_allocations", toJson(a.cut_tail.double_allocations)}}
                              : json(nullptr)}};
   if (blocks) j["blocks_outside_segments"] = a.blocks_outside_segments;
+  j["warnings"] = a.warnings;
+  j["warnings_left_out"] = a.warnings_left_out;
   return j;
 }
 

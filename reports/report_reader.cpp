@@ -29,9 +29,9 @@ constexpr std::array<trace::FrameKind, trace::kFrameKindCount> kFrameKinds = {
 constexpr std::array<analysis::TrendVerdict, 3> kVerdicts = {analysis::TrendVerdict::kUnknown,
                                                              analysis::TrendVerdict::kStable,
                                                              analysis::TrendVerdict::kGrowing};
-constexpr std::array<analysis::IterationSource, 3> kSources = {
+constexpr std::array<analysis::IterationSource, 4> kSources = {
     analysis::IterationSource::kUnknown, analysis::IterationSource::kMarkers,
-    analysis::IterationSource::kDetected};
+    analysis::IterationSource::kDetected, analysis::IterationSource::kSteps};
 
 // `cached`, added within memfloor.report/2 and written only in runs with allocator blocks: absent
 // reads as 0.
@@ -299,6 +299,11 @@ analysis::Anomalies anomalies(const JsonFields& f, const json& j, const std::str
     a.cut_tail.unmatched_frees = readTally(f, *cut, cc, "unmatched_frees");
     a.cut_tail.double_allocations = readTally(f, *cut, cc, "double_allocations");
   }
+  if (f.optional(j, c, "warnings") != nullptr) {  // added within memfloor.report/3
+    f.each(j, c, "warnings",
+           [&](const json& w, const std::string& wc) { a.warnings.push_back(f.string(w, wc)); });
+    a.warnings_left_out = f.u64(j, c, "warnings_left_out");
+  }
   return a;
 }
 
@@ -338,6 +343,9 @@ void traceInput(const JsonFields& f, const json& j, const std::string& c, analys
   r.records.frees = f.u64(records, rc, "frees");
   r.records.markers = f.u64(records, rc, "markers");
   r.records.pool_events = f.u64(records, rc, "pool_events");
+  if (f.optional(records, rc, "steps") != nullptr) {  // added within memfloor.report/3
+    r.records.steps = f.u64(records, rc, "steps");
+  }
 }
 
 // The writer's additions to a finding of the checker's document (report_json.cpp findingsJson).

@@ -70,6 +70,11 @@ void header(Out out, const analysis::Report& r) {
     fmt::format_to(out, "warning: {} allocator blocks outside every live segment of their device\n",
                    a.blocks_outside_segments);
   }
+  for (const std::string& w : a.warnings) fmt::format_to(out, "warning: {}\n", printable(w));
+  if (a.warnings_left_out > 0) {
+    fmt::format_to(out, "warning: and {} more records the analysis could not take as they are\n",
+                   a.warnings_left_out);
+  }
 }
 
 void summary(Out out, const analysis::Report& r) {
@@ -307,6 +312,9 @@ std::string formatTable(const analysis::Report& r) {
                    analysis::iterationCount(r), r.iteration_pattern, formatDuration(d.period_ns),
                    formatBytes(d.size), d.where.empty() ? "(no stack)" : printable(d.where),
                    d.every > 1 ? fmt::format(", one in {}", d.every) : "");
+  } else if (r.iteration_source == analysis::IterationSource::kSteps) {
+    fmt::format_to(out, "iterations: {} from optimizer steps (no marker matches '{}')",
+                   analysis::iterationCount(r), r.iteration_pattern);
   } else {
     fmt::format_to(out, "iterations: {} from markers", analysis::iterationCount(r));
   }

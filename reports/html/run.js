@@ -19,6 +19,10 @@ function runWarnings(run) {
       fmtBytes(num(d.size)) + ' at ' + (str(d.where) || '(no stack)') +
       (num(d.every) > 1 ? ', one in ' + num(d.every) : '') +
       '; each iteration begins where the longest quiet gap of its period ends.'));
+  } else if (run.iteration_source === 'steps') {
+    out.push(h('p', {class: 'muted'}, 'No marker matched the iteration pattern ' + str(run.iteration_pattern) +
+      ': each iteration is one training step as the program took it, from its first forward to the end of its ' +
+      'last optimizer step; its idle window lasts until the next step\u2019s first forward.'));
   } else if (run.iteration_source !== 'markers') {
     out.push(h('div', {class: 'warning'}, 'No marker matched the iteration pattern ' + str(run.iteration_pattern) +
       ': there are no iterations, only the whole-trace summary.'));
@@ -33,6 +37,11 @@ function runWarnings(run) {
     if (num(a[k])) odd.push(k.replace(/_/g, ' ') + ': ' + fmtInt(num(a[k])));
   }
   if (odd.length) out.push(h('div', {class: 'warning'}, 'Anomalies: ' + odd.join(', ') + '.'));
+  for (const w of Array.isArray(a.warnings) ? a.warnings : []) out.push(h('div', {class: 'warning'}, 'Warning: ' + str(w)));
+  if (num(a.warnings_left_out)) {
+    out.push(h('div', {class: 'warning'}, 'And ' + fmtInt(num(a.warnings_left_out)) +
+      ' more records the analysis could not take as they are.'));
+  }
   const tail = a.cut_tail;
   if (tail && typeof tail === 'object') {
     out.push(h('div', {class: 'warning'}, 'The trace was cut: memory records from ' +

@@ -2,6 +2,7 @@
 #include "analysis/iteration_tracker.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "common/error.h"
 
@@ -16,6 +17,17 @@ struct Feed {
   symbols::Symbols symbols;
   trace::StringId next = 1;
 
+  RecordWarnings warnings;
+  std::string domain;  // of the markers fed: "" the default one
+
+  std::map<std::string, trace::StringId, std::less<>> ids;  // a trace interns by text
+
+  trace::StringId intern(std::string_view text) {
+    if (auto it = ids.find(text); it != ids.end()) return it->second;
+    symbols.add(trace::StringDef{next, std::string(text)});
+    ids.emplace(std::string(text), next);
+    return next++;
+  }
   Boundary marker(MarkerType type, uint64_t ts, std::string_view name = {}, uint64_t thread = 1,
                   uint64_t id = 0) {
     trace::Marker m;
@@ -23,11 +35,20 @@ struct Feed {
     m.thread = thread;
     m.id = id;
     m.type = type;
-    if (!name.empty()) {
-      symbols.add(trace::StringDef{next, std::string(name)});
-      m.name = next++;
-    }
+    if (!name.empty()) m.name = intern(name);
+    if (!domain.empty()) m.domain = intern(domain);
+    tracker.warnInto(&warnings);
     return tracker.onMarker(m, symbols);
+  }
+  Boundary step(trace::StepPhase phase, uint64_t ts, uint32_t number, uint32_t optimizers = 0) {
+    tracker.warnInto(&warnings);
+    return tracker.onStep({ts, 1, number, optimizers, phase});
+  }
+  Boundary stepBegin(uint64_t ts, uint32_t number) {
+    return step(trace::StepPhase::kBegin, ts, number);
+  }
+  Boundary stepEnd(uint64_t ts, uint32_t number) {
+    return step(trace::StepPhase::kEnd, ts, number, 1);
   }
   Boundary push(uint64_t ts, std::string_view name, uint64_t thread = 1) {
     return marker(MarkerType::kPush, ts, name, thread);
@@ -189,6 +210,133 @@ TEST_CASE("Instant marks and names defined after use are not iterations", "[iter
   f.symbols.add(trace::StringDef{1000, "step 1"});
   m.timestamp = 10;
   CHECK(f.tracker.onMarker(m, f.symbols) == Boundary::kBegin);  // the late definition counts
+}
+
+TEST_CASE("Another domain's ranges never open or close an iteration", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.push(10, "iteration 0") == Boundary::kBegin);
+  f.domain = "NCCL";
+  CHECK(f.push(11, "ncclAllReduce") == Boundary::kNone);
+  CHECK(f.push(12, "iteration 9") == Boundary::kNone);  // a matching name in another domain
+  CHECK(f.pop(13) == Boundary::kNone);                  // NCCL's pop closes NCCL's range
+  f.domain.clear();
+  CHECK(f.pop(20) == Boundary::kEnd);  // the default domain's pop closes "iteration 0"
+  f.domain = "NCCL";
+  CHECK(f.start(25, 5, "iteration 3") == Boundary::kNone);
+  f.domain.clear();
+  CHECK(f.start(30, 5, "iteration 1") == Boundary::kBegin);  // range ids are per domain
+  f.domain = "NCCL";
+  CHECK(f.end(35, 5, 1) == Boundary::kNone);
+  f.domain.clear();
+  CHECK(f.end(40, 5, 1) == Boundary::kEnd);
+  REQUIRE(f.tracker.iterations().size() == 2);
+  CHECK(f.tracker.iterations()[0].end_ns == 20);
+  CHECK(f.tracker.iterations()[1].start_ns == 30);
+  CHECK(f.tracker.finish(50) == false);
+  CHECK(f.tracker.unclosedRanges() == 1);  // NCCL's range left open never held an iteration
+  CHECK(f.warnings.kept().empty());
+}
+
+TEST_CASE("A named domain's ranges are the iterations, the default domain's are not",
+          "[iteration_tracker]") {
+  Feed f;
+  f.tracker = IterationTracker(kDefaultIterationPattern, "train");
+  CHECK(f.push(10, "iteration 0") == Boundary::kNone);
+  f.domain = "train";
+  CHECK(f.push(11, "step 1") == Boundary::kBegin);
+  CHECK(f.pop(20) == Boundary::kEnd);
+}
+
+TEST_CASE("A pop with no push is a warning that names it", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.push(10, "iteration 0", 1) == Boundary::kBegin);
+  CHECK(f.pop(12, 2) == Boundary::kNone);  // thread 2 pushed nothing: thread 1's stack is intact
+  f.domain = "NCCL";
+  CHECK(f.end(14, 99, 1) == Boundary::kNone);
+  f.domain.clear();
+  CHECK(f.pop(20, 1) == Boundary::kEnd);
+  CHECK(f.tracker.unmatchedEnds() == 2);
+  REQUIRE(f.warnings.kept().size() == 2);
+  CHECK(f.warnings.kept()[0] ==
+        "marker pop t=12 thread=2: no range of its thread is open in the default domain; ignored");
+  CHECK(f.warnings.kept()[1] ==
+        "marker end t=14 id=99: no range with that id is open in domain 'NCCL'; ignored");
+}
+
+TEST_CASE("Training steps are the iterations when no marker matched first", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.push(5, "forward") == Boundary::kNone);  // a range that is no iteration
+  CHECK(f.stepBegin(10, 1) == Boundary::kBegin);
+  CHECK(f.pop(12) == Boundary::kNone);
+  CHECK(f.stepEnd(20, 1) == Boundary::kEnd);
+  CHECK(f.stepBegin(30, 2) == Boundary::kBegin);
+  CHECK(f.stepEnd(40, 2) == Boundary::kEnd);
+  CHECK(f.stepBegin(50, 3) == Boundary::kBegin);
+  CHECK(f.tracker.finish(60));  // the last step never ended: incomplete
+  CHECK(f.tracker.origin() == IterationOrigin::kSteps);
+  REQUIRE(f.tracker.iterations().size() == 3);
+  CHECK(f.tracker.iterations()[1].name == "step 2");
+  CHECK(f.tracker.iterations()[1].start_ns == 30);
+  CHECK(f.tracker.iterations()[1].end_ns == 40);
+  CHECK_FALSE(f.tracker.iterations()[2].complete);
+  CHECK(f.warnings.kept().empty());
+  CHECK(f.tracker.markersAfterSteps() == 0);
+}
+
+TEST_CASE("Markers win over steps", "[iteration_tracker]") {
+  GIVEN("a matching marker first") {
+    Feed f;
+    CHECK(f.push(5, "iteration 0") == Boundary::kBegin);
+    CHECK(f.stepBegin(10, 1) == Boundary::kNone);
+    CHECK(f.stepEnd(20, 1) == Boundary::kNone);
+    CHECK(f.pop(25) == Boundary::kEnd);
+    CHECK(f.tracker.origin() == IterationOrigin::kMarkers);
+    CHECK(f.tracker.steps() == 2);
+  }
+  GIVEN("a step first: the matching markers after it are counted for a replay") {
+    Feed f;
+    CHECK(f.stepBegin(10, 1) == Boundary::kBegin);
+    CHECK(f.push(12, "iteration 0") == Boundary::kNone);
+    CHECK(f.pop(15) == Boundary::kNone);
+    CHECK(f.stepEnd(20, 1) == Boundary::kEnd);
+    CHECK(f.tracker.markersAfterSteps() == 1);
+    AND_THEN("a tracker for markers only ignores the steps") {
+      Feed g;
+      g.tracker.markersOnly();
+      CHECK(g.stepBegin(10, 1) == Boundary::kNone);
+      CHECK(g.push(12, "iteration 0") == Boundary::kBegin);
+      CHECK(g.pop(15) == Boundary::kEnd);
+      CHECK(g.stepEnd(20, 1) == Boundary::kNone);
+    }
+  }
+}
+
+TEST_CASE("Step records out of order are warnings that name them", "[iteration_tracker]") {
+  Feed f;
+  CHECK(f.stepEnd(5, 1) == Boundary::kNone);  // no step begun
+  CHECK(f.stepBegin(10, 1) == Boundary::kBegin);
+  CHECK(f.stepEnd(15, 7) == Boundary::kNone);    // another step's end
+  CHECK(f.stepBegin(20, 2) == Boundary::kNone);  // step 1's end is missing: one iteration
+  CHECK(f.stepEnd(30, 2) == Boundary::kEnd);
+  CHECK(f.stepBegin(40, 2) == Boundary::kBegin);  // a number that does not grow
+  CHECK(f.stepEnd(50, 2) == Boundary::kEnd);
+  REQUIRE(f.tracker.iterations().size() == 2);
+  CHECK(f.tracker.iterations()[0].end_ns == 30);
+  const std::vector<std::string>& w = f.warnings.kept();
+  REQUIRE(w.size() == 4);
+  CHECK(w[0] == "step end t=5 step=1: no step is open; ignored");
+  CHECK(w[1] == "step end t=15 step=7: out of order, step 1 is open; ignored");
+  CHECK(w[2] ==
+        "step begin t=20 step=2: step 1 has not ended (its end record is missing); both are one "
+        "iteration");
+  CHECK(w[3] == "step begin t=40 step=2: out of order, after step 2; taken as it comes");
+}
+
+TEST_CASE("Warnings past the first few are counted", "[iteration_tracker]") {
+  Feed f;
+  for (uint64_t i = 0; i < RecordWarnings::kKept + 5; ++i) f.pop(10 + i);
+  CHECK(f.warnings.kept().size() == RecordWarnings::kKept);
+  CHECK(f.warnings.leftOut() == 5);
 }
 
 }  // namespace

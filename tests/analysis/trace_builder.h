@@ -108,6 +108,32 @@ class TraceBuilder {
   TraceBuilder& end(uint64_t ts, uint64_t id, uint64_t thread = 1) {
     return marker(ts, thread, id, trace::kNoId, trace::MarkerType::kEnd);
   }
+  // The same in an NVTX domain of that name (NCCL's "NCCL", say).
+  TraceBuilder& pushIn(std::string_view domain, uint64_t ts, std::string_view text,
+                       uint64_t thread = 1) {
+    return marker(ts, thread, 0, name(text), trace::MarkerType::kPush, name(domain));
+  }
+  TraceBuilder& popIn(std::string_view domain, uint64_t ts, uint64_t thread = 1) {
+    return marker(ts, thread, 0, trace::kNoId, trace::MarkerType::kPop, name(domain));
+  }
+  TraceBuilder& startIn(std::string_view domain, uint64_t ts, uint64_t id, std::string_view text,
+                        uint64_t thread = 1) {
+    return marker(ts, thread, id, name(text), trace::MarkerType::kStart, name(domain));
+  }
+  TraceBuilder& endIn(std::string_view domain, uint64_t ts, uint64_t id, uint64_t thread = 1) {
+    return marker(ts, thread, id, trace::kNoId, trace::MarkerType::kEnd, name(domain));
+  }
+
+  // A training step's begin (its first forward) or end (its last optimizer step), as the Python
+  // companion writes them.
+  TraceBuilder& stepBegin(uint64_t ts, uint32_t step) {
+    records_.push_back(trace::Step{ts, 1, step, 0, trace::StepPhase::kBegin});
+    return *this;
+  }
+  TraceBuilder& stepEnd(uint64_t ts, uint32_t step, uint32_t optimizer_steps = 1) {
+    records_.push_back(trace::Step{ts, 1, step, optimizer_steps, trace::StepPhase::kEnd});
+    return *this;
+  }
 
   // A census of `device` at ts and its storages, as the Python companion writes them.
   TraceBuilder& census(uint64_t ts, uint32_t step, const std::vector<StorageSpec>& storages,
@@ -131,12 +157,13 @@ class TraceBuilder {
 
  private:
   TraceBuilder& marker(uint64_t ts, uint64_t thread, uint64_t id, trace::StringId text,
-                       trace::MarkerType type) {
+                       trace::MarkerType type, trace::StringId domain = trace::kNoId) {
     trace::Marker m;
     m.timestamp = ts;
     m.thread = thread;
     m.id = id;
     m.name = text;
+    m.domain = domain;
     m.type = type;
     records_.push_back(m);
     return *this;

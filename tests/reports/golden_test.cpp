@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/units.h"
 #include "reports/report_json.h"
 #include "tests/analysis/checked_analysis.h"
 #include "trace/trace_file.h"
@@ -98,6 +99,110 @@ TEST_CASE("A trace cut off inside an iteration still reports it", "[golden]") {
   CHECK(r.anomalies.double_allocations.count == 1);
   CHECK(r.process.rank == 5);
   CHECK(r.dropped_cupti == 2);
+}
+
+TEST_CASE("Another domain's ranges interleave with the iteration ranges", "[golden]") {
+  analysis::Report r = replay(kDir / "nccl_domain_ranges.txt", 64);
+  CHECK(r.iteration_source == analysis::IterationSource::kMarkers);
+  REQUIRE(r.iterations.size() == 4);
+  for (const analysis::IterationRow& row : r.iterations) {
+    INFO(row.index);
+    CHECK(row.end_ns - row.start_ns == 1000);
+    CHECK(row.complete);
+    CHECK(row.memory[0].idle.floor == 64 * units::kMiB);
+  }
+  CHECK(r.iterations[3].name == "iteration 4");  // started, and ended, in the default domain
+  CHECK(r.anomalies.unclosed_ranges == 1);       // NCCL's, never popped
+  CHECK(r.anomalies.unmatched_range_ends == 0);
+  CHECK(r.anomalies.warnings.empty());
+}
+
+TEST_CASE("A loop without markers is cut at its training steps", "[golden]") {
+  analysis::Report r = replay(kDir / "steps_holder.txt", 64);
+  CHECK(r.iteration_source == analysis::IterationSource::kSteps);
+  CHECK_FALSE(r.detection.has_value());
+  CHECK(r.records.steps == 6);
+  REQUIRE(r.iterations.size() == 3);
+  CHECK(r.iterations[1].name == "step 2");
+  CHECK(r.iterations[1].start_ns == 3000);
+  CHECK(r.iterations[1].end_ns == 4000);
+  CHECK(r.iterations[1].idle_end_ns == 5000);
+  for (size_t i = 0; i + 1 < r.iterations.size(); ++i) {
+    INFO(i);
+    const auto& idle = r.iterations[i].memory[0].idle;
+    CHECK(idle.floor == 80 * units::kMiB);
+    CHECK(idle.retained.persistent.bytes == 64 * units::kMiB);
+    CHECK(idle.retained.inter_iteration.bytes == 16 * units::kMiB);
+  }
+  REQUIRE(r.iterations[1].held_by.size() == 1);
+  const analysis::HeldBy& held = r.iterations[1].held_by[0];
+  CHECK(held.step == 2);
+  REQUIRE(held.holders.size() == 2);
+  // What the window does not need comes first: the output kept from one step into the next.
+  CHECK(held.holders[0].path == "train.py:<module>.model.last");
+  CHECK(held.holders[0].bytes == 16 * units::kMiB);
+  CHECK(held.holders[0].cls == analysis::RetentionClass::kInterIteration);
+  CHECK(held.holders[1].path == "train.py:<module>.model.weight");
+  CHECK(held.holders[1].cls == analysis::RetentionClass::kPersistent);
+  CHECK(r.anomalies.warnings.empty());
+}
+
+TEST_CASE("Damaged step records are warnings that name them", "[golden]") {
+  analysis::Report r = replay(kDir / "steps_out_of_order.txt", 64);
+  CHECK(r.iteration_source == analysis::IterationSource::kSteps);
+  REQUIRE(r.iterations.size() == 2);
+  CHECK(r.iterations[0].start_ns == 1000);
+  CHECK(r.iterations[0].end_ns == 4000);
+  CHECK(r.iterations[1].start_ns == 5000);
+  const std::vector<std::string>& w = r.anomalies.warnings;
+  REQUIRE(w.size() == 6);
+  CHECK(w[0] == "step end t=500 step=1: no step is open; ignored");
+  CHECK(w[1] ==
+        "marker pop t=600 thread=1: no range of its thread is open in the default domain; "
+        "ignored");
+  CHECK(w[2] == "step end t=1500 step=7: out of order, step 1 is open; ignored");
+  CHECK(w[3] ==
+        "step begin t=3000 step=2: step 1 has not ended (its end record is missing); both are one "
+        "iteration");
+  CHECK(w[4] ==
+        "census t=4500 dev=0 step=0: no step record of that number came before it; it is placed "
+        "by its time alone");
+  CHECK(w[5] == "step begin t=5000 step=2: out of order, after step 2; taken as it comes");
+}
+
+// A real run (testdata/analysis/trainer_steps.txt's header says what and how): transformers'
+// Trainer, no marker, each window's allocated floor against the program's own count.
+TEST_CASE("transformers' Trainer is cut at its training steps, floors as the program counts",
+          "[golden]") {
+  analysis::Report r = replay(kDir / "trainer_steps.txt", trace::Writer::kDefaultChunkBytes);
+  CHECK(r.iteration_source == analysis::IterationSource::kSteps);
+  CHECK(r.anomalies.warnings.empty());
+  REQUIRE(r.iterations.size() == 8);
+  constexpr uint64_t kOwnCount = 247240704;  // memory_allocated() in on_step_end, every step
+  for (const analysis::IterationRow& row : r.iterations) {
+    INFO(row.index);
+    CHECK(row.name == "step " + std::to_string(row.index));
+    CHECK(row.complete);
+    if (row.idle_final) continue;  // it ends with the process
+    for (const analysis::IterationMemory& m : row.memory) {
+      if (m.key.kind == trace::MemoryKind::kBlock) CHECK(m.idle.floor == kOwnCount);
+    }
+  }
+  CHECK(r.census.taken == 2);
+  CHECK(r.census.in_idle_windows == 2);
+  for (uint32_t window : {2u, 4u}) {
+    INFO(window);
+    REQUIRE(r.iterations[window - 1].held_by.size() == 1);
+    const analysis::HeldBy& held = r.iterations[window - 1].held_by[0];
+    CHECK(held.held.bytes <= held.allocated);
+    const auto logits = std::find_if(
+        held.holders.begin(), held.holders.end(),
+        [](const analysis::Holder& h) { return h.path.ends_with(".trainer.last_logits"); });
+    REQUIRE(logits != held.holders.end());
+    CHECK(logits->bytes == 52428800);  // what the program freed when it dropped them
+    CHECK(logits->cls == analysis::RetentionClass::kInterIteration);
+    for (const analysis::Holder& h : held.holders) CHECK(h.role != trace::HeldRole::kGradient);
+  }
 }
 
 }  // namespace

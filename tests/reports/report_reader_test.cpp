@@ -82,6 +82,12 @@ json withLaterFields(json doc) {
     if (!run.contains("detection")) run["detection"] = nullptr;
     if (!run.contains("symbolized")) run["symbolized"] = json::object();
     if (!run.at("anomalies").contains("cut_tail")) run["anomalies"]["cut_tail"] = nullptr;
+    if (!run.at("anomalies").contains("warnings")) {
+      run["anomalies"]["warnings"] = json::array();
+      run["anomalies"]["warnings_left_out"] = 0;
+    }
+    json& records = run.at("trace").at("records");
+    if (!records.contains("steps")) records["steps"] = 0;
     if (!run.contains("census")) {
       run["census"] = {{"taken", 0}, {"in_idle_windows", 0}, {"outside", json::array()}};
     }
