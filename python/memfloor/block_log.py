@@ -9,8 +9,9 @@ was allocated in that gap, a block the log holds but the state does not was free
 dated to the gap.
 """
 
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from memfloor.free_blocks import FreeBlocks
 from memfloor.hook_api import BLOCK_ALLOC, BLOCK_FREE, Event, Frame
 
 # Block states that PyTorch counts as allocated (torch.cuda.memory_allocated): a block whose free
@@ -30,9 +31,15 @@ def frames_of(entry: dict) -> Tuple[Frame, ...]:
 
 
 class BlockLog:
-    """The blocks live on every device as the trace knows them, and the events that keep it so."""
+    """The blocks live on every device as the trace knows them, and the events that keep it so.
 
-    def __init__(self) -> None:
+    A history entry holds the size a block was asked for; PyTorch counts the block. A block live
+    at a drain takes its size from the allocator's state; one allocated and freed between two
+    drains takes the size of the free block it took as `free` models them (free_blocks.py), or,
+    without a model (an allocator configuration it does not follow), the size asked for."""
+
+    def __init__(self, free: Optional[FreeBlocks] = None) -> None:
+        self._free = free
         self.live: Dict[Tuple[int, int], Tuple[int, int]] = {}  # (device, address) -> (size, stream)
         self._streams: Dict[int, int] = {0: 0}
         self.reconciled_allocs = 0  # blocks found in the state but in no entry
@@ -56,6 +63,8 @@ class BlockLog:
                 self._entry(device, entry, gap_ns, stack_of, out, last_alloc)
         self._resize(state, last_alloc, out)
         self._reconcile(state, gap_ns, stack_of, out)
+        if self._free is not None:
+            self._free.reset(snapshot.get("segments") or ())
         self.events_written += len(out)
         return out
 
@@ -72,20 +81,32 @@ class BlockLog:
     def _entry(self, device: int, entry: dict, gap_ns: int, stack_of: StackOf, out: List[Event],
                last_alloc: Dict[Tuple[int, int], int]) -> None:
         action = entry.get("action")
+        if action in ("segment_alloc", "segment_free"):
+            if self._free is not None:  # CUPTI records the segments; they shape the free blocks
+                if action == "segment_alloc":
+                    self._free.segment_allocated(device, int(entry["addr"]), int(entry["size"]))
+                else:
+                    self._free.segment_freed(device, int(entry["addr"]))
+            return
         if action not in ("alloc", "free_completed"):
-            return  # segments are CUPTI's to see; free_requested is not a free yet
+            return  # free_requested is not a free yet
         key = (device, int(entry["addr"]))
         when = int(entry["time_us"]) * NS_PER_US
         if action == "alloc":
             if key in self.live:  # freed in a gap and reused: close the old block first
-                self._free(key, gap_ns, out)
+                self._close(key, gap_ns, out)
                 self.reconciled_frees += 1
-            size, stream = int(entry["size"]), self.stream_id(int(entry.get("stream", 0)))
+            size = int(entry["size"])
+            if self._free is not None:
+                size = self._free.allocated(device, key[1], size)
+            stream = self.stream_id(int(entry.get("stream", 0)))
             self.live[key] = (size, stream)
             last_alloc[key] = len(out)
             out.append((when, key[1], size, stream, device, stack_of(frames_of(entry)), BLOCK_ALLOC))
         elif key in self.live:
-            self._free(key, when, out)
+            if self._free is not None:
+                self._free.freed(device, key[1], self.live[key][0])
+            self._close(key, when, out)
         else:
             self.unknown_frees += 1
 
@@ -102,13 +123,13 @@ class BlockLog:
                 out[index] = event[:2] + (size,) + event[3:]
                 self.resized += 1
 
-    def _free(self, key: Tuple[int, int], when: int, out: List[Event]) -> None:
+    def _close(self, key: Tuple[int, int], when: int, out: List[Event]) -> None:
         size, stream = self.live.pop(key)
         out.append((when, key[1], size, stream, key[0], 0, BLOCK_FREE))
 
     def _reconcile(self, state, gap_ns: int, stack_of: StackOf, out: List[Event]) -> None:
         for key in [k for k in self.live if k not in state]:
-            self._free(key, gap_ns, out)
+            self._close(key, gap_ns, out)
             self.reconciled_frees += 1
         for key, (size, stream, block) in state.items():
             if key in self.live:

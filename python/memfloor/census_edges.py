@@ -18,8 +18,12 @@ Edge = Tuple[int, object, object]
 Group = Tuple[int, Iterable[Tuple[object, object]]]
 
 # ITEM: a dict's value, labelled by its key (named by the key's own path unless it is a simple
-# one); LATE: an attribute (`.label`) walked last; GRAD_FN and after: the autograd graph.
-VAR, ATTR, ITEM, LATE, INDEX, ELEMENT, CLOSURE, REF, GRAD_FN, GRAPH, GRAPH_INDEX = range(11)
+# one); LATE: an attribute (`.label`) walked last; GRAD_FN and after: the autograd graph, which
+# the walk enters late too (LATE_GRAD_FN, a tensor's grad_fn: entered as GRAD_FN once nothing else
+# is left), so that what a graph reaches and a named edge reaches as well (a parameter, through the
+# AccumulateGrad of an output kept with its graph) is named by the named edge.
+VAR, ATTR, ITEM, LATE, INDEX, ELEMENT, CLOSURE, REF, GRAD_FN, GRAPH, GRAPH_INDEX, LATE_GRAD_FN = \
+    range(12)
 KEY_LABEL = "<key>"  # a dict key, reached from its dict: `.<key>`
 
 # Shapes of types: how the census reads their instances. TUPLE and LIST (exactly those types) and
@@ -141,7 +145,7 @@ def _tensor_edges(tensor) -> List[Edge]:
     if tensor.is_leaf:  # .grad of a non-leaf warns, and it is None
         edges = [(ATTR, "grad", tensor.grad)]
     else:
-        edges = [(GRAD_FN, "grad_fn", tensor.grad_fn)]
+        edges = [(LATE_GRAD_FN, "grad_fn", tensor.grad_fn)]
     mapping = _instance_dict(tensor)
     return edges + _attribute_edges(mapping) if mapping else edges
 

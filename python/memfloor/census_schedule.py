@@ -1,8 +1,10 @@
 """When the companion takes a census (census.py) and where it sends it: in the program's thread,
-in the idle window after the optimizer steps MEMFLOOR_CENSUS names: right after the step (PyTorch
-2's global step hook), or, when the step ran inside an iteration range (iteration_ranges.py), when
-that range closes. One census record per device that has storages goes to the hook
-(memfloor_census_v1), so the trace says which Python paths hold the blocks of that window."""
+in the idle window after the training steps MEMFLOOR_CENSUS names, as the analysis defines it:
+after the step and its zero_grad, at the next step's first forward before it runs
+(training_steps.py) or at the exit; when the step ran inside an iteration range
+(iteration_ranges.py), once that range has closed. One census record per device that has storages
+goes to the hook (memfloor_census_v1), so the trace says which Python paths hold the blocks of
+that window."""
 
 import os
 import re
@@ -14,7 +16,8 @@ from typing import Callable, Dict, FrozenSet, List, Optional
 from memfloor.census import Census, StorageEntry, take_census
 from memfloor.hook_api import CensusV1, Hook, find_hook
 from memfloor.iteration_ranges import IterationRanges
-from memfloor.torch_blocks import say, step_post_hook_registrar
+from memfloor.torch_blocks import say
+from memfloor.training_steps import TrainingSteps
 
 AUTO, EVERY, OFF, LISTED = "auto", "every", "off", "listed"
 FIRST_AUTO_STEP = 2  # auto: after steps 2, 4, 8, 16...
@@ -82,8 +85,12 @@ def send(hook: Hook, census: Census, unix_ns: int, step: int) -> int:
 
 
 class CensusSchedule:
-    """Counts optimizer steps and takes a census after the scheduled ones. Whatever fails in a
-    census is said once and turns censuses off: the program never fails because of one."""
+    """Takes a census after the scheduled training steps, in their idle window: the step clock
+    (training_steps.TrainingSteps) says when a step's optimizer stepped and when its window is
+    there (the next step's first forward, before it runs; the exit); an iteration range open then
+    defers it to the range's end, and an iteration range that is about to begin takes it first.
+    Whatever fails in a census is said once and turns censuses off: the program never fails
+    because of one."""
 
     def __init__(self, torch: types.ModuleType, schedule: Schedule, device_type: str = "cuda",
                  drain: Optional[Callable[[], None]] = None,
@@ -96,41 +103,23 @@ class CensusSchedule:
         self._find = find
         self._hook: Optional[Hook] = None
         self._verbose = verbose
-        self.steps = 0
+        self.steps = 0  # the training step of the last optimizer step
         self.taken = 0
         self.on = schedule.mode != OFF
-        self.pending = False  # a census waits for the iteration range around its step to close
+        self.pending = 0  # the step whose census waits for its idle window, 0 if none
         self._ranges = ranges
         if ranges is not None:
-            ranges.on_end = self.iteration_ended
+            ranges.on_end = self.idle
+            ranges.on_begin = self.idle
 
-    def start(self) -> bool:
-        """Registers the step handler when PyTorch initializes CUDA (now if it has, or if the
-        census counts another device type); False if censuses are off."""
+    def attach(self, steps: TrainingSteps) -> bool:
+        """Follows the process' step clock; False if censuses are off."""
         if not self.on:
             return False
-        lazy_call = getattr(getattr(self._torch, "cuda", None), "_lazy_call", None)
-        if self._device_type == "cuda" and lazy_call is not None:
-            lazy_call(self._register)  # inside PyTorch's CUDA initialization: must not raise
-        else:
-            self._register()
+        steps.stepped.append(self.stepped)
+        steps.idle.append(self.idle)
+        os.register_at_fork(after_in_child=self._off)  # no census in a forked child
         return True
-
-    def _register(self) -> None:
-        try:
-            register = step_post_hook_registrar(self._torch)
-            if register is None:
-                if self._verbose:
-                    say(f"censuses need PyTorch 2 (a global optimizer step hook); PyTorch "
-                        f"{getattr(self._torch, '__version__', '?')} takes none")
-                return
-            register(self._on_step)
-            os.register_at_fork(after_in_child=self._off)  # no hook in a forked child
-        except Exception as error:  # noqa: BLE001
-            self._fail(error)
-
-    def _on_step(self, optimizer, args, kwargs) -> None:  # noqa: ARG002: the hook's signature
-        self.after_step()
 
     def _off(self) -> None:
         self.on = False
@@ -139,23 +128,20 @@ class CensusSchedule:
         self.on = False
         say(f"census failed: {error!r}; no more censuses in this process")
 
-    def after_step(self) -> None:
-        """In the program's thread, after an optimizer's step: the start of an idle window."""
-        self.steps += 1
-        if self.on and self._schedule.due(self.steps):
-            if self._ranges is not None and self._ranges.inside():
-                self.pending = True
-            else:
-                self._take_safely()
+    def stepped(self, step: int) -> None:
+        """An optimizer step of training step `step` has ended."""
+        self.steps = step
+        if self.on and self._schedule.due(step):
+            self.pending = step
 
-    def iteration_ended(self) -> None:
-        """No iteration range is open any more: the idle window of a waiting census."""
-        if self.pending:
-            self.pending = False
-            if self.on:
-                self._take_safely()
-
-    def _take_safely(self) -> None:
+    def idle(self, step: int = 0) -> None:  # noqa: ARG002: the step clock's listener signature
+        """A moment of an idle window: the census waiting, if any, unless an iteration range is
+        open (its end is the window's start)."""
+        if not self.pending or not self.on:
+            return
+        if self._ranges is not None and self._ranges.inside():
+            return
+        self.pending = 0
         try:
             self.take()
         except Exception as error:  # noqa: BLE001
@@ -192,11 +178,12 @@ class CensusSchedule:
 
 def ranges_from_environment(torch: types.ModuleType, environ=os.environ) -> Optional[IterationRanges]:
     """torch.cuda.nvtx's ranges watched with the pattern in MEMFLOOR_CENSUS_RANGES (every
-    outermost range when it is unset); None when there is no such module. A pattern Python cannot
+    outermost range when it is unset); None when there is no such module, or when the iteration
+    ranges are another NVTX domain's (MEMFLOOR_ITERATION_DOMAIN). A pattern Python cannot
     read is said once and every outermost range counts."""
     nvtx = getattr(getattr(torch, "cuda", None), "nvtx", None)
-    if nvtx is None:
-        return None
+    if nvtx is None or environ.get("MEMFLOOR_ITERATION_DOMAIN", ""):
+        return None  # torch.cuda.nvtx's ranges are the default domain's: not iterations then
     pattern = environ.get("MEMFLOOR_CENSUS_RANGES", "")
     try:
         ranges = IterationRanges(pattern)
@@ -209,7 +196,7 @@ def ranges_from_environment(torch: types.ModuleType, environ=os.environ) -> Opti
 def from_environment(torch: types.ModuleType,
                      drain: Optional[Callable[[], None]]) -> CensusSchedule:
     """The schedule `memfloor run` asked for (MEMFLOOR_CENSUS, MEMFLOOR_CENSUS_DEVICE,
-    MEMFLOOR_CENSUS_RANGES, MEMFLOOR_VERBOSE)."""
+    MEMFLOOR_CENSUS_RANGES, MEMFLOOR_ITERATION_DOMAIN, MEMFLOOR_VERBOSE)."""
     schedule = schedule_from_environment()
     ranges = ranges_from_environment(torch) if schedule.mode != OFF else None
     return CensusSchedule(torch, schedule,

@@ -1,6 +1,7 @@
 """The walk of a census: breadth first from named roots over named edges, so the first path to an
 object is its shortest named one, ties going to the earlier root (user code first); late edges
-(census_edges) only once nothing else is left, breadth first again from where they lead. Each
+(census_edges: dict keys, an optimizer's attributes, autograd graphs) only once nothing else is
+left, breadth first again from where they lead. Each
 object is entered once (by id) and kept alive until the walk is cleared, so ids stay unique
 meanwhile; the table holds, per object, its parent, the edge from it and its holder (the root
 variable it was first reached through). Labels are turned into paths only for what is asked."""
@@ -10,8 +11,8 @@ from gc import is_tracked
 from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
 
 from memfloor.census_edges import (
-    ATTR, CLOSURE, DICT, ELEMENT, GRAD_FN, GRAPH, GRAPH_INDEX, INDEX, ITEM, LATE, LEAF, LIST,
-    PLAIN, REF, SEQUENCE, SIMPLE_KEYS, TENSOR, TUPLE, VAR, EdgeReader, one_by_one)
+    ATTR, CLOSURE, DICT, ELEMENT, GRAD_FN, GRAPH, GRAPH_INDEX, INDEX, ITEM, LATE, LATE_GRAD_FN,
+    LEAF, LIST, PLAIN, REF, SEQUENCE, SIMPLE_KEYS, TENSOR, TUPLE, VAR, EdgeReader, one_by_one)
 from memfloor.census_graph import node_edges, node_name
 from memfloor.census_roots import Root
 
@@ -38,8 +39,8 @@ class Walk:
         self._index: Dict[int, int] = {}
         self._also: Dict[int, Set[int]] = {}  # other holders that reached an object
         self._nodes: Set[int] = set()  # autograd nodes
-        # (parent, [(label, child)...]): late edges, entered once nothing else is left
-        self._late: List[Tuple[int, Iterable]] = []
+        # (parent, kind, [(label, child)...]): late edges, entered once nothing else is left
+        self._late: List[Tuple[int, int, Iterable]] = []
         self.tensors: List[int] = []
         self.looked = 0  # small containers looked into and not entered: they hold leaves only
         self.complete = True
@@ -66,7 +67,9 @@ class Walk:
         self._breadth_first(self._expansions(variables, 1))  # the roots were level 0
         while self._late and self.complete:  # late edges, once nothing else is left
             late, self._late = self._late, []
-            entered = [(index, ATTR, pairs) for index, pairs in late]  # shown as `.label`
+            # Late attributes are shown as `.label`; a graph is entered at its grad_fn.
+            entered = [(index, GRAD_FN if kind == LATE_GRAD_FN else ATTR, pairs)
+                       for index, kind, pairs in late]
             self._breadth_first(itertools.chain(entered, self._expansions(len(self.objects), 0)))
 
     def _enter_variables(self, root: int) -> None:
@@ -137,8 +140,8 @@ class Walk:
         new_object, new_row = objects.append, rows.append
         added = len(objects)
         for index, kind, pairs in expansions:
-            if kind == LATE:
-                late.append((index, pairs))
+            if kind == LATE or kind == LATE_GRAD_FN:
+                late.append((index, kind, pairs))
                 continue
             holder = rows[index][3]
             graph = kind >= GRAD_FN

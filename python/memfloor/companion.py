@@ -29,6 +29,10 @@ def _blocks_on() -> bool:
     return os.environ.get("MEMFLOOR_TORCH_BLOCKS", "1") != "0"
 
 
+def _steps_on() -> bool:
+    return os.environ.get("MEMFLOOR_STEPS", "1") != "0"
+
+
 def _census_on() -> bool:
     # census_schedule reads the rest of the value once torch is imported (a bad value is said
     # then): a Python process that never imports torch loads nothing of the census.
@@ -45,22 +49,36 @@ def _on_torch(torch: types.ModuleType) -> None:
         if recorder.start():
             _recorder = recorder
             atexit.register(recorder.stop)
+    if not _steps_on() and not _census_on():
+        return
+    try:  # independent of the blocks: steps and censuses run under either allocator
+        from memfloor.training_steps import TrainingSteps
+
+        steps = TrainingSteps(torch, record=_steps_on(),
+                              verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1")
+    except Exception as error:  # noqa: BLE001
+        say(f"training steps failed: {error!r}")
+        return
     if _census_on():
-        try:  # independent of the blocks: it runs under either allocator
+        try:
             from memfloor import census_schedule
 
-            census_schedule.from_environment(torch, _drain).start()
+            census_schedule.from_environment(torch, _drain).attach(steps)
         except Exception as error:  # noqa: BLE001
             say(f"census failed: {error!r}")
+    try:
+        steps.start()
+    except Exception as error:  # noqa: BLE001
+        say(f"training steps failed: {error!r}")
 
 
 def start() -> bool:
     """Starts the companion when the process runs under `memfloor run` (the hook's settings are in
-    the environment): PyTorch's blocks unless MEMFLOOR_TORCH_BLOCKS is 0, censuses unless
-    MEMFLOOR_CENSUS is off. True if it is watching for torch."""
+    the environment): PyTorch's blocks unless MEMFLOOR_TORCH_BLOCKS is 0, training steps unless
+    MEMFLOOR_STEPS is 0, censuses unless MEMFLOOR_CENSUS is off. True if it is watching for torch."""
     if not os.environ.get("MEMFLOOR_OUTPUT_DIR") or not os.environ.get("CUDA_INJECTION64_PATH"):
         return False
-    if not _blocks_on() and not _census_on():
+    if not _blocks_on() and not _census_on() and not _steps_on():
         return False
     import_watch.when_imported("torch", _on_torch)
     return True

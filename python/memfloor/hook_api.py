@@ -8,6 +8,8 @@ from memfloor.census_roles import ROLES
 
 BLOCK_ALLOC = 0
 BLOCK_FREE = 1
+STEP_BEGIN = 0
+STEP_END = 1
 
 # (file, function, line), innermost first: the frames of one stack.
 Frame = Tuple[str, str, int]
@@ -63,6 +65,18 @@ class CensusV1(ctypes.Structure):
     ]
 
 
+class StepEventV1(ctypes.Structure):
+    """memfloor_step_event_v1: one end of a training step."""
+
+    _fields_ = [
+        ("unix_ns", ctypes.c_uint64),
+        ("step", ctypes.c_uint32),
+        ("optimizer_steps", ctypes.c_uint32),
+        ("phase", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
+    ]
+
+
 # The hook's MEMFLOOR_HELD_* values, by census_roles' names.
 HELD_ROLES = {name: value for value, name in enumerate(ROLES)}
 VIA_SEPARATOR = " > "  # between the autograd nodes of a held storage's `via`
@@ -98,9 +112,26 @@ class Hook:
             self._census.argtypes = [ctypes.POINTER(CensusV1), ctypes.POINTER(HeldV1),
                                      ctypes.c_uint64]
 
+        self._step = getattr(library, "memfloor_step_v1", None)  # newer still
+        if self._step is not None:
+            self._step.restype = ctypes.c_uint32
+            self._step.argtypes = [ctypes.POINTER(StepEventV1)]
+
     @property
     def has_census(self) -> bool:
         return self._census is not None
+
+    @property
+    def has_step(self) -> bool:
+        return self._step is not None
+
+    def step(self, phase: int, step: int, optimizer_steps: int, unix_ns: int) -> int:
+        """Records one end of a training step (STEP_BEGIN or STEP_END); 1 when recorded."""
+        if self._step is None:
+            return 0
+        event = StepEventV1(unix_ns=unix_ns, step=_u32(step),
+                            optimizer_steps=_u32(optimizer_steps), phase=phase)
+        return int(self._step(ctypes.byref(event)))
 
     def python_stack(self, frames: Sequence[Frame]) -> int:
         """The hook's id of the stack, 0 if it made none (not traced)."""

@@ -7,8 +7,9 @@ the idle window starts only when the range closes. The companion wraps torch.cud
 range_push, range_pop, range_start and range_end (the context manager calls them by name, so it is
 covered too); a range whose name the iteration pattern fully matches (case-insensitive, as the
 analysis matches it; `memfloor run` passes its pattern in MEMFLOOR_CENSUS_RANGES) is an iteration.
-Without a pattern every outermost range is one. The wrappers call the originals first and return
-what they return; what they add is a list append or pop."""
+Without a pattern every outermost range is one. The wrappers call the originals and return what
+they return; what they add is a list append or pop, and, before an iteration opens or after the
+last one closes, the waiting census (census_schedule.py)."""
 
 import re
 import threading
@@ -27,6 +28,7 @@ class IterationRanges:
         self._started: Dict[int, bool] = {}  # range_start id -> names an iteration
         self._lock = threading.Lock()
         self.on_end: Optional[Callable[[], None]] = None  # called when no iteration is open
+        self.on_begin: Optional[Callable[[], None]] = None  # before one opens with none open
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -48,19 +50,31 @@ class IterationRanges:
 
     # -- what the wrappers record ----------------------------------------------------------------
 
-    def pushed(self, message: object) -> None:
+    def _beginning(self, iteration: bool) -> bool:
+        if iteration and self.on_begin is not None and not self.inside():
+            self.on_begin()
+        return iteration
+
+    def pushing(self, message: object) -> bool:
+        """Before a push: whether it opens an iteration (an idle window ends there)."""
         stack = self._stack()
-        stack.append(self._iteration_name(message, not stack))
+        return self._beginning(self._iteration_name(message, not stack))
+
+    def pushed(self, iteration: bool) -> None:
+        self._stack().append(iteration)
 
     def popped(self) -> None:
         stack = self._stack()
         if stack and stack.pop():
             self._ended()
 
-    def started(self, range_id: object, message: object) -> None:
+    def starting(self, message: object) -> bool:
+        return self._beginning(self._iteration_name(message, True))
+
+    def started(self, range_id: object, iteration: bool) -> None:
         if isinstance(range_id, int):
             with self._lock:
-                self._started[range_id] = self._iteration_name(message, True)
+                self._started[range_id] = iteration
 
     def finished(self, range_id: object) -> None:
         with self._lock:
@@ -85,8 +99,9 @@ class IterationRanges:
         start, end = originals["range_start"], originals["range_end"]
 
         def range_push(msg, *args, **kwargs):
+            iteration = self.pushing(msg)
             result = push(msg, *args, **kwargs)
-            self.pushed(msg)
+            self.pushed(iteration)
             return result
 
         def range_pop(*args, **kwargs):
@@ -95,8 +110,9 @@ class IterationRanges:
             return result
 
         def range_start(msg, *args, **kwargs):
+            iteration = self.starting(msg)
             result = start(msg, *args, **kwargs)
-            self.started(result, msg)
+            self.started(result, iteration)
             return result
 
         def range_end(range_id, *args, **kwargs):

@@ -9,6 +9,7 @@ import types
 from typing import Dict, Optional, Sequence, Tuple
 
 from memfloor.block_log import BlockLog
+from memfloor.free_blocks import FreeBlocks
 from memfloor.hook_api import Frame, Hook, find_hook
 
 # The history is a ring: a batch larger than this loses its oldest entries (the state's
@@ -45,6 +46,23 @@ def step_post_hook_registrar(torch: types.ModuleType):
     return getattr(module, "register_optimizer_step_post_hook", None)
 
 
+def free_blocks_model(environ) -> Optional[FreeBlocks]:
+    """How the allocator sizes its blocks, from its configuration (free_blocks.py); None, the
+    sizes asked for, where it rounds them in a way the model does not follow
+    (roundup_power2_divisions)."""
+    conf = ",".join(environ.get(name, "") for name in ("PYTORCH_CUDA_ALLOC_CONF",
+                                                         "PYTORCH_ALLOC_CONF"))
+    options = {}
+    for item in conf.split(","):
+        key, _, value = item.partition(":")
+        options[key.strip()] = value.strip()
+    if "roundup_power2_divisions" in options:
+        return None
+    max_split = options.get("max_split_size_mb", "")
+    return FreeBlocks(split_always=options.get("expandable_segments", "").lower() == "true",
+                      max_split_size=int(max_split) << 20 if max_split.isdigit() else None)
+
+
 def say(text: str) -> None:
     print(f"memfloor: {text}", file=sys.stderr)
 
@@ -57,7 +75,7 @@ class TorchBlocks:
         self._torch = torch
         self._period_s = period_s
         self._lock = threading.Lock()
-        self._log = BlockLog()
+        self._log = BlockLog(free_blocks_model(os.environ))
         self._stacks: Dict[Tuple[Frame, ...], int] = {}
         self._hook: Optional[Hook] = None
         self._gap_ns = time.time_ns()

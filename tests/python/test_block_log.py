@@ -3,6 +3,7 @@
 import unittest
 
 from memfloor.block_log import BlockLog, frames_of
+from memfloor.free_blocks import FreeBlocks
 from memfloor.hook_api import BLOCK_ALLOC, BLOCK_FREE
 
 FRAMES = [{"filename": "train.py", "name": "forward", "line": 12},
@@ -12,6 +13,11 @@ FRAMES = [{"filename": "train.py", "name": "forward", "line": 12},
 def entry(action, addr, size, time_us, stream=0, frames=()):
     return {"action": action, "addr": addr, "size": size, "stream": stream, "time_us": time_us,
             "frames": list(frames)}
+
+
+def segment_at(address, size, blocks, device=0):
+    return {"device": device, "stream": 0, "address": address, "total_size": size,
+            "blocks": [{"address": a, "size": s, "state": st, "frames": []} for a, s, st in blocks]}
 
 
 def segment(blocks, device=0, stream=0):
@@ -96,6 +102,25 @@ class BlockLogTest(unittest.TestCase):
         events = log.events({"device_traces": [[entry("free_completed", 0x5000, 1000, 9)]],
                              "segments": []}, 5_000, stacks)
         self.assertEqual(events, [(9_000, 0x5000, 1536, 0, 0, 0, BLOCK_FREE)])
+
+    def test_blocks_freed_between_drains_take_the_size_of_the_block_they_took(self):
+        log = BlockLog(FreeBlocks())
+        big, segment = 51_463_168, 52_428_800  # a 2 MiB-rounded segment, 943 KiB too large
+        events = log.events({"device_traces": [[
+            entry("alloc", 0x7000, 8, 1),  # a scalar: a 512-byte block
+            entry("alloc", 0x7200, 1000, 2),
+            entry("segment_alloc", 0x10000000, segment, 3),
+            entry("alloc", 0x10000000, big, 4),  # the remainder is not split off: the whole segment
+            entry("free_completed", 0x7000, 8, 5),
+            entry("free_completed", 0x7200, 1000, 6),
+            entry("free_completed", 0x10000000, big, 7),
+            entry("alloc", 0x10000000, big - 4096, 8),  # the same free block, whole again
+        ]], "segments": [segment_at(0x10000000, segment, [(0x10000000, segment, "active_allocated")])]},
+            0, Stacks())
+        self.assertEqual([(e[1], e[2]) for e in events if e[6] == BLOCK_ALLOC],
+                         [(0x7000, 512), (0x7200, 1024), (0x10000000, segment), (0x10000000, segment)])
+        self.assertEqual([e[2] for e in events if e[6] == BLOCK_FREE], [512, 1024, segment])
+        self.assertEqual(log.resized, 0)  # the state agrees
 
     def test_frees_of_unknown_blocks_are_counted_not_written(self):
         log = BlockLog()

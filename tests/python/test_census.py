@@ -210,6 +210,20 @@ class CensusTest(unittest.TestCase):
         self.assertEqual(momentum.role, "optimizer_state")
         self.assertFalse([entry for entry in result.storages if "param_groups" in entry.path])
 
+    def test_parameters_are_named_by_their_model_before_a_kept_graph(self):
+        deep = torch.nn.Sequential(torch.nn.Sequential(torch.nn.Sequential(Model())))
+        MODULE.planted = deep
+        MODULE.alias = deep(torch.randn(3, 8))  # its graph reaches the last layer in fewer edges
+        del deep
+        result = census()
+        [weight] = ending(result, ".planted[0][0][0].layers[1].weight")
+        self.assertEqual((weight.via_graph, weight.role), ([], "parameter"))
+        kept = ending(result, "test_census.alias")
+        self.assertEqual([entry.nbytes for entry in kept if not entry.via_graph], [24])
+        # What only the graph reaches (the activations it saved) is still the output's.
+        self.assertTrue(any("AddmmBackward0" in entry.via_graph for entry in kept))
+        self.assertFalse([entry for entry in kept if entry.address == weight.address])
+
     def test_containers_of_every_kind(self):
         import collections
 

@@ -40,6 +40,13 @@ class FakeHook:
         return len(entries) + 1
 
 
+def step(recorder):
+    """An optimizer step, then the idle moment the step clock would report next (the next first
+    forward): training_steps.py's part, in the tests of the census' own."""
+    recorder.stepped(recorder.steps + 1)
+    recorder.idle()
+
+
 def schedule(text="every", hook=None, **kwargs):
     hook = hook if hook is not None else FakeHook()
     return CensusSchedule(torch, parse_schedule(text), device_type="cpu", find=lambda: hook,
@@ -48,18 +55,6 @@ def schedule(text="every", hook=None, **kwargs):
 
 def ending(paths, suffix):
     return [value for path, value in paths.items() if path.endswith(suffix)]
-
-
-def fake_torch(step_hooks):
-    """A torch with PyTorch 2's global step hooks and a CUDA that initializes when told to."""
-    queued = []
-    module = types.ModuleType("memfloor_fake_census_optimizer")
-    module.register_optimizer_step_post_hook = step_hooks.append
-    sys.modules[module.__name__] = module
-    base = type("Optimizer", (), {"__module__": module.__name__})
-    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(_lazy_call=queued.append),
-                                 optim=types.SimpleNamespace(Optimizer=base), __version__="2.x")
-    return fake, queued
 
 
 class ScheduleTest(unittest.TestCase):
@@ -104,22 +99,6 @@ class ScheduleTest(unittest.TestCase):
         self.assertEqual(census_schedule.send(hook, Census([], 9, 0.5, True), 77, 4), 0)
         self.assertEqual(len(hook.headers), 2)  # a census without storages: no record
 
-    def test_the_step_handler_is_registered_when_cuda_initializes(self):
-        hooks = []
-        fake, queued = fake_torch(hooks)
-        recorder = CensusSchedule(fake, parse_schedule("off"), find=lambda: None)
-        self.assertFalse(recorder.start())
-        self.assertEqual(queued, [])
-        recorder = CensusSchedule(fake, parse_schedule("auto"), find=lambda: None)
-        self.assertTrue(recorder.start())
-        self.assertEqual(hooks, [])  # nothing before CUDA initializes
-        queued[0]()
-        self.assertEqual(len(hooks), 1)
-        for _ in range(3):
-            hooks[0](object(), (), {})
-        self.assertEqual(recorder.steps, 3)
-        self.assertEqual(recorder.taken, 0)  # no hook loaded: no census
-
 
 @unittest.skipIf(torch is None, "torch is not installed")
 class CensusScheduleTest(unittest.TestCase):
@@ -138,9 +117,9 @@ class CensusScheduleTest(unittest.TestCase):
         log = []
         recorder, hook = schedule("2", FakeHook(log), drain=lambda: log.append("drain"))
         with mock.patch("time.time_ns", return_value=1234):
-            recorder.after_step()
+            step(recorder)
             self.assertEqual(hook.headers, [])  # step 1: not scheduled
-            recorder.after_step()
+            step(recorder)
         self.assertEqual(log, ["drain", "census"])
         [header] = hook.headers
         self.assertEqual((header["step"], header["device"], header["complete"],
@@ -163,14 +142,14 @@ class CensusScheduleTest(unittest.TestCase):
         MODULE.planted = [torch.zeros(N)]
         recorder, hook = schedule("auto")
         for _ in range(9):
-            recorder.after_step()
+            step(recorder)
         self.assertEqual([header["step"] for header in hook.headers], [2, 4, 8])
 
     def test_no_reference_is_kept_after_a_census(self):
         MODULE.planted = {"a": torch.zeros(N), "b": [torch.zeros(N)]}
         watched = [weakref.ref(MODULE.planted["a"]), weakref.ref(MODULE.planted["b"][0])]
         recorder, hook = schedule("every")
-        recorder.after_step()
+        step(recorder)
         self.assertEqual(len(ending(hook.entries[0], "planted['a']")), 1)
         del MODULE.planted
         self.assertEqual([ref() for ref in watched], [None, None])
@@ -180,8 +159,8 @@ class CensusScheduleTest(unittest.TestCase):
         with mock.patch.object(census_schedule, "take_census",
                                side_effect=RuntimeError("walk broke")) as take, \
                 mock.patch("sys.stderr", new_callable=io.StringIO) as stderr:
-            recorder.after_step()  # does not raise
-            recorder.after_step()
+            step(recorder)  # does not raise
+            step(recorder)
         self.assertEqual(take.call_count, 1)
         self.assertFalse(recorder.on)
         self.assertEqual(recorder.steps, 2)
@@ -198,7 +177,7 @@ class CensusScheduleTest(unittest.TestCase):
         MODULE.planted = [torch.zeros(N)]
         recorder, _ = schedule("every", BrokenHook())
         with mock.patch("sys.stderr", new_callable=io.StringIO) as stderr:
-            recorder.after_step()
+            step(recorder)
         self.assertFalse(recorder.on)
         self.assertIn("census failed: OSError('hook gone')", stderr.getvalue())
 
@@ -209,27 +188,15 @@ class CensusScheduleTest(unittest.TestCase):
         hook = OldHook()
         recorder, _ = schedule("every", hook)
         with mock.patch.object(census_schedule, "take_census") as take:
-            recorder.after_step()
+            step(recorder)
         take.assert_not_called()
         self.assertFalse(recorder.on)
-
-    def test_pytorch_1_is_said_once_when_verbose(self):
-        if census_schedule.step_post_hook_registrar(torch) is not None:
-            self.skipTest(f"PyTorch {torch.__version__} has the global step hook")
-        for verbose, lines in ((False, 0), (True, 1)):
-            recorder = CensusSchedule(torch, parse_schedule("auto"), device_type="cpu",
-                                      find=lambda: None, verbose=verbose)
-            with mock.patch("sys.stderr", new_callable=io.StringIO) as stderr:
-                self.assertTrue(recorder.start())
-            self.assertEqual(len(stderr.getvalue().splitlines()), lines)
-            if lines:
-                self.assertIn("PyTorch 2", stderr.getvalue())
 
     def test_verbose_says_one_line_per_census(self):
         MODULE.planted = [torch.zeros(N)]
         recorder, _ = schedule("every", verbose=True)
         with mock.patch("sys.stderr", new_callable=io.StringIO) as stderr:
-            recorder.after_step()
+            step(recorder)
         [line] = stderr.getvalue().splitlines()
         self.assertRegex(line, r"^memfloor: census after step 1: \d+ storages .* bytes held, "
                                r"\d+ objects walked, \d+\.\d\d s$")

@@ -10,8 +10,9 @@ from memfloor import hook_api
 HOOK = os.environ.get("MEMFLOOR_HOOK_LIB", "")
 
 
-def fake_library(census_v1):
-    """A library with the hook's entry points as C callbacks; `census_v1` None: an older hook."""
+def fake_library(census_v1, step_v1=None):
+    """A library with the hook's entry points as C callbacks; `census_v1` or `step_v1` None: an
+    older hook."""
     stack = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint32)(lambda f, n: 0)
     blocks = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64)(lambda e, n: 0)
     library = types.SimpleNamespace(memfloor_python_stack_v1=stack, memfloor_blocks_v1=blocks)
@@ -19,6 +20,9 @@ def fake_library(census_v1):
         library.memfloor_census_v1 = ctypes.CFUNCTYPE(
             ctypes.c_uint64, ctypes.POINTER(hook_api.CensusV1), ctypes.POINTER(hook_api.HeldV1),
             ctypes.c_uint64)(census_v1)
+    if step_v1 is not None:
+        library.memfloor_step_v1 = ctypes.CFUNCTYPE(
+            ctypes.c_uint32, ctypes.POINTER(hook_api.StepEventV1))(step_v1)
     return library
 
 
@@ -36,6 +40,9 @@ class HookApiTest(unittest.TestCase):
                           hook_api.HeldV1.reserved.offset], [16, 32, 44])
         self.assertEqual([hook_api.CensusV1.device.offset, hook_api.CensusV1.reserved.offset],
                          [24, 36])
+        self.assertEqual(ctypes.sizeof(hook_api.StepEventV1), 24)
+        self.assertEqual([hook_api.StepEventV1.step.offset, hook_api.StepEventV1.phase.offset,
+                          hook_api.StepEventV1.reserved.offset], [8, 16, 20])
         self.assertEqual(hook_api.HELD_ROLES, {"other": 0, "parameter": 1, "buffer": 2,
                                                "gradient": 3, "optimizer_state": 4})
 
@@ -68,7 +75,23 @@ class HookApiTest(unittest.TestCase):
     def test_an_older_hook_without_the_census_entry_point_records_none(self):
         hook = hook_api.Hook(fake_library(None))
         self.assertFalse(hook.has_census)
+        self.assertFalse(hook.has_step)
         self.assertEqual(hook.census(hook_api.CensusV1(), []), 0)
+        self.assertEqual(hook.step(hook_api.STEP_BEGIN, 1, 0, 5), 0)
+
+    def test_a_step_reaches_the_hook_as_the_header_lays_it_out(self):
+        seen = []
+
+        def step_v1(event):
+            e = event[0]
+            seen.append((e.unix_ns, e.step, e.optimizer_steps, e.phase, e.reserved))
+            return 1
+
+        hook = hook_api.Hook(fake_library(None, step_v1))
+        self.assertTrue(hook.has_step)
+        self.assertEqual(hook.step(hook_api.STEP_END, 7, 2, 1234), 1)
+        self.assertEqual(hook.step(hook_api.STEP_BEGIN, 1 << 40, -3, 9), 1)  # clamped to u32
+        self.assertEqual(seen, [(1234, 7, 2, 1, 0), (9, 0xFFFFFFFF, 0, 0, 0)])
 
     @unittest.skipUnless(HOOK and os.path.exists(HOOK), "MEMFLOOR_HOOK_LIB: the built hook")
     def test_an_untraced_process_records_nothing_and_does_not_fail(self):
@@ -81,6 +104,7 @@ class HookApiTest(unittest.TestCase):
                                       role="other")
         self.assertEqual(hook.census(hook_api.CensusV1(unix_ns=1, step=1, complete=1), [entry]),
                          0)
+        self.assertEqual(hook.step(hook_api.STEP_BEGIN, 1, 0, 1), 0)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import unittest.mock
 
 from memfloor.census_schedule import CensusSchedule, parse_schedule, ranges_from_environment
 from memfloor.iteration_ranges import IterationRanges
+from test_census_schedule import step
 
 # The analysis' default (analysis/iteration_tracker.h), as `memfloor run` passes it.
 DEFAULT = r"(iteration|iter|step|train_step)([\s_:#=./-]*\d+)?"
@@ -115,21 +116,37 @@ class WaitingCensusTest(unittest.TestCase):
 
     def test_a_step_inside_an_iteration_waits_for_its_end(self):
         self.nvtx.range_push("iteration 0")
-        self.recorder.after_step()
+        step(self.recorder)
         self.assertTrue(self.recorder.pending)
         self.assertNotIn(("census",), self.calls)
         self.nvtx.range_pop()
         self.assertEqual(self.calls[-2:], [("pop",), ("census",)])  # after the range closed
         self.assertFalse(self.recorder.pending)
 
-    def test_a_step_outside_any_iteration_takes_it_at_once(self):
-        self.recorder.after_step()
+    def test_a_step_outside_any_iteration_takes_it_at_the_next_idle_moment(self):
+        self.recorder.stepped(1)
+        self.assertEqual(self.calls, [])
+        self.recorder.idle()
         self.assertEqual(self.calls, [("census",)])
+        self.recorder.idle()
+        self.assertEqual(self.calls, [("census",)])  # one per step
+
+    def test_a_waiting_census_is_taken_before_the_next_iteration_opens(self):
+        self.nvtx.range_push("iteration 0")
+        self.nvtx.range_pop()
+        self.recorder.stepped(1)  # after the range: a loop that steps outside its markers
+        self.nvtx.range_push("forward")  # not an iteration: the window goes on
+        self.nvtx.range_pop()
+        self.assertNotIn(("census",), self.calls)
+        self.nvtx.range_push("iteration 1")
+        self.assertEqual(self.calls[-2:], [("census",), ("push", "iteration 1")])
+        self.recorder.idle()  # the first forward, inside the iteration: nothing waits
+        self.assertEqual(self.calls.count(("census",)), 1)
 
     def test_an_inner_range_closing_is_not_the_idle_window(self):
         self.nvtx.range_push("iteration 0")
         self.nvtx.range_push("optimizer")
-        self.recorder.after_step()
+        step(self.recorder)
         self.nvtx.range_pop()
         self.assertNotIn(("census",), self.calls)
         self.nvtx.range_pop()
@@ -137,7 +154,7 @@ class WaitingCensusTest(unittest.TestCase):
 
     def test_a_started_range_ends_from_any_thread(self):
         range_id = self.nvtx.range_start("step 1")
-        self.recorder.after_step()
+        step(self.recorder)
         thread = threading.Thread(target=self.nvtx.range_end, args=(range_id,))
         thread.start()
         thread.join()
@@ -150,7 +167,7 @@ class WaitingCensusTest(unittest.TestCase):
         ranges.install(nvtx)
         recorder = RecordingSchedule(ranges, calls, text="2").schedule
         nvtx.range_push("iteration 0")
-        recorder.after_step()
+        step(recorder)
         nvtx.range_pop()
         self.assertNotIn(("census",), calls)
 

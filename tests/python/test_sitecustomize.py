@@ -45,10 +45,13 @@ class SitecustomizeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout.split(), ["companion", "not-watching"])
 
-    def test_opting_out_of_blocks_and_censuses(self):
+    def test_opting_out_of_blocks_steps_and_censuses(self):
         result = run(dict(TRACED, MEMFLOOR_TORCH_BLOCKS="0"))  # censuses still watch for torch
         self.assertEqual(result.stdout.split(), ["companion", "watching"])
         result = run(dict(TRACED, MEMFLOOR_TORCH_BLOCKS="0", MEMFLOOR_CENSUS="off"))
+        self.assertEqual(result.stdout.split(), ["companion", "watching"])  # steps still do
+        result = run(dict(TRACED, MEMFLOOR_TORCH_BLOCKS="0", MEMFLOOR_CENSUS="off",
+                          MEMFLOOR_STEPS="0"))
         self.assertEqual(result.stdout.split(), ["companion", "not-watching"])
 
     def test_a_bad_census_value_is_said_only_once_torch_is_imported(self):

@@ -147,6 +147,15 @@ class TorchBlocksTest(unittest.TestCase):
         self.assertEqual(len(memory.snapshots), 1)  # not taken, not cleared
         recorder.stop()
 
+    def test_the_block_model_follows_the_allocators_configuration(self):
+        model = torch_blocks.free_blocks_model
+        self.assertIsNotNone(model({}))
+        self.assertFalse(model({})._split_always)
+        self.assertTrue(model({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})._split_always)
+        self.assertEqual(model({"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:128"})._max_split,
+                         128 << 20)
+        self.assertIsNone(model({"PYTORCH_CUDA_ALLOC_CONF": "roundup_power2_divisions:4"}))
+
     def test_an_old_pytorch_is_refused_with_a_message(self):
         class OldMemory(FakeMemory):
             def _record_memory_history(self, enabled="all", context="all", stacks="all",
