@@ -9,7 +9,7 @@
 # usage: bench/torch_rounds.sh DIST OUTDIR   DIST from scripts/gpu-dist.sh; writes OUTDIR/
 #        torch-<allocator>-rounds.txt and torch-<allocator>-table.txt. ALLOCATORS ("async":
 #        cudaMallocAsync, one CUDA call per tensor; add "native" for PyTorch's caching allocator),
-#        ROUNDS (5), STEPS (30), WARMUP (5).
+#        ROUNDS (5), STEPS (30), WARMUP (5), MODES (all five; untraced must be among them).
 set -euo pipefail
 DIST=$(cd "$1" && pwd)
 OUTDIR=$2
@@ -20,7 +20,7 @@ STEP=(python3 "$HERE/torch_step.py" --steps "${STEPS:-30}" --warmup "${WARMUP:-5
 mkdir -p "$OUTDIR"
 WORK=$(mktemp -d /tmp/memfloor-torch-rounds.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-MODES=(untraced none python auto native)
+read -r -a MODES <<<"${MODES:-untraced none python auto native}"  # untraced first: the baseline
 
 run_mode() {  # run_mode ALLOCATOR MODE: torch_step's result line
   local alloc=$1 mode=$2

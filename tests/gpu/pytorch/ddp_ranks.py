@@ -8,6 +8,10 @@ its last hidden activation, and through its autograd graph the forward's buffers
 iteration (the seeds' shape): its idle floor is above the other rank's by about that much.
 
   torchrun --standalone --nproc-per-node 2 ddp_ranks.py --iterations 8 --bug-rank 1
+
+With --count-log PATH (torchrun takes --log for its own) each rank writes its own count
+(loop_log.py) to PATH.rankN.json: memory_allocated()
+after each iteration's range closes, and the bytes the bug rank's `kept` held.
 """
 import argparse
 import os
@@ -15,6 +19,8 @@ import os
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
+
+from loop_log import WindowLog
 
 
 class Mlp(torch.nn.Module):
@@ -39,6 +45,7 @@ def main():
     parser.add_argument("--batch", type=int, default=2048)
     parser.add_argument("--bug-rank", type=int, default=-1)
     parser.add_argument("--backend", choices=("gloo", "nccl"), default="gloo")
+    parser.add_argument("--count-log", help="write this rank's own count to COUNT_LOG.rankN.json")
     args = parser.parse_args()
     local_rank = int(os.environ.get("LOCAL_RANK", "0")) if args.backend == "nccl" else 0
     device = torch.device("cuda", local_rank)
@@ -50,6 +57,7 @@ def main():
     ddp = DistributedDataParallel(model)
     optimizer = torch.optim.AdamW(ddp.parameters(), lr=1e-3)
     generator = torch.Generator(device=device).manual_seed(rank)
+    log = WindowLog(f"ddp-{args.backend}", "kept")
     for step in range(args.iterations):
         torch.cuda.nvtx.range_push(f"iteration {step + 1}")
         x = torch.randn(args.batch, args.width, device=device, generator=generator)
@@ -60,8 +68,12 @@ def main():
         torch.cuda.synchronize()
         torch.cuda.nvtx.range_pop()
         dist.barrier()
+        log.after_step(step + 1)  # where the window ends: the barrier's work has freed its bytes
     print(f"rank {rank}: loss {loss.item():.6f} allocated {torch.cuda.memory_allocated()} "
           f"world {os.environ.get('WORLD_SIZE')}", flush=True)
+    if args.count_log:
+        log.measure_planted(lambda: setattr(model, "kept", None))
+        log.write(f"{args.count_log}.rank{rank}.json", steps=args.iterations)
     dist.destroy_process_group()
 
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Training loops nobody here changed, under `memfloor run` on the device machine, both allocators
+# (a table last): transformers' Trainer (plain and with gradient accumulation), accelerate's loop
+# and a torch.compile'd loop, none with NVTX ranges, and a DDP job under torchrun (NCCL, one rank,
+# NVTX ranges per iteration while NCCL pushes its own). Each program logs its own
+# memory_allocated() after every step and the bytes its planted holder kept
+# (tests/gpu/pytorch/loop_log.py); tests/gpu/pytorch/check_steps.py compares the report with it.
+# usage: scripts/gpu-loops.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
+#        build-hook/dist); parts: any of "trainer accelerate compile ddp ship" (default all but
+#        ship); ship also records the small Trainer trace that testdata/analysis/ ships.
+#        ALLOCATORS ("native async"), LIMIT_S (seconds a run may take, 240).
+set -u
+DIST=$(cd "${1:-build-hook/dist}" && pwd)
+PARTS=${2:-trainer accelerate compile ddp}
+FINAL=${OUT:-$PWD/gpu-loops-out}  # summary.txt, loops.tgz (reports, tables, logs), shipped trace
+mkdir -p "$FINAL"
+WORK=$(mktemp -d /tmp/memfloor-gpu-loops.XXXXXX)
+KEEP="$WORK/keep"
+mkdir -p "$KEEP"
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TOKENIZERS_PARALLELISM=false
+M="$DIST/memfloor"
+T=tests/gpu/pytorch
+SUMMARY="$KEEP/summary.txt"
+echo "| program | steps | iterations | allocated floor == program's | holder named | warnings |" >"$SUMMARY"
+echo "| --- | --- | --- | --- | --- | --- |" >>"$SUMMARY"
+
+loop() {  # loop NAME ALLOCATOR SOURCE LOG -- CMD...: one traced run, its report and its row
+  local name=$1 alloc=$2 source=$3 log=$4; shift 5
+  local flags=()
+  [ "$alloc" = async ] && flags=(--torch-allocator async)
+  local dir="$WORK/$name-$alloc"
+  local start=$SECONDS
+  timeout "${LIMIT_S:-240}" "$M" run -q "${flags[@]}" -o "$dir" -- "$@" >"$KEEP/$name-$alloc.out" 2>&1
+  echo "$name-$alloc: exit $? in $((SECONDS - start)) s, $(ls "$dir"/*.mftrace 2>/dev/null | wc -l) traces"
+  tail -n 3 "$KEEP/$name-$alloc.out"
+  # --top 100: every site of a window listed, the libraries' own among them (check_steps.py)
+  "$M" analyze --top 100 "$dir" -o "$dir/report.json" >"$KEEP/$name-$alloc.table.txt" 2>&1
+  cp "$dir/report.json" "$KEEP/$name-$alloc.report.json" 2>/dev/null
+  cp "$log" "$KEEP/$name-$alloc.log.json" 2>/dev/null
+  python3 $T/check_steps.py "$dir/report.json" "$log" --label "$name/$alloc" \
+    --expect-source "$source" | tee -a "$SUMMARY"
+  head -n 12 "$KEEP/$name-$alloc.table.txt"
+}
+
+for alloc in ${ALLOCATORS:-native async}; do
+  if [[ " $PARTS " == *" trainer "* ]]; then
+    loop trainer "$alloc" steps "$WORK/trainer-$alloc.json" -- \
+      python3 $T/trainer_loop.py --log "$WORK/trainer-$alloc.json"
+    loop trainer-accum "$alloc" steps "$WORK/trainer-accum-$alloc.json" -- \
+      python3 $T/trainer_loop.py --accumulation 2 --steps 8 --log "$WORK/trainer-accum-$alloc.json"
+  fi
+  if [[ " $PARTS " == *" accelerate "* ]]; then
+    loop accelerate "$alloc" steps "$WORK/accelerate-$alloc.json" -- \
+      python3 $T/accelerate_loop.py --log "$WORK/accelerate-$alloc.json"
+  fi
+  if [[ " $PARTS " == *" compile "* ]]; then
+    loop compile "$alloc" steps "$WORK/compile-$alloc.json" -- \
+      python3 $T/compile_loop.py --log "$WORK/compile-$alloc.json"
+  fi
+  if [[ " $PARTS " == *" ddp "* ]]; then
+    loop ddp "$alloc" markers "$WORK/ddp-$alloc.rank0.json" -- \
+      torchrun --standalone --nproc-per-node 1 $T/ddp_ranks.py --backend nccl --bug-rank 0 \
+      --iterations 8 --count-log "$WORK/ddp-$alloc"
+  fi
+done
+
+if [[ " $PARTS " == *" ship "* ]]; then
+  # The trace testdata/analysis/trainer_steps.txt is made from (scripts/ship-trace notes there).
+  "$M" run -q -o "$WORK/ship" -- python3 $T/trainer_loop.py --layers 2 --embd 192 --seq 64 \
+    --steps 8 --log "$KEEP/trainer-ship.log.json" >"$KEEP/trainer-ship.out" 2>&1
+  trace=$(ls -S "$WORK/ship"/*.mftrace | head -1)
+  cp "$trace" "$FINAL/trainer-ship.mftrace"
+  "$M" analyze "$trace" >"$KEEP/trainer-ship.table.txt" 2>&1
+  echo "ship: $(du -h "$trace" | cut -f1), $(head -n 4 "$KEEP/trainer-ship.table.txt" | tail -n 1)"
+fi
+
+echo
+echo "================ gpu-loops summary ================"
+cat "$SUMMARY"
+cp "$SUMMARY" "$FINAL/summary.txt"
+tar -czf "$FINAL/loops.tgz" -C "$KEEP" .
+rm -rf "$WORK"
