@@ -70,7 +70,8 @@ function runFacts(run) {
     ['trace', h('span', {class: 'mono break'}, str(trace.path))],
     ['format', num(version.major) + '.' + num(version.minor) + ', ' + str(trace.ending)],
     ['records', fmtInt(num(rec.total)) + ' (' + fmtInt(num(rec.allocs)) + ' allocations, ' + fmtInt(num(rec.frees)) +
-      ' frees, ' + fmtInt(num(rec.markers)) + ' markers)'],
+      ' frees, ' + fmtInt(num(rec.markers)) + ' markers' +
+      (num(rec.steps) ? ', ' + fmtInt(num(rec.steps)) + ' step records' : '') + ')'],
     ['duration', fmtNs(num(trace.end_ns) - num(trace.first_ns))],
     ['iterations', fmtInt(iterationCount(run)) + ' from ' + str(run.iteration_source) + ' (pattern ' +
       str(run.iteration_pattern) + ', ' + num(run.warmup_iterations) + ' warm-up)' + rangesFact(run)],
