@@ -159,10 +159,7 @@ class TrainingSteps:
             if self._handle is None and self._register_pre_hook is not None:
                 return  # another thread's forward came first
             self._disarm()
-            ended = self._end_step()
-            if ended:
-                for listener in list(self.idle):
-                    listener(ended)
+            self._idle(self._end_step())
             self.step += 1
             self.optimizer_steps = 0
             self._open = True
@@ -194,8 +191,7 @@ class TrainingSteps:
             for listener in list(self.stepped):
                 listener(self.step)
             if not self.watches_forwards:  # no forward to wait for: the window is now, and
-                for listener in list(self.idle):  # each optimizer step is a training step
-                    listener(self.step)
+                self._idle(self.step)  # each optimizer step is a training step
                 self._open = False
 
     # -- ends ------------------------------------------------------------------------------------
@@ -209,6 +205,12 @@ class TrainingSteps:
             self._write(STEP_END, self._last_step_ns, self.optimizer_steps)
         return self.step if self.optimizer_steps > 0 else 0
 
+    def _idle(self, ended: int) -> None:
+        """Step `ended` (0: none) has ended and its idle window is now: the listeners hear it."""
+        if ended:
+            for listener in list(self.idle):
+                listener(ended)
+
     def finish(self) -> None:
         """At the exit: the last step ends, and its idle window is the exit's."""
         try:
@@ -216,10 +218,7 @@ class TrainingSteps:
                 if not self.on:
                     return
                 self._disarm()
-                ended = self._end_step() if self.optimizer_steps > 0 else 0
-                if ended:
-                    for listener in list(self.idle):
-                        listener(ended)
+                self._idle(self._end_step())
                 self.on = False
         except Exception as error:  # noqa: BLE001
             self._fail(error)
