@@ -61,6 +61,24 @@ std::string_view toString(RetentionClass c) {
   return "unknown";
 }
 
+RetainedTally& RetainedTally::operator+=(const RetainedTally& o) {
+  inter_iteration += o.inter_iteration;
+  leak += o.leak;
+  persistent += o.persistent;
+  cached += o.cached;
+  return *this;
+}
+
+PeakTally& PeakTally::operator+=(const PeakTally& o) {
+  iteration += o.iteration;
+  earlier_iteration += o.earlier_iteration;
+  inter_iteration += o.inter_iteration;
+  leak += o.leak;
+  persistent += o.persistent;
+  cached += o.cached;
+  return *this;
+}
+
 Tally PeakTally::total() const {
   Tally out = iteration;
   out += earlier_iteration;

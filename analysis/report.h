@@ -61,6 +61,7 @@ struct RetainedTally {
   RetentionClass dominant()
       const;  // the class holding the most bytes (ties: inter, leak, persistent, cached)
   Tally& of(RetentionClass c);  // the tally of one class
+  RetainedTally& operator+=(const RetainedTally& o);
   bool operator==(const RetainedTally&) const = default;
 };
 
@@ -84,6 +85,7 @@ struct PeakTally {
   Tally cached{};           // made in an earlier counted iteration, retained, an allocator's cache
   Tally total() const;
   PeakClass dominant() const;  // the class holding the most bytes (ties: in the order above)
+  PeakTally& operator+=(const PeakTally& o);
   bool operator==(const PeakTally&) const = default;
 };
 

@@ -24,6 +24,61 @@ constexpr double kNsPerSecond = 1e9;
 
 using Out = std::back_insert_iterator<std::string>;
 
+// How the analysis ranks the sites it lists: retained bytes of counted iterations first, then the
+// rest (retention.h); at a peak, the bytes live there (peak_composition.h).
+std::pair<uint64_t, uint64_t> rankOf(const analysis::RetainedTally& t) {
+  return {t.inter_iteration.bytes + t.leak.bytes, t.persistent.bytes + t.cached.bytes};
+}
+std::pair<uint64_t, uint64_t> rankOf(const analysis::PeakTally& t) { return {t.total().bytes, 0}; }
+
+// Sites of one name on one memory, from different stacks, are one row of the tables: their tallies
+// summed, with how many stacks, ranked again as the analysis ranks sites (the JSON keeps a site per
+// stack).
+template <class Site, class SiteTally>
+std::vector<std::pair<Site, size_t>> byName(const std::vector<Site>& sites,
+                                            SiteTally Site::*tally) {
+  std::vector<std::pair<Site, size_t>> rows;
+  for (const Site& site : sites) {
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const std::pair<Site, size_t>& r) {
+      if constexpr (requires { site.key; }) {
+        if (!(r.first.key == site.key)) return false;
+      }
+      return r.first.where == site.where;
+    });
+    if (row == rows.end()) {
+      rows.emplace_back(site, 1);
+    } else {
+      row->first.*tally += site.*tally;
+      ++row->second;
+    }
+  }
+  // Ranked within each memory, the memories in the order they came.
+  auto memoryRank = [&rows](const Site& site) {
+    if constexpr (requires { site.key; }) {
+      return std::find_if(rows.begin(), rows.end(),
+                          [&](const auto& r) { return r.first.key == site.key; }) -
+             rows.begin();
+    }
+    return std::ptrdiff_t{0};
+  };
+  std::vector<std::ptrdiff_t> ranks;
+  for (const auto& row : rows) ranks.push_back(memoryRank(row.first));
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (ranks[a] != ranks[b]) return ranks[a] < ranks[b];
+    return rankOf(rows[a].first.*tally) > rankOf(rows[b].first.*tally);
+  });
+  std::vector<std::pair<Site, size_t>> ranked;
+  ranked.reserve(rows.size());
+  for (size_t i : order) ranked.push_back(std::move(rows[i]));
+  return ranked;
+}
+
+std::string nameWithStacks(const std::string& where, size_t stacks) {
+  return stacks > 1 ? fmt::format("{} ({} stacks)", printable(where), stacks) : printable(where);
+}
+
 void header(Out out, const analysis::Report& r) {
   fmt::format_to(out, "trace: {} (format {}.{}, {})\n", printable(r.input.path), r.input.major,
                  r.input.minor, r.input.ending);
@@ -98,9 +153,10 @@ void iterationRow(Out out, const analysis::Report& r, const analysis::IterationR
   std::string mark = row.warmup ? "w" : (row.complete ? "" : "?");
   for (const analysis::IterationMemory& m : row.memory) {
     std::string site;
-    for (const analysis::RetainedSite& s : row.top_sites) {
+    for (const auto& [s, stacks] : byName(row.top_sites, &analysis::RetainedSite::retained)) {
       if (s.key == m.key) {
-        site = fmt::format("{} ({})", printable(s.where), toString(s.retained.dominant()));
+        site = fmt::format("{} ({})", nameWithStacks(s.where, stacks),
+                           toString(s.retained.dominant()));
         break;
       }
     }
@@ -187,11 +243,11 @@ void topSites(Out out, const analysis::Report& r) {
   fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", index);
   fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",
                  "where");
-  for (const analysis::RetainedSite& s : row.top_sites) {
+  for (const auto& [s, stacks] : byName(row.top_sites, &analysis::RetainedSite::retained)) {
     analysis::Tally total = s.retained.total();
     fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", memoryLabel(r, s.key),
                    toString(s.retained.dominant()), formatBytes(total.bytes), total.count,
-                   printable(s.where));
+                   nameWithStacks(s.where, stacks));
   }
 }
 
@@ -233,10 +289,10 @@ void peakComposition(Out out, const analysis::Report& r) {
                    r.iterations[i].index, memoryLabel(r, m.key),
                    formatDuration(m.peak_composition->at_ns - r.iterations[i].start_ns));
     fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", "class", "bytes", "allocs", "where");
-    for (const analysis::PeakSite& s : m.peak_composition->sites) {
+    for (const auto& [s, stacks] : byName(m.peak_composition->sites, &analysis::PeakSite::live)) {
       const analysis::Tally total = s.live.total();
       fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", toString(s.live.dominant()),
-                     formatBytes(total.bytes), total.count, printable(s.where));
+                     formatBytes(total.bytes), total.count, nameWithStacks(s.where, stacks));
     }
   }
 }

@@ -103,4 +103,13 @@ __attribute__((visibility("default"))) uint32_t memfloor_step_v1(
   }
 }
 
+__attribute__((visibility("default"))) uint32_t memfloor_backward_stack_v1(uint32_t stack) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    return session != nullptr ? session->backwardStack(stack) : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 }  // extern "C"

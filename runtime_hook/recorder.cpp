@@ -49,6 +49,13 @@ trace::StackId Recorder::captureAndIntern(CUpti_CallbackId cbid) {
     stack.native_count = unwinder_->capture(
         native, std::min<size_t>(max_stack_depth_ + kNativeSkipAllowance, kMaxNativeFrames));
   }
+  if (python_ != nullptr && stack.python_count == 0 && stack.native_count == 0) {
+    // A thread without Python frames, most often the autograd engine's: the backward's caller.
+    if (trace::StackId backward = backward_stack_.load(std::memory_order_relaxed);
+        backward != trace::kNoId) {
+      return backward;
+    }
+  }
   return stacks_.intern(stack, python_.get());
 }
 

@@ -40,6 +40,11 @@ class Recorder {
   // The companion's entry points: a stack of Python frames, and block allocations and frees.
   trace::StackId internPythonStack(const memfloor_python_frame_v1* frames, uint32_t count);
   uint64_t writeBlocks(const memfloor_block_event_v1* events, uint64_t count);
+  // The stack of the backward call now running (0: none), which an allocation without frames in
+  // a Python process takes: the autograd engine's threads run no Python (companion.h).
+  void setBackwardStack(trace::StackId stack) {
+    backward_stack_.store(stack, std::memory_order_relaxed);
+  }
   // One end of a training step, on the calling thread: 1 record written in one chunk, or 0.
   uint32_t writeStep(const memfloor_step_event_v1* step);
   // A census and its storages: count + 1 records written in one chunk, or 0.
@@ -79,6 +84,7 @@ class Recorder {
   VmmMappings vmm_;
   NvtxMarkers nvtx_;
   std::atomic<uint64_t> suppressed_vmm_{0};
+  std::atomic<trace::StackId> backward_stack_{trace::kNoId};
   std::unordered_set<uint32_t> devices_written_;  // under the output's lock (a Batch)
 };
 

@@ -356,6 +356,12 @@ uint32_t Session::step(const memfloor_step_event_v1* step) {
   return tracing() ? recorder_->writeStep(step) : 0;
 }
 
+uint32_t Session::backwardStack(uint32_t stack) {
+  if (!tracing()) return 0;
+  recorder_->setBackwardStack(stack);
+  return 1;
+}
+
 uint64_t Session::census(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                          uint64_t count) {
   return tracing() ? recorder_->writeCensus(census, held, count) : 0;

@@ -31,6 +31,7 @@ class Session {
   uint32_t pythonStack(const memfloor_python_frame_v1* frames, uint32_t count);
   uint64_t blocks(const memfloor_block_event_v1* events, uint64_t count);
   uint32_t step(const memfloor_step_event_v1* step);
+  uint32_t backwardStack(uint32_t stack);
   uint64_t census(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                   uint64_t count);
 

@@ -89,6 +89,69 @@ std::string_view owningLibrary(const FrameRefs& all, const FrameRefs& user) {
   return {};
 }
 
+// The Python frames' files that a generator wrote: torch.compile's Inductor writes each graph's
+// code to a file named by its hash under its cache folder (`torchinductor_<user>` in the temporary
+// folder, or TORCHINDUCTOR_CACHE_DIR, where it is `c` and 51 more letters and digits, `.py`).
+// PyTorch's Python call of an operator (`OpOverload.__call__`), which every operator a compiled
+// graph or a decomposition calls passes through: the frame that called it says which one.
+constexpr std::array<std::string_view, 2> kOperatorCalls = {"*/torch/_ops.py", "torch/_ops.py"};
+
+// A frame that only passes an operator on: PyTorch's op call, or a tensor subclass's or mode's
+// hook that sees every operator (`__torch_dispatch__`, `__torch_function__`).
+bool passesOperatorsOn(const Frame& frame) {
+  return anyMatches(kOperatorCalls, frame) || frame.function.ends_with("__torch_dispatch__") ||
+         frame.function.ends_with("__torch_function__");
+}
+
+constexpr std::string_view kCompiledGraph = "<compiled graph>";  // how such a file is written
+
+bool isGenerated(std::string_view file) {
+  if (file.find("/torchinductor_") != std::string_view::npos) return true;
+  std::string_view name = fileName(file);
+  constexpr size_t kHashed = 1 + 51 + 3;  // c<hash>.py
+  return name.size() == kHashed && name.front() == 'c' && name.ends_with(".py") &&
+         std::all_of(name.begin() + 1, name.end() - 3,
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
+}
+
+// A path of an installed package or of the standard library from its package root:
+// ".../site-packages/transformers/x.py" -> "transformers/x.py", "/usr/lib/python3.12/json/x.py"
+// -> "json/x.py".
+std::string_view packagePath(std::string_view file) {
+  for (std::string_view root : {"site-packages/", "dist-packages/"}) {
+    if (auto at = file.rfind(root);
+        at != std::string_view::npos && (at == 0 || file[at - 1] == '/'))
+      return file.substr(at + root.size());
+  }
+  for (std::string_view lib : {"/lib/python3.", "/lib64/python3."}) {
+    auto at = file.rfind(lib);
+    if (at == std::string_view::npos) continue;
+    auto slash = file.find('/', at + lib.size());
+    if (slash != std::string_view::npos) return file.substr(slash + 1);
+  }
+  return file;
+}
+
+// The autograd node whose backward made the allocation: the innermost native frame that runs a
+// node's apply (`torch::autograd::generated::MmBackward0::apply`) gives "MmBackward0". A Python
+// node (a custom Function's backward, a compiled graph's) runs Python frames, which name it.
+std::string backwardNode(const FrameRefs& all) {
+  constexpr std::string_view kAutograd = "torch::autograd::", kApply = "::apply";
+  for (const Frame* frame : all) {
+    if (frame->kind != trace::FrameKind::kNative || frame->function.empty()) continue;
+    std::string name = functionName(frame->function);
+    if (!name.starts_with(kAutograd) || !name.ends_with(kApply)) continue;
+    std::string_view node(name);
+    node.remove_suffix(kApply.size());
+    if (auto colons = node.rfind("::"); colons != std::string_view::npos) {
+      node.remove_prefix(colons + 2);
+    }
+    if (node == "PyNode" || node == "Node") return {};
+    return std::string(node);
+  }
+  return {};
+}
+
 }  // namespace
 
 SiteNamer::SiteNamer(SitePatterns patterns) : patterns_(std::move(patterns)) {
@@ -107,8 +170,12 @@ SiteNamer::SiteNamer(SitePatterns patterns) : patterns_(std::move(patterns)) {
 const std::vector<std::string_view>& SiteNamer::defaultExcludes() {
   static const std::vector<std::string_view> kPatterns = {
       // Python: installed packages, PyTorch (also from a source tree), the standard library.
-      "*/site-packages/*", "*/dist-packages/*", "*/torch/*", "torch/*", "*/lib/python3.*/*",
-      "*/lib64/python3.*/*", "<frozen *>", "*/bin/python*",
+      // (A trace symbolized with --prefix-map can hold "site-packages/x.py", from its root.)
+      "*/site-packages/*", "*/dist-packages/*", "site-packages/*", "dist-packages/*", "*/torch/*",
+      "torch/*", "*/lib/python3.*/*", "*/lib64/python3.*/*", "<frozen *>", "*/bin/python*",
+      "python3", "python3.[0-9]*",  // the interpreter, where a trace holds its file name alone
+      // Code that torch.fx generates for a graph module.
+      "<eval_with_key>*",
       // CUDA's libraries and the toolkit's headers.
       "libcuda.so*", "libcudart.so*", "libcublas*", "libcudnn*", "libnccl*", "libcufft*",
       "libcurand*", "libcusolver*", "libcusparse*", "libcupti*", "libnvrtc*", "libnvJitLink*",
@@ -126,6 +193,7 @@ const std::vector<std::string_view>& SiteNamer::defaultExcludes() {
 bool SiteNamer::isUserFrame(const Frame& frame) const {
   if (frame.file.empty() && frame.module.empty()) return false;  // nowhere a user could look
   if (anyMatches(patterns_.include, frame)) return true;
+  if (frame.kind == trace::FrameKind::kPython && isGenerated(frame.file)) return false;
   return !anyMatches(defaultExcludes(), frame) && !anyMatches(patterns_.exclude, frame);
 }
 
@@ -157,6 +225,20 @@ std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const
   nameGroup(without_user, all, names);
   for (const std::vector<size_t>& group : groups) nameGroup(group, user, names);
   for (size_t i = 0; i < stacks.size(); ++i) {
+    auto inner = std::find_if(all[i].begin(), all[i].end(), [](const Frame* frame) {
+      return frame->kind == trace::FrameKind::kPython && !passesOperatorsOn(*frame);
+    });
+    if (inner == all[i].end()) {
+      if (std::string node = backwardNode(all[i]); !node.empty() && user[i].empty()) {
+        names[i] = std::move(node);
+      }
+      continue;
+    }
+    if (isUserFrame(**inner)) continue;  // the user's own line allocated: its name is that line
+    std::string library = write(**inner);
+    names[i] = user[i].empty() ? std::move(library) : fmt::format("{} <- {}", library, names[i]);
+  }
+  for (size_t i = 0; i < stacks.size(); ++i) {
     const std::string_view library = owningLibrary(all[i], user[i]);
     if (!library.empty() && !names[i].starts_with(library))
       names[i] = fmt::format("{} via {}", library, names[i]);
@@ -170,7 +252,11 @@ std::string SiteNamer::write(const Frame& frame) {
     if (std::string name = functionName(frame.function); !name.empty()) function = std::move(name);
   }
   if (frame.file.empty()) return function.empty() ? Symbols::render(frame) : function;
-  std::string at = frame.line == 0 ? frame.file : fmt::format("{}:{}", frame.file, frame.line);
+  std::string file = frame.file;
+  if (frame.kind == trace::FrameKind::kPython) {
+    file = isGenerated(file) ? std::string(kCompiledGraph) : std::string(packagePath(file));
+  }
+  std::string at = frame.line == 0 ? file : fmt::format("{}:{}", file, frame.line);
   return function.empty() ? at : fmt::format("{} in {}", at, function);
 }
 

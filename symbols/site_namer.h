@@ -23,11 +23,15 @@ struct SitePatterns {
 // Names the stacks that one report lists. A stack's user frames are the frames in the user's code
 // (not excluded, or included), innermost first. Stacks are grouped by their innermost user frame;
 // within a group of distinct stacks, the innermost user frames they all share (an allocator
-// wrapper of the user's own) are skipped, keeping at least one: each stack is named by its first
-// user frame that not every stack of its group shares. A stack without a user frame is named as
-// before user frames were told apart: by its first frame, of all its frames, that not every such
-// stack shares. A stack whose native frames pass through NCCL or cuBLAS below the first native
-// user frame is that library's: its name is "libnccl.so.2 via <the name above>".
+// wrapper of the user's own) are skipped, keeping at least one: each stack's user line is its
+// first user frame that not every stack of its group shares. A stack whose innermost Python frame
+// is not the user's (a library's, or a compiled graph's) is named by that frame, with its user line
+// beside it: "transformers/models/gpt2/modeling_gpt2.py:185 in GPT2Attention.forward <- train.py:25
+// in <module>". A stack without Python frames is named by its user line; without a user frame, by
+// the autograd node whose backward it runs ("MmBackward0"), else as before user frames were told
+// apart: by its first frame, of all its frames, that not every such stack shares. A stack whose
+// native frames pass through NCCL or cuBLAS below the first native user frame is that library's:
+// its name is "libnccl.so.2 via <the name above>".
 class SiteNamer {
  public:
   // Throws memfloor::Error for an empty pattern.
@@ -44,7 +48,9 @@ class SiteNamer {
 
   // "file:line in function" (native functions without parameters or template arguments), "file
   // in function" without a line, "function" without a file, "file:line" without a function, and
-  // "module+0xoffset" (the module's file name) for a frame that was not resolved.
+  // "module+0xoffset" (the module's file name) for a frame that was not resolved. A Python file of
+  // an installed package or the standard library is written from its package root
+  // ("transformers/trainer.py"), one that torch.compile generated as "<compiled graph>".
   static std::string write(const Frame& frame);
 
  private:

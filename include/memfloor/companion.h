@@ -97,6 +97,12 @@ typedef struct {
  * the process is not traced, step is NULL or its phase unknown. */
 uint32_t memfloor_step_v1(const memfloor_step_event_v1* step);
 
+/* The stack of the backward call now running (from memfloor_python_stack_v1: its caller's
+ * frames under a "backward" frame), or 0 when it has returned. The autograd engine's threads run
+ * no Python; an allocation they make with no frames takes this stack. Returns 1 when set, 0 when
+ * the process is not traced. */
+uint32_t memfloor_backward_stack_v1(uint32_t stack);
+
 #ifdef __cplusplus
 }
 #endif

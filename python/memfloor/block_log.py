@@ -20,6 +20,7 @@ ALLOCATED_STATES = ("active_allocated", "active_awaiting_free")
 NS_PER_US = 1000
 
 StackOf = Callable[[Sequence[Frame]], int]
+FramesAt = Callable[[int], Tuple[Frame, ...]]  # frames for an entry without any, by its time
 
 
 def frames_of(entry: dict) -> Tuple[Frame, ...]:
@@ -47,14 +48,18 @@ class BlockLog:
         self.unknown_frees = 0  # frees of blocks never seen allocated (skipped)
         self.events_written = 0
         self.resized = 0  # blocks larger than the entry said (sized from the state)
+        self._frames_at: Optional[FramesAt] = None
 
     def stream_id(self, handle: int) -> int:
         """A small id per stream handle, in order of first use; 0 is the default stream."""
         return self._streams.setdefault(handle, len(self._streams))
 
-    def events(self, snapshot: dict, gap_ns: int, stack_of: StackOf) -> List[Event]:
+    def events(self, snapshot: dict, gap_ns: int, stack_of: StackOf,
+               frames_at: Optional[FramesAt] = None) -> List[Event]:
         """The events of one snapshot. gap_ns: when the previous batch was cleared (the gap's
-        time, for reconciled blocks)."""
+        time, for reconciled blocks). frames_at: the frames of an allocation the history has
+        none for (made by backward on the autograd engine's threads), by its time."""
+        self._frames_at = frames_at
         out: List[Event] = []
         state = self._state(snapshot.get("segments") or ())
         last_alloc: Dict[Tuple[int, int], int] = {}  # block -> index in out of its last alloc
@@ -102,7 +107,10 @@ class BlockLog:
             stream = self.stream_id(int(entry.get("stream", 0)))
             self.live[key] = (size, stream)
             last_alloc[key] = len(out)
-            out.append((when, key[1], size, stream, device, stack_of(frames_of(entry)), BLOCK_ALLOC))
+            frames = frames_of(entry)
+            if not frames and self._frames_at is not None:
+                frames = self._frames_at(when)
+            out.append((when, key[1], size, stream, device, stack_of(frames), BLOCK_ALLOC))
         elif key in self.live:
             if self._free is not None:
                 self._free.freed(device, key[1], self.live[key][0])

@@ -3,7 +3,7 @@
 import atexit
 import os
 import types
-from typing import Optional
+from typing import Callable, Optional, Tuple
 
 from memfloor import import_watch
 
@@ -39,13 +39,48 @@ def _census_on() -> bool:
     return os.environ.get("MEMFLOOR_CENSUS", "").strip() != "off"
 
 
+def _hook_told() -> Callable[[Tuple], None]:
+    """Tells the hook the stack of the backward now running (backward_calls.py), for the
+    allocations it sees without frames; each caller's stack is interned once."""
+    from memfloor.hook_api import find_hook
+
+    hook, stacks = [], {}
+
+    def tell(frames: Tuple) -> None:
+        if not hook:
+            found = find_hook()
+            if found is None:
+                return  # CUDA is not initialized yet: nothing to name
+            hook.append(found)
+        stack = 0
+        if frames:
+            stack = stacks.get(frames) or hook[0].python_stack(frames)
+            stacks[frames] = stack
+        hook[0].backward_stack(stack)
+
+    return tell
+
+
+def _backward_calls(torch: types.ModuleType):
+    from memfloor.backward_calls import BackwardCalls
+
+    calls = BackwardCalls(_hook_told())
+    return calls if calls.install(torch) else None
+
+
 def _on_torch(torch: types.ModuleType) -> None:
     # Called at the end of the program's `import torch`: an exception here would fail it.
     global _recorder
     from memfloor.torch_blocks import TorchBlocks, say
 
+    backward = None
+    if os.environ.get("MEMFLOOR_STACKS", "") != "none":
+        try:
+            backward = _backward_calls(torch)
+        except Exception as error:  # noqa: BLE001
+            say(f"cannot name what backward allocates: {error!r}")
     if _blocks_on():
-        recorder = TorchBlocks(torch, _period_s())
+        recorder = TorchBlocks(torch, _period_s(), backward)
         if recorder.start():
             _recorder = recorder
             atexit.register(recorder.stop)

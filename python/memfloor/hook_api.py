@@ -116,6 +116,10 @@ class Hook:
         if self._step is not None:
             self._step.restype = ctypes.c_uint32
             self._step.argtypes = [ctypes.POINTER(StepEventV1)]
+        self._backward = getattr(library, "memfloor_backward_stack_v1", None)  # newest
+        if self._backward is not None:
+            self._backward.restype = ctypes.c_uint32
+            self._backward.argtypes = [ctypes.c_uint32]
 
     @property
     def has_census(self) -> bool:
@@ -132,6 +136,11 @@ class Hook:
         event = StepEventV1(unix_ns=unix_ns, step=_u32(step),
                             optimizer_steps=_u32(optimizer_steps), phase=phase)
         return int(self._step(ctypes.byref(event)))
+
+    def backward_stack(self, stack: int) -> int:
+        """Names the allocations without frames by `stack` (0: none) while a backward runs;
+        1 when set, 0 when not (not traced, or an older hook)."""
+        return int(self._backward(_u32(stack))) if self._backward is not None else 0
 
     def python_stack(self, frames: Sequence[Frame]) -> int:
         """The hook's id of the stack, 0 if it made none (not traced)."""

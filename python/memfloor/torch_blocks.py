@@ -8,9 +8,11 @@ import time
 import types
 from typing import Dict, Optional, Sequence, Tuple
 
+from memfloor.backward_calls import BackwardCalls
 from memfloor.block_log import BlockLog
 from memfloor.free_blocks import FreeBlocks
 from memfloor.hook_api import Frame, Hook, find_hook
+from memfloor.qualnames import QualNames
 
 # The history is a ring: a batch larger than this loses its oldest entries (the state's
 # reconciliation still closes every block). Drained every flush period, it is far from full.
@@ -71,9 +73,12 @@ class TorchBlocks:
     """The one recorder of a process: enables the allocator's history when CUDA initializes, then
     drains it into the hook every period and at exit."""
 
-    def __init__(self, torch: types.ModuleType, period_s: float) -> None:
+    def __init__(self, torch: types.ModuleType, period_s: float,
+                 backward: Optional[BackwardCalls] = None) -> None:
         self._torch = torch
         self._period_s = period_s
+        self._backward = backward  # names the blocks backward makes (backward_calls.py)
+        self._qualnames = QualNames()
         self._lock = threading.Lock()
         self._log = BlockLog(free_blocks_model(os.environ))
         self._stacks: Dict[Tuple[Frame, ...], int] = {}
@@ -142,7 +147,12 @@ class TorchBlocks:
         key = tuple(frames)
         stack = self._stacks.get(key)
         if stack is None:
-            stack = self._hook.python_stack(key) if key and self._hook is not None else 0
+            stack = 0
+            if key and self._hook is not None:
+                # The history names a frame by co_name, the hook by co_qualname: one name each.
+                qualify = self._qualnames.qualify
+                stack = self._hook.python_stack(
+                    tuple((file, qualify(file, name, line), line) for file, name, line in key))
             if stack:
                 self._stacks[key] = stack
         return stack
@@ -163,7 +173,11 @@ class TorchBlocks:
                 gap_ns, self._gap_ns = self._gap_ns, time.time_ns()
                 self._last_drain = time.monotonic()
                 self._drains += 1
-                events = self._log.events(snapshot, gap_ns, self._stack_of)
+                backward = self._backward
+                events = self._log.events(snapshot, gap_ns, self._stack_of,
+                                          backward.frames_at if backward is not None else None)
+                if backward is not None:
+                    backward.forget_before(self._gap_ns)
                 if events:
                     self._hook.blocks(events)
             except Exception as error:  # noqa: BLE001

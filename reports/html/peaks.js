@@ -14,23 +14,38 @@ const PEAK_CLASSES = [
 // The classes a memory's peaks can hold: cached only on a reserved level.
 const peakClasses = (run, key) => PEAK_CLASSES.filter(([k]) => k !== 'cached' || isReserved(run, key));
 
-// One site at a peak: its frame, bytes and class, its stack folded out.
-function peakSiteItem(stacks, s) {
-  const site = obj(s);
+// The sites of a peak, those of one name one item (their bytes summed, each stack kept), in the
+// order of their first; an item's class is its largest site's.
+function peakItems(sites) {
+  const items = new Map();
+  for (const s of sites.map(obj)) {
+    let item = items.get(str(s.where));
+    if (!item) items.set(str(s.where), item = {where: s.where, bytes: 0, largest: s, stacks: new Set()});
+    item.bytes += num(s.bytes);
+    item.stacks.add(num(s.stack));
+    if (num(s.bytes) > num(item.largest.bytes)) item.largest = s;
+  }
+  return [...items.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+// One site at a peak: its frame, bytes and class, its stacks folded out.
+function peakSiteItem(stacks, item) {
   return h('li', null,
-    h('span', {class: 'num', title: exactBytes(site.bytes)}, fmtBytes(num(site.bytes))), ' ',
-    classBadge(str(site.class)), ' ',
-    h('span', {class: 'mono break'}, str(site.where)),
-    stackDetails(stacks, site.stack));
+    h('span', {class: 'num', title: exactBytes(item.bytes)}, fmtBytes(item.bytes)), ' ',
+    classBadge(str(item.largest.class)), ' ',
+    h('span', {class: 'mono break'}, siteName(item.where, item.stacks)),
+    stacksDetails(stacks, item.stacks));
 }
 
 function peakSitesCell(stacks, sites) {
   if (!sites.length) return h('td', {class: 'muted'}, 'none');
-  const top = obj(sites[0]);
+  const items = peakItems(sites);
+  const top = items[0];
   return h('td', {class: 'where'},
     h('details', null,
-      h('summary', null, str(top.where) + (sites.length > 1 ? ' and ' + (sites.length - 1) + ' more' : '')),
-      h('ol', {class: 'peak-sites'}, sites.map((s) => peakSiteItem(stacks, s)))));
+      h('summary', null, siteName(top.where, top.stacks) +
+        (items.length > 1 ? ' and ' + (items.length - 1) + ' more' : '')),
+      h('ol', {class: 'peak-sites'}, items.map((item) => peakSiteItem(stacks, item)))));
 }
 
 function peakTable(run, key) {

@@ -380,7 +380,7 @@ TEST_CASE("The report agrees with a naive replay on random traces", "[analysis_r
   CHECK(seen.peak_cached > 100);
 }
 
-TEST_CASE("Retaining sites are named by the user's frames, as the site patterns say",
+TEST_CASE("Retaining sites are named by their Python frame and the user's, as the patterns say",
           "[analysis_report]") {
   using trace::FrameKind;
   TraceBuilder t;
@@ -402,11 +402,13 @@ TEST_CASE("Retaining sites are named by the user's frames, as the site patterns 
     return report.iterations[0].top_sites[0].where;
   };
   AnalysisOptions options;
-  CHECK(where(options) == "model.py:42 in Block.forward");
+  CHECK(where(options) ==
+        "torch/nn/modules/linear.py:116 in forward <- model.py:42 in Block.forward");
   options.site_patterns.exclude = {"model.py"};
-  CHECK(where(options) == "train.py:9 in <module>");
+  CHECK(where(options) == "torch/nn/modules/linear.py:116 in forward <- train.py:9 in <module>");
+  // The user's code, by an include: named alone (written from its package root all the same).
   options.site_patterns.include = {"*/torch/nn/*"};
-  CHECK(where(options) == torch + "nn/modules/linear.py:116 in forward");
+  CHECK(where(options) == "torch/nn/modules/linear.py:116 in forward");
   options.site_patterns = {.include = {""}};
   CHECK_THROWS_WITH(analyze(t, options), Catch::Contains("empty site include pattern"));
 }

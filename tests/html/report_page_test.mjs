@@ -238,8 +238,14 @@ async function checkPeaks(page) {
   const marked = await page.$$eval('table.peaks tr.largest-peak', (trs) => trs.map((tr) => tr.cells[0].textContent));
   check(marked.length === 2 && marked[0] === '1', `the first largest peak of each memory is marked (${marked})`);
   const items = await tables[0].$$eval('tbody tr:first-child ol.peak-sites > li', (lis) =>
-    lis.map((li) => ({badge: li.querySelector('.badge').textContent, stack: li.querySelector('details, .muted') !== null})));
-  check(items.length === 10, `iteration 1 lists its ten top sites at the peak (${items.length})`);
+    lis.map((li) => ({badge: li.querySelector('.badge').textContent, stack: li.querySelector('details, .muted') !== null,
+      name: li.querySelector('.mono').textContent, stacks: li.querySelectorAll('details').length})));
+  // Ten sites, those of one name one item with each stack folded out: "(3 stacks)".
+  const stacksOf = (x) => Number((/ \((\d+) stacks\)$/.exec(x.name) || [0, 1])[1]);
+  check(items.reduce((sum, x) => sum + stacksOf(x), 0) === 10 &&
+    new Set(items.map((x) => x.name)).size === items.length &&
+    items.every((x) => x.stacks === stacksOf(x)),
+    `iteration 1 lists its ten top sites at the peak, one item per name (${JSON.stringify(items)})`);
   check(items.every((x) => ['iteration', 'persistent'].includes(x.badge) && x.stack),
     'each site has its class and its stack');
 }

@@ -121,17 +121,89 @@ TEST_CASE("An empty site pattern is an error", "[symbols]") {
   CHECK_NOTHROW(SiteNamer({.include = {"*"}, .exclude = {"*"}}));
 }
 
-TEST_CASE("A Python site is named by its innermost frame in the user's code", "[symbols]") {
+TEST_CASE("A Python site is named by its innermost Python frame, the user's line beside it",
+          "[symbols]") {
   SiteNamer namer;
   Stack s = pythonStack(
       {python("/venv/lib/python3.11/site-packages/torch/nn/functional.py", 2000, "linear"),
        python("/venv/lib/python3.11/site-packages/torch/nn/modules/linear.py", 116, "forward"),
        python("model.py", 42, "forward"), python("train.py", 9, "<module>")});
-  CHECK(nameOne(namer, s) == "model.py:42 in forward");
+  CHECK(nameOne(namer, s) == "torch/nn/functional.py:2000 in linear <- model.py:42 in forward");
 
-  // The user's own exclude moves the name out to the caller.
+  // The user's own exclude moves the user's line out to the caller.
   SiteNamer outer({.exclude = {"model.py"}});
-  CHECK(nameOne(outer, s) == "train.py:9 in <module>");
+  CHECK(nameOne(outer, s) == "torch/nn/functional.py:2000 in linear <- train.py:9 in <module>");
+
+  // The user's own line allocated: that line alone.
+  Stack own =
+      pythonStack({python("model.py", 40, "Model.forward"), python("train.py", 9, "<module>")});
+  CHECK(nameOne(namer, own) == "model.py:40 in Model.forward");
+
+  // No user frame at all (a library's thread): the library's frame alone.
+  Stack lib = pythonStack({python("/usr/lib/python3.12/threading.py", 1010, "Thread.run")});
+  CHECK(nameOne(namer, lib) == "threading.py:1010 in Thread.run");
+
+  // A trace symbolized with --prefix-map holds paths from the prefix's root: still a library.
+  Stack mapped =
+      pythonStack({python("site-packages/transformers/trainer.py", 2500, "Trainer.train"),
+                   python("train.py", 25, "<module>")});
+  CHECK(nameOne(namer, mapped) ==
+        "transformers/trainer.py:2500 in Trainer.train <- train.py:25 in <module>");
+}
+
+TEST_CASE("A graph that torch.compile generated is written as a compiled graph", "[symbols]") {
+  SiteNamer namer;
+  const std::string hashed = "cd3nkxhwrdsj7gn4ghhp5arihk3duftxz6pkjsqwrj4xtsapjxoc.py";
+  Stack s = pythonStack({python("/tmp/torchinductor_root/d3/" + hashed, 816, "Runner.call"),
+                         python("/venv/lib/python3.12/site-packages/torch/_inductor/output_code.py",
+                                656, "CompiledFxGraph.__call__"),
+                         python("train.py", 36, "main")});
+  CHECK(nameOne(namer, s) == "<compiled graph>:816 in Runner.call <- train.py:36 in main");
+  // An operator the graph calls through PyTorch's Python op call is named by the graph's line.
+  Stack extern_kernel = s;
+  extern_kernel.frames.insert(
+      extern_kernel.frames.begin() + 3,
+      python("/venv/lib/python3.12/site-packages/torch/_ops.py", 865, "OpOverload.__call__"));
+  CHECK(nameOne(namer, extern_kernel) ==
+        "<compiled graph>:816 in Runner.call <- train.py:36 in main");
+  // So is one that a dispatch mode sees on its way (AOTAutograd's, while it runs the graph).
+  Stack moded = extern_kernel;
+  moded.frames.insert(moded.frames.begin() + 3,
+                      python("/venv/lib/python3.12/site-packages/torch/_functorch/_aot_autograd/"
+                             "runtime_wrappers.py",
+                             409, "_AnalyzeCustomOpInputOutputMode.__torch_dispatch__"));
+  CHECK(nameOne(namer, moded) == "<compiled graph>:816 in Runner.call <- train.py:36 in main");
+  // Elsewhere (TORCHINDUCTOR_CACHE_DIR) it is told by its hashed name; other files are not.
+  CHECK(SiteNamer::write(python("/cache/d3/" + hashed, 5, "call")) == "<compiled graph>:5 in call");
+  CHECK(SiteNamer::write(python("/cache/d3/c.py", 5, "call")) == "/cache/d3/c.py:5 in call");
+  CHECK_FALSE(namer.isUserFrame(python("/cache/d3/" + hashed, 5, "call")));
+  CHECK_FALSE(namer.isUserFrame(python("<eval_with_key>.3", 5, "forward")));
+  CHECK(SiteNamer({.include = {"*/d3/*"}}).isUserFrame(python("/cache/d3/" + hashed, 5, "call")));
+}
+
+TEST_CASE("Backward on the autograd engine's threads is named by its node", "[symbols]") {
+  SiteNamer namer;
+  const std::string cpu = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so";
+  auto engine = [&](std::string node_apply) {
+    return stack({native("/usr/local/cuda/lib64/libcudart.so.13", 0x41b5e),
+                  native(cpu, 0x10, "at::detail::empty_generic(c10::ArrayRef<long>)"),
+                  native(cpu, 0x20, node_apply),
+                  native(cpu, 0x30, "torch::autograd::Node::operator()(std::vector<at::Tensor>&&)"),
+                  native(cpu, 0x40,
+                         "torch::autograd::Engine::thread_main(std::shared_ptr<"
+                         "torch::autograd::GraphTask> const&)")});
+  };
+  Stack mm = engine("torch::autograd::generated::MmBackward0::apply(std::vector<at::Tensor>&&)");
+  Stack nll =
+      engine("torch::autograd::generated::NllLossBackward0::apply(std::vector<at::Tensor>&&)");
+  CHECK(namer.name({mm, nll}) == std::vector<std::string>{"MmBackward0", "NllLossBackward0"});
+  // A Python node has no name of its own there: the frames not all share name it, as before.
+  Stack py = engine("torch::autograd::PyNode::apply(std::vector<at::Tensor>&&)");
+  CHECK(nameOne(namer, py) == "libcudart.so.13+0x41b5e");
+  // cuBLAS's workspace made in a backward GEMM is cuBLAS's.
+  Stack gemm = stack({native("/usr/lib/libcublasLt.so.13", 0x99), mm.frames[1], mm.frames[2],
+                      mm.frames[3], mm.frames[4]});
+  CHECK(nameOne(namer, gemm) == "libcublasLt.so.13 via MmBackward0");
 }
 
 TEST_CASE("A stack without a user frame is named as before: the first frame not all share",
@@ -222,7 +294,10 @@ TEST_CASE("NCCL's own allocations are sites of their own, named by the user's li
                       native("/usr/bin/python3.12", 0x200, "main")});
   Stack own = pythonStack({setup});
   CHECK(namer.name({comm, own}) ==
-        std::vector<std::string>{"libnccl.so.2 via train.py:30 in main", "train.py:30 in main"});
+        std::vector<std::string>{
+            "libnccl.so.2 via torch/distributed/c10d.py:9 in init_process_group <- train.py:30 in "
+            "main",
+            "train.py:30 in main"});
   // A C++ program calling NCCL itself; NCCL above the user's frame does not count.
   Stack cpp = stack({cuda, nccl_lib, app("src/link.cpp", 40, "Link::Link")});
   Stack above = stack({cuda, app("src/plugin.cpp", 7, "grow"), nccl_lib});
