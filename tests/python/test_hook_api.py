@@ -78,6 +78,7 @@ class HookApiTest(unittest.TestCase):
         self.assertFalse(hook.has_step)
         self.assertEqual(hook.census(hook_api.CensusV1(), []), 0)
         self.assertEqual(hook.step(hook_api.STEP_BEGIN, 1, 0, 5), 0)
+        self.assertEqual(hook.backward_stack(3), 0)
 
     def test_a_step_reaches_the_hook_as_the_header_lays_it_out(self):
         seen = []
@@ -105,6 +106,8 @@ class HookApiTest(unittest.TestCase):
         self.assertEqual(hook.census(hook_api.CensusV1(unix_ns=1, step=1, complete=1), [entry]),
                          0)
         self.assertEqual(hook.step(hook_api.STEP_BEGIN, 1, 0, 1), 0)
+        self.assertEqual(hook.backward_stack(3), 0)  # the entry point is there, nothing set
+        self.assertEqual(hook.backward_stack(0), 0)
 
 
 if __name__ == "__main__":
