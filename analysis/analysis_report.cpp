@@ -36,6 +36,10 @@ std::optional<uint64_t> runEnd(const std::vector<IterationSpan>& spans) {
 // Holders listed per census, per retaining site listed per window (--top).
 constexpr uint32_t kHoldersPerSite = 4;
 
+// The name of a device's module globals: made when CUDA loads a module, by no call of the
+// program's, so without a stack and with nothing to look for in one.
+constexpr std::string_view kModuleGlobals = "(module globals: __device__ variables)";
+
 }  // namespace
 
 void Analysis::fillMetadata(Report& report) const {
@@ -177,8 +181,13 @@ void Analysis::nameSites(Report& report, const std::set<trace::StackId>& listed_
   std::vector<trace::StackId> listed(stacks.begin(), stacks.end());
   listed.push_back(trace::kNoId);
   std::unordered_map<trace::StackId, std::string> names = symbols_.siteNames(listed, site_namer_);
+  auto nameOf = [&names](const MemoryKey& key, trace::StackId stack) {
+    return key.kind == trace::MemoryKind::kDeviceStatic && stack == trace::kNoId
+               ? std::string(kModuleGlobals)
+               : names.at(stack);
+  };
   for (IterationRow& row : report.iterations) {
-    for (RetainedSite& site : row.top_sites) site.where = names.at(site.stack);
+    for (RetainedSite& site : row.top_sites) site.where = nameOf(site.key, site.stack);
   }
   if (report.detection) report.detection->where = names.at(report.detection->stack);
   // Each later group is named among the stacks named before it, and only adds the new names.
@@ -193,7 +202,7 @@ void Analysis::nameSites(Report& report, const std::set<trace::StackId>& listed_
   nameMore(peak_stacks);
   for (IterationRow& row : report.iterations) {
     for (IterationMemory& m : row.memory) {
-      for (PeakSite& site : m.peak_composition->sites) site.where = names.at(site.stack);
+      for (PeakSite& site : m.peak_composition->sites) site.where = nameOf(m.key, site.stack);
     }
   }
   std::set<trace::StackId> holder_stacks;

@@ -201,8 +201,43 @@ TEST_CASE("transformers' Trainer is cut at its training steps, floors as the pro
     REQUIRE(logits != held.holders.end());
     CHECK(logits->bytes == 52428800);  // what the program freed when it dropped them
     CHECK(logits->cls == analysis::RetentionClass::kInterIteration);
+    // Made in the library's layer, on the user's line that led there (the Trainer's loop is the
+    // library's: the user's nearest line is the method the user overrides).
+    CHECK(
+        logits->where ==
+        "torch/nn/modules/linear.py:134 in Linear.forward <- tests/gpu/pytorch/trainer_loop.py:33 "
+        "in PlantedTrainer.compute_loss");
     for (const analysis::Holder& h : held.holders) CHECK(h.role != trace::HeldRole::kGradient);
   }
+}
+
+// The same run's sites: each named by the frame that allocated with the user's line beside it.
+// Backward's blocks, made on the autograd engine's thread, carry the line that called backward
+// (here the Trainer's, reached from trainer.train()); at the allocated peak no listed bytes lack a
+// name.
+TEST_CASE("transformers' Trainer: sites name the library's frame and the user's line", "[golden]") {
+  analysis::Report r = replay(kDir / "trainer_steps.txt", trace::Writer::kDefaultChunkBytes);
+  const analysis::IterationMemory* peak = nullptr;
+  for (const analysis::IterationRow& row : r.iterations) {
+    for (const analysis::IterationMemory& m : row.memory) {
+      if (m.key.kind == trace::MemoryKind::kBlock && m.peak_composition &&
+          (peak == nullptr || m.peak > peak->peak)) {
+        peak = &m;
+      }
+    }
+  }
+  REQUIRE(peak != nullptr);
+  uint64_t backward = 0, unnamed = 0;
+  for (const analysis::PeakSite& site : peak->peak_composition->sites) {
+    INFO(site.where);
+    if (site.where == "backward <- tests/gpu/pytorch/trainer_loop.py:71 in main")
+      backward += site.live.total().bytes;
+    if (site.where.starts_with("(")) unnamed += site.live.total().bytes;
+    CHECK(site.where.find(" <- ") != std::string::npos);  // no site is a user line alone here
+    CHECK(site.where.find("/site-packages/") == std::string::npos);  // from the package's root
+  }
+  CHECK(backward >= 100 * units::kMiB);  // the largest part of the peak: logits' gradients
+  CHECK(unnamed == 0);
 }
 
 }  // namespace
