@@ -5,13 +5,17 @@
 # NVTX ranges per iteration while NCCL pushes its own). Each program logs its own
 # memory_allocated() after every step and the bytes its planted holder kept
 # (tests/gpu/pytorch/loop_log.py); tests/gpu/pytorch/check_steps.py compares the report with it.
+# Each run's site names follow: its top retaining sites and the sites at each memory's largest
+# peak, and how much of a peak has no name (tests/gpu/pytorch/site_names.py; over 1% fails).
 # usage: scripts/gpu-loops.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
-#        build-hook/dist); parts: any of "trainer accelerate compile ddp ship" (default all but
-#        ship); ship also records the small Trainer trace that testdata/analysis/ ships.
+#        build-hook/dist); parts: any of "trainer accelerate compile ddp gpt2 ship" (default all
+#        but ship); gpt2 is a plain loop over transformers' GPT-2 with its own AdamW and NVTX
+#        ranges (sites only: its log is not the others'); ship also records the small Trainer
+#        trace that testdata/analysis/ ships.
 #        ALLOCATORS ("native async"), LIMIT_S (seconds a run may take, 240).
 set -u
 DIST=$(cd "${1:-build-hook/dist}" && pwd)
-PARTS=${2:-trainer accelerate compile ddp}
+PARTS=${2:-trainer accelerate compile ddp gpt2}
 FINAL=${OUT:-$PWD/gpu-loops-out}  # summary.txt, loops.tgz (reports, tables, logs), shipped trace
 mkdir -p "$FINAL"
 WORK=$(mktemp -d /tmp/memfloor-gpu-loops.XXXXXX)
@@ -34,12 +38,17 @@ loop() {  # loop NAME ALLOCATOR SOURCE LOG -- CMD...: one traced run, its report
   timeout "${LIMIT_S:-240}" "$M" run -q "${flags[@]}" -o "$dir" -- "$@" >"$KEEP/$name-$alloc.out" 2>&1
   echo "$name-$alloc: exit $? in $((SECONDS - start)) s, $(ls "$dir"/*.mftrace 2>/dev/null | wc -l) traces"
   tail -n 3 "$KEEP/$name-$alloc.out"
-  # --top 100: every site of a window listed, the libraries' own among them (check_steps.py)
-  "$M" analyze --top 100 "$dir" -o "$dir/report.json" >"$KEEP/$name-$alloc.table.txt" 2>&1
+  # --top 1000: every site of a window and of a peak listed, the libraries' own among them
+  "$M" analyze --top 1000 "$dir" -o "$dir/report.json" >"$KEEP/$name-$alloc.table.txt" 2>&1
   cp "$dir/report.json" "$KEEP/$name-$alloc.report.json" 2>/dev/null
   cp "$log" "$KEEP/$name-$alloc.log.json" 2>/dev/null
-  python3 $T/check_steps.py "$dir/report.json" "$log" --label "$name/$alloc" \
-    --expect-source "$source" | tee -a "$SUMMARY"
+  if [ "$source" != none ]; then
+    python3 $T/check_steps.py "$dir/report.json" "$log" --label "$name/$alloc" \
+      --expect-source "$source" | tee -a "$SUMMARY"
+  fi
+  python3 $T/site_names.py "$dir/report.json" --label "$name/$alloc" >"$KEEP/$name-$alloc.sites.txt" ||
+    echo "  $name/$alloc: sites without a name over 1% of a peak" | tee -a "$SUMMARY"
+  cat "$KEEP/$name-$alloc.sites.txt" >>"$KEEP/sites.txt"
   head -n 12 "$KEEP/$name-$alloc.table.txt"
 }
 
@@ -57,6 +66,10 @@ for alloc in ${ALLOCATORS:-native async}; do
   if [[ " $PARTS " == *" compile "* ]]; then
     loop compile "$alloc" steps "$WORK/compile-$alloc.json" -- \
       python3 $T/compile_loop.py --log "$WORK/compile-$alloc.json"
+  fi
+  if [[ " $PARTS " == *" gpt2 "* ]]; then
+    loop gpt2 "$alloc" none "$WORK/gpt2-$alloc.json" -- \
+      python3 $T/gpt2_steps.py --steps 5 --layers 6 --log "$WORK/gpt2-$alloc.json"
   fi
   if [[ " $PARTS " == *" ddp "* ]]; then
     loop ddp "$alloc" markers "$WORK/ddp-$alloc.rank0.json" -- \
@@ -79,5 +92,6 @@ echo
 echo "================ gpu-loops summary ================"
 cat "$SUMMARY"
 cp "$SUMMARY" "$FINAL/summary.txt"
+cp "$KEEP/sites.txt" "$FINAL/sites.txt" 2>/dev/null
 tar -czf "$FINAL/loops.tgz" -C "$KEEP" .
 rm -rf "$WORK"
