@@ -89,9 +89,6 @@ std::string_view owningLibrary(const FrameRefs& all, const FrameRefs& user) {
   return {};
 }
 
-// The Python frames' files that a generator wrote: torch.compile's Inductor writes each graph's
-// code to a file named by its hash under its cache folder (`torchinductor_<user>` in the temporary
-// folder, or TORCHINDUCTOR_CACHE_DIR, where it is `c` and 51 more letters and digits, `.py`).
 // PyTorch's Python call of an operator (`OpOverload.__call__`), which every operator a compiled
 // graph or a decomposition calls passes through: the frame that called it says which one.
 constexpr std::array<std::string_view, 2> kOperatorCalls = {"*/torch/_ops.py", "torch/_ops.py"};
@@ -105,6 +102,9 @@ bool passesOperatorsOn(const Frame& frame) {
 
 constexpr std::string_view kCompiledGraph = "<compiled graph>";  // how such a file is written
 
+// The Python frames' files that a generator wrote: torch.compile's Inductor writes each graph's
+// code to a file named by its hash under its cache folder (`torchinductor_<user>` in the temporary
+// folder, or TORCHINDUCTOR_CACHE_DIR, where it is `c` and 51 more letters and digits, `.py`).
 bool isGenerated(std::string_view file) {
   if (file.find("/torchinductor_") != std::string_view::npos) return true;
   std::string_view name = fileName(file);
