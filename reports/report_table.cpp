@@ -52,17 +52,14 @@ std::vector<std::pair<Site, size_t>> byName(const std::vector<Site>& sites,
       ++row->second;
     }
   }
-  // Ranked within each memory, the memories in the order they came.
-  auto memoryRank = [&rows](const Site& site) {
-    if constexpr (requires { site.key; }) {
-      return std::find_if(rows.begin(), rows.end(),
-                          [&](const auto& r) { return r.first.key == site.key; }) -
-             rows.begin();
+  // Ranked within each memory, the memories in the order they came: a row's rank is the first
+  // row of its memory.
+  std::vector<size_t> ranks(rows.size(), 0);
+  if constexpr (requires(const Site& s) { s.key; }) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      while (!(rows[ranks[i]].first.key == rows[i].first.key)) ++ranks[i];
     }
-    return std::ptrdiff_t{0};
-  };
-  std::vector<std::ptrdiff_t> ranks;
-  for (const auto& row : rows) ranks.push_back(memoryRank(row.first));
+  }
   std::vector<size_t> order(rows.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
