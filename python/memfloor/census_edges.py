@@ -12,6 +12,8 @@ import types
 from collections import deque
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from memfloor.counts import count_of
+
 # An edge: (kind, label, child); the label is what the path shows, rendered only when needed. The
 # walk reads them in groups of one kind: (kind, [(label, child), ...]).
 Edge = Tuple[int, object, object]
@@ -109,8 +111,9 @@ def _module_edges(mapping: dict) -> List[Edge]:
         members = mapping.get(structure)
         if issubclass(type(members), dict):
             for name, value in list(dict.items(members)):
-                if type(name) is str and name.isdigit():
-                    edges.append((INDEX, int(name), value))
+                index = count_of(name) if type(name) is str else None
+                if index is not None:
+                    edges.append((INDEX, index, value))
                 else:
                     edges.append((ATTR, name, value))
     edges += [(ATTR, name, value) for name, value in list(dict.items(mapping))

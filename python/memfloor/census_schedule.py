@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional
 
 from memfloor.census import Census, StorageEntry, take_census
+from memfloor.counts import count_of
 from memfloor.hook_api import CensusV1, Hook, find_hook
 from memfloor.iteration_ranges import IterationRanges
 from memfloor.torch_blocks import say
@@ -48,10 +49,11 @@ def parse_schedule(text: str) -> Schedule:
     steps = set()
     for item in text.split(","):
         item = item.strip()
-        if not item.isdigit() or int(item) == 0:
+        step = count_of(item)
+        if not step:
             raise ValueError("expected auto, every, off or a comma list of optimizer steps "
                              f"counted from 1 (such as 2,10), not {item!r} in it")
-        steps.add(int(item))
+        steps.add(step)
     return Schedule(LISTED, frozenset(steps))
 
 

@@ -6,6 +6,7 @@ import types
 from typing import Callable, Optional, Tuple
 
 from memfloor import import_watch
+from memfloor.counts import count_of
 
 MS_PER_S = 1000.0
 DEFAULT_FLUSH_MS = 1000
@@ -14,8 +15,7 @@ _recorder: Optional[object] = None  # the one recorder of this process (a TorchB
 
 
 def _period_s() -> float:
-    text = os.environ.get("MEMFLOOR_FLUSH_MS", "")
-    ms = int(text) if text.isdigit() and int(text) > 0 else DEFAULT_FLUSH_MS
+    ms = count_of(os.environ.get("MEMFLOOR_FLUSH_MS", "")) or DEFAULT_FLUSH_MS
     return ms / MS_PER_S
 
 

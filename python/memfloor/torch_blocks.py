@@ -10,6 +10,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from memfloor.backward_calls import BackwardCalls
 from memfloor.block_log import BlockLog
+from memfloor.counts import count_of
 from memfloor.free_blocks import FreeBlocks
 from memfloor.hook_api import Frame, Hook, find_hook
 from memfloor.qualnames import QualNames
@@ -60,9 +61,9 @@ def free_blocks_model(environ) -> Optional[FreeBlocks]:
         options[key.strip()] = value.strip()
     if "roundup_power2_divisions" in options:
         return None
-    max_split = options.get("max_split_size_mb", "")
+    max_split = count_of(options.get("max_split_size_mb", ""))
     return FreeBlocks(split_always=options.get("expandable_segments", "").lower() == "true",
-                      max_split_size=int(max_split) << 20 if max_split.isdigit() else None)
+                      max_split_size=max_split << 20 if max_split is not None else None)
 
 
 def say(text: str) -> None:
