@@ -84,7 +84,8 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                   "trace files (.mftrace, or text form .txt), or directories of them (one per "
                   "rank or process)")
       ->required();
-  cmd->add_option("-o,--output", request->report_path, "write the JSON report here");
+  cmd->add_option("-o,--output", request->report_path, "write the JSON report here")
+      ->check(nonEmptyPath());
   cmd->add_option("--findings", request->traces.findings_path,
                   "memfloor-check findings (--format json) to link to the retained bytes");
   cmd->add_option("--source-root", request->traces.source_root,

@@ -12,6 +12,17 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFinding = 1;  // the gate found a regression
 inline constexpr int kExitError = 2;    // unusable input or arguments
 
+// An output path's check: an empty path (an unset variable in `-o "$OUT"`) names no file, and
+// writing nothing there would pass as a success with no output.
+inline CLI::Validator nonEmptyPath() {
+  return CLI::Validator(
+      [](const std::string& path) {
+        return path.empty() ? std::string("an empty path names no file (is a variable unset?)")
+                            : std::string();
+      },
+      "PATH");
+}
+
 // Each command file defines one add*Command(app, exit_code): it registers its subcommand, options
 // and a callback that runs it and stores its exit code. Errors are thrown as memfloor::Error and
 // mapped to kExitError by main.

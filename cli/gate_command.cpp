@@ -171,11 +171,13 @@ void addGateCommand(CLI::App& app, int& exit_code) {
                 "whether findings not in the baseline fail the gate (default: they do)");
 
   CLI::Option* markdown = cmd->add_option("--markdown", request->markdown_path,
-                                          "append a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)");
+                                          "append a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+                              ->check(nonEmptyPath());
   CLI::Option* annotations = cmd->add_flag("--annotations", request->annotations,
                                            "print GitHub workflow commands (::error ...)");
   CLI::Option* json = cmd->add_option("--json", request->json_path,
-                                      "write the result as JSON (schema memfloor.gate/1)");
+                                      "write the result as JSON (schema memfloor.gate/1)")
+                          ->check(nonEmptyPath());
   cmd->add_flag("--update-baseline", request->update_baseline,
                 "check current and copy it to the baseline path; compares nothing")
       ->excludes(markdown)

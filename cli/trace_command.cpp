@@ -137,7 +137,8 @@ void addTraceCommand(CLI::App& app, int& exit_code) {
   auto to = std::make_shared<ConvertRequest>();
   CLI::App* to_cmd = trace_cmd->add_subcommand("to-text", "binary trace -> text form");
   to_cmd->add_option("input", to->input, "binary trace")->required();
-  to_cmd->add_option("-o,--output", to->output, "text file (default: standard output)");
+  to_cmd->add_option("-o,--output", to->output, "text file (default: standard output)")
+      ->check(nonEmptyPath());
   to_cmd->callback([to, &exit_code] { exit_code = toText(*to); });
 
   auto sym = std::make_shared<SymbolizeRequest>();

@@ -30,6 +30,13 @@ refused() {
   fi
 }
 
+# An empty output path (an unset variable in `-o "$OUT"`) is refused, not taken for no output.
+empty="an empty path names no file"
+refused 2 "--output: $empty" -- analyze "$trace" -o "" --no-table
+refused 2 "--output: $empty" -- trace to-text "$trace" -o ""
+refused 2 "--json: $empty" -- gate --baseline "$work/fixed.json" "$work/bug.json" --json ""
+refused 2 "--markdown: $empty" -- gate --baseline "$work/fixed.json" "$work/bug.json" --markdown ""
+
 # Item 3: a symbolic link as the output, for every command that writes one.
 link=$work/link
 ln -sf "$work/victim" "$link"
