@@ -148,9 +148,10 @@ std::string cachedColumn(bool blocks, std::string_view text) {
 void iterationRow(Out out, const analysis::Report& r, const analysis::IterationRow& row,
                   bool blocks) {
   std::string mark = row.warmup ? "w" : (row.complete ? "" : "?");
+  const auto sites = byName(row.top_sites, &analysis::RetainedSite::retained);
   for (const analysis::IterationMemory& m : row.memory) {
     std::string site;
-    for (const auto& [s, stacks] : byName(row.top_sites, &analysis::RetainedSite::retained)) {
+    for (const auto& [s, stacks] : sites) {
       if (s.key == m.key) {
         site = fmt::format("{} ({})", nameWithStacks(s.where, stacks),
                            toString(s.retained.dominant()));

@@ -48,7 +48,6 @@ class BlockLog:
         self.unknown_frees = 0  # frees of blocks never seen allocated (skipped)
         self.events_written = 0
         self.resized = 0  # blocks larger than the entry said (sized from the state)
-        self._frames_at: Optional[FramesAt] = None
 
     def stream_id(self, handle: int) -> int:
         """A small id per stream handle, in order of first use; 0 is the default stream."""
@@ -59,13 +58,12 @@ class BlockLog:
         """The events of one snapshot. gap_ns: when the previous batch was cleared (the gap's
         time, for reconciled blocks). frames_at: the frames of an allocation the history has
         none for (made by backward on the autograd engine's threads), by its time."""
-        self._frames_at = frames_at
         out: List[Event] = []
         state = self._state(snapshot.get("segments") or ())
         last_alloc: Dict[Tuple[int, int], int] = {}  # block -> index in out of its last alloc
         for device, entries in enumerate(snapshot.get("device_traces") or ()):
             for entry in entries:
-                self._entry(device, entry, gap_ns, stack_of, out, last_alloc)
+                self._entry(device, entry, gap_ns, stack_of, frames_at, out, last_alloc)
         self._resize(state, last_alloc, out)
         self._reconcile(state, gap_ns, stack_of, out)
         if self._free is not None:
@@ -83,7 +81,8 @@ class BlockLog:
                     state[(device, int(block["address"]))] = (int(block["size"]), stream, block)
         return state
 
-    def _entry(self, device: int, entry: dict, gap_ns: int, stack_of: StackOf, out: List[Event],
+    def _entry(self, device: int, entry: dict, gap_ns: int, stack_of: StackOf,
+               frames_at: Optional[FramesAt], out: List[Event],
                last_alloc: Dict[Tuple[int, int], int]) -> None:
         action = entry.get("action")
         if action in ("segment_alloc", "segment_free"):
@@ -108,8 +107,8 @@ class BlockLog:
             self.live[key] = (size, stream)
             last_alloc[key] = len(out)
             frames = frames_of(entry)
-            if not frames and self._frames_at is not None:
-                frames = self._frames_at(when)
+            if not frames and frames_at is not None:
+                frames = frames_at(when)
             out.append((when, key[1], size, stream, device, stack_of(frames), BLOCK_ALLOC))
         elif key in self.live:
             if self._free is not None:

@@ -15,6 +15,8 @@ import argparse
 import json
 import sys
 
+from check_steps import main_run
+
 UNNAMED = ("(no stack)", "(empty stack)", "(unknown stack")
 MAX_UNNAMED = 0.01  # of a peak's bytes
 
@@ -24,10 +26,6 @@ def fmt(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
-
-
-def main_run(report):
-    return max(report["runs"], key=lambda run: run["trace"]["records"]["allocs"])
 
 
 def by_name(sites):
