@@ -101,7 +101,10 @@ void Analysis::allocate(const trace::Event& a) {
   LiveAlloc alloc;
   alloc.address = a.address;
   alloc.size = a.size;
+  const size_t known_sites = retention_.siteCount();
   alloc.site = retention_.siteFor(slot, a.stack);
+  if (alloc.site >= known_sites) [[unlikely]]
+    peaks_.setModule(alloc.site, modules_.groupOf(symbols_.modulePath(a.stack)));
   alloc.first_window = birth_window_;
   alloc.slot = slot;
   alloc.flags = birth_flags_;

@@ -15,6 +15,7 @@
 #include "analysis/iteration_tracker.h"
 #include "analysis/live_series.h"
 #include "analysis/live_set.h"
+#include "analysis/module_groups.h"
 #include "analysis/peak_composition.h"
 #include "analysis/period_detector.h"
 #include "analysis/recent_anomalies.h"
@@ -150,7 +151,8 @@ class Analysis {
   LiveSet live_;
   Retention retention_;
   PeakComposition peaks_;
-  std::vector<LiveSeries> series_;                                  // by slot
+  ModuleGroups modules_;            // the sites' modules, which the peaks group by
+  std::vector<LiveSeries> series_;  // by slot
   std::unordered_map<uint32_t, std::vector<uint32_t>> site_links_;  // by site, filled at finish
   symbols::SiteNamer site_namer_;                                   // names the listed sites
 

@@ -15,13 +15,15 @@ namespace {
 
 // A peak for the report: its sites by stack (named later), their stacks added to `stacks`.
 PeakSnapshot snapshotOf(const PeakComposition::Peak& peak, const Retention& retention,
-                        std::set<trace::StackId>& stacks) {
+                        const ModuleGroups& modules, std::set<trace::StackId>& stacks) {
   PeakSnapshot out{peak.at_ns, peak.live, {}};
   for (const auto& [site_index, tally] : peak.sites) {
     const trace::StackId stack = retention.site(site_index).stack;
     out.sites.push_back({stack, {}, tally});
     if (stack != trace::kNoId) stacks.insert(stack);
   }
+  for (const auto& [group, tally] : peak.modules)
+    out.modules.push_back({modules.name(group), tally});
   return out;
 }
 
@@ -150,7 +152,7 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
                 w.freed,
                 retained[i].per_slot[s],
                 explained.empty() ? Tally{} : explained[i][p]};
-      m.peak_composition = snapshotOf(peaks[i][s], retention_, peak_stacks);
+      m.peak_composition = snapshotOf(peaks[i][s], retention_, modules_, peak_stacks);
     }
     for (const auto& [site_index, tally] : retained[i].top) {
       const Site& site = retention_.site(site_index);

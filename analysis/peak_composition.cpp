@@ -93,6 +93,10 @@ void PeakComposition::endIteration() {
   std::vector<AgedPeak>& peaks = peaks_.emplace_back(slots_.size());
   starts_.push_back(start_ns_);
   std::vector<std::vector<std::pair<uint32_t, Ages>>> candidates(slots_.size());
+  // Bytes by module group, per slot: only where a site has a module.
+  const bool by_module = module_count_ > 1;
+  std::vector<std::vector<Tally>> modules(by_module ? slots_.size() : 0);
+  for (std::vector<Tally>& m : modules) m.resize(module_count_);
   last_earlier_.resize(sites_.size());
   for (uint32_t i = 0; i < sites_.size(); ++i) {
     const Ages ages = atPeak(sites_[i]);
@@ -105,6 +109,7 @@ void PeakComposition::endIteration() {
     peak.live.iteration += ages.iteration;
     peak.live.after += ages.after;
     candidates[sites_[i].slot].emplace_back(i, ages);
+    if (by_module) modules[sites_[i].slot][i < modules_.size() ? modules_[i] : 0] += total(ages);
   }
   auto before = [](const std::pair<uint32_t, Ages>& a, const std::pair<uint32_t, Ages>& b) {
     const uint64_t x = total(a.second).bytes, y = total(b.second).bytes;
@@ -117,6 +122,17 @@ void PeakComposition::endIteration() {
     const size_t n = std::min<size_t>(top_sites_, list.size());
     std::partial_sort(list.begin(), list.begin() + static_cast<ptrdiff_t>(n), list.end(), before);
     peak.sites.assign(list.begin(), list.begin() + static_cast<ptrdiff_t>(n));
+    if (!by_module) continue;
+    for (uint32_t group = 0; group < module_count_; ++group) {
+      if (modules[slot][group].count != 0) peak.modules.emplace_back(group, modules[slot][group]);
+    }
+    auto more = [](const std::pair<uint32_t, Tally>& a, const std::pair<uint32_t, Tally>& b) {
+      return a.second.bytes != b.second.bytes ? a.second.bytes > b.second.bytes : a.first < b.first;
+    };
+    const size_t m = std::min<size_t>(top_sites_, peak.modules.size());
+    std::partial_sort(peak.modules.begin(), peak.modules.begin() + static_cast<ptrdiff_t>(m),
+                      peak.modules.end(), more);
+    peak.modules.resize(m);
   }
 }
 
@@ -141,6 +157,7 @@ std::vector<std::vector<PeakComposition::Peak>> PeakComposition::finish(
       if (slot >= peaks_[i].size()) continue;  // first seen later: nothing was live
       const AgedPeak& aged = peaks_[i][slot];
       peak.at_ns = aged.at_ns;
+      peak.modules = aged.modules;
       // What was made earlier outlived window i - 1; the first iteration has no earlier bytes.
       if (i == 0) {
         assert(aged.live.earlier.count == 0 && "earlier bytes at the first peak");

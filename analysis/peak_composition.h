@@ -1,6 +1,7 @@
 // PeakComposition: what is live at each iteration's peak, by site and by when it was made.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -27,7 +28,8 @@ struct Ages {
 struct AgedPeak {
   uint64_t at_ns = 0;
   Ages live;
-  std::vector<std::pair<uint32_t, Ages>> sites;  // (Retention's site index, bytes), ranked
+  std::vector<std::pair<uint32_t, Ages>> sites;     // (Retention's site index, bytes), ranked
+  std::vector<std::pair<uint32_t, Tally>> modules;  // (ModuleGroups' group, bytes), ranked
 };
 
 // The peak of an iteration is known only once it has ended, and memory climbs to it through many
@@ -58,6 +60,14 @@ class PeakComposition {
     }
   }
 
+  // The module group (module_groups.h) of a site, before its first allocation; a site never
+  // given one has none.
+  void setModule(uint32_t site, uint32_t group) {
+    if (site >= modules_.size()) modules_.resize(site + 1u, 0);
+    modules_[site] = group;
+    module_count_ = std::max<size_t>(module_count_, group + 1u);
+  }
+
   void onFree(const LiveAlloc& alloc) {
     Tally& t = write(sites_[alloc.site].cells[ageOf(alloc)], slots_[alloc.slot]);
     t.bytes -= alloc.size;
@@ -69,11 +79,13 @@ class PeakComposition {
   void endIteration();
 
   // Per iteration, per slot (Timeline's; slot_count of them): the peak by class, the earlier
-  // bytes classified as the window before the iteration classifies them, and its top sites.
+  // bytes classified as the window before the iteration classifies them, its top sites and, where
+  // any site has a module, its top module groups (kNone among them).
   struct Peak {
     uint64_t at_ns = 0;
     PeakTally live;
     std::vector<std::pair<uint32_t, PeakTally>> sites;  // (site index, bytes), ranked
+    std::vector<std::pair<uint32_t, Tally>> modules;    // (module group, bytes), ranked
   };
   std::vector<std::vector<Peak>> finish(const NeverFreed& never_freed, size_t slot_count) const;
 
@@ -127,6 +139,8 @@ class PeakComposition {
   std::vector<std::vector<AgedPeak>> peaks_;  // closed iterations, by slot
   std::vector<uint64_t> starts_;              // closed iterations' start
   std::vector<Tally> last_earlier_;           // by site: the earlier bytes at the last peak
+  std::vector<uint32_t> modules_;             // by site: its module group (0: none)
+  size_t module_count_ = 1;                   // groups given, kNone counted
 };
 
 }  // namespace memfloor::analysis

@@ -104,12 +104,21 @@ struct PeakSite {
   bool operator==(const PeakSite&) const = default;
 };
 
+// The bytes at a peak made under one module's forward or backward (docs/design.md, "Module
+// paths"): its path in the model, or "(no module)".
+struct PeakModule {
+  std::string module;
+  Tally live;
+  bool operator==(const PeakModule&) const = default;
+};
+
 // What is live at an iteration's peak, the first time it is reached: by class (the classes sum to
-// the peak), and the sites holding the most.
+// the peak), the sites holding the most and, where allocations carry modules, the modules.
 struct PeakSnapshot {
   uint64_t at_ns = 0;  // when; the iteration's start when nothing rose above the live bytes there
   PeakTally live;
-  std::vector<PeakSite> sites;  // ranked by bytes, at most AnalysisOptions::top_sites
+  std::vector<PeakSite> sites;        // ranked by bytes, at most AnalysisOptions::top_sites
+  std::vector<PeakModule> modules{};  // ranked by bytes, as many; empty without modules
   bool operator==(const PeakSnapshot&) const = default;
 };
 

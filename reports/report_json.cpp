@@ -59,9 +59,14 @@ json peakJson(const std::optional<analysis::PeakSnapshot>& p, bool blocks) {
     site["class"] = toString(s.live.dominant());
     sites.push_back(std::move(site));
   }
+  json modules = json::array();
+  for (const analysis::PeakModule& m : p->modules) {
+    modules.push_back({{"module", m.module}, {"bytes", m.live.bytes}, {"count", m.live.count}});
+  }
   json j = toJson(p->live, blocks);
   j["at_ns"] = p->at_ns;
   j["sites"] = std::move(sites);
+  if (!modules.empty()) j["modules"] = std::move(modules);  // only where allocations carry them
   return j;
 }
 

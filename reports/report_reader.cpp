@@ -66,6 +66,12 @@ std::optional<analysis::PeakSnapshot> peakSnapshot(const JsonFields& f, const js
   f.each(*p, c, "sites", [&](const json& s, const std::string& sc) {
     out.sites.push_back({f.u32(s, sc, "stack"), f.string(s, sc, "where"), peakTally(f, s, sc)});
   });
+  if (f.optional(*p, c, "modules") != nullptr) {  // added within memfloor.report/2
+    f.each(*p, c, "modules", [&](const json& g, const std::string& gc) {
+      out.modules.push_back(
+          {f.string(g, gc, "module"), {f.bytes(g, gc, "bytes"), f.u64(g, gc, "count")}});
+    });
+  }
   return out;
 }
 

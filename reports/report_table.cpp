@@ -292,6 +292,13 @@ void peakComposition(Out out, const analysis::Report& r) {
       fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", toString(s.live.dominant()),
                      formatBytes(total.bytes), total.count, nameWithStacks(s.where, stacks));
     }
+    if (m.peak_composition->modules.empty()) continue;
+    fmt::format_to(out, "top modules at that peak:\n  {:>10} {:>7}  {}\n", "bytes", "allocs",
+                   "module");
+    for (const analysis::PeakModule& module : m.peak_composition->modules) {
+      fmt::format_to(out, "  {:>10} {:>7}  {}\n", formatBytes(module.live.bytes), module.live.count,
+                     module.module);
+    }
   }
 }
 

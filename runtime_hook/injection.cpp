@@ -112,4 +112,13 @@ __attribute__((visibility("default"))) uint32_t memfloor_backward_stack_v1(uint3
   }
 }
 
+__attribute__((visibility("default"))) uint32_t memfloor_module_stack_v1(uint32_t stack) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    return session != nullptr ? session->moduleStack(stack) : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 }  // extern "C"

@@ -17,6 +17,10 @@ constexpr size_t kMaxNativeFrames = 512;
 constexpr size_t kMaxPythonFrames = 256;
 constexpr size_t kNativeSkipAllowance = 8;  // hook, CUPTI and driver frames dropped from the top
 
+// The calling thread's module stack (setModuleStack): a thread runs one module's forward at a
+// time, and the autograd engine's threads one node's backward.
+thread_local trace::StackId t_module_stack = trace::kNoId;
+
 }  // namespace
 
 Recorder::Recorder(const Config& config, TraceOutput& output, std::unique_ptr<PythonFrames> python)
@@ -34,7 +38,13 @@ const char* Recorder::stackSources() const {
   return native ? "python+native" : "python";
 }
 
+void Recorder::setModuleStack(trace::StackId stack) { t_module_stack = stack; }
+
 trace::StackId Recorder::captureAndIntern(CUpti_CallbackId cbid) {
+  return stacks_.concat(captureFrames(cbid), t_module_stack);
+}
+
+trace::StackId Recorder::captureFrames(CUpti_CallbackId cbid) {
   PythonFrameRef python[kMaxPythonFrames];
   uint64_t native[kMaxNativeFrames];
   CapturedStack stack;

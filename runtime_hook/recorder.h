@@ -45,6 +45,9 @@ class Recorder {
   void setBackwardStack(trace::StackId stack) {
     backward_stack_.store(stack, std::memory_order_relaxed);
   }
+  // The stack of the module whose forward runs on the calling thread (0: none), which every
+  // allocation the thread makes takes as its outermost frames (companion.h).
+  static void setModuleStack(trace::StackId stack);
   // One end of a training step, on the calling thread: 1 record written in one chunk, or 0.
   uint32_t writeStep(const memfloor_step_event_v1* step);
   // A census and its storages: count + 1 records written in one chunk, or 0.
@@ -68,8 +71,9 @@ class Recorder {
  private:
   void onVmmCall(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void drainStacks(TraceOutput::Batch& batch);
-  // The calling thread's stack, as configured for the call.
+  // The calling thread's stack, as configured for the call, with its module's frames outermost.
   trace::StackId captureAndIntern(CUpti_CallbackId cbid);
+  trace::StackId captureFrames(CUpti_CallbackId cbid);  // without the module's
 
   std::unique_ptr<PythonFrames> python_;
   NativeFrames native_;

@@ -362,6 +362,12 @@ uint32_t Session::backwardStack(uint32_t stack) {
   return 1;
 }
 
+uint32_t Session::moduleStack(uint32_t stack) {
+  if (!tracing()) return 0;
+  Recorder::setModuleStack(stack);
+  return 1;
+}
+
 uint64_t Session::census(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                          uint64_t count) {
   return tracing() ? recorder_->writeCensus(census, held, count) : 0;

@@ -288,11 +288,7 @@ trace::FrameId StackTable::pythonFrameIdLocked(const PythonFrame& f) {
   return it->second;
 }
 
-trace::StackId StackTable::internPython(const PythonFrame* frames, size_t count) {
-  if (count == 0) return trace::kNoId;
-  std::vector<trace::FrameId> ids(count);
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t i = 0; i < count; ++i) ids[i] = pythonFrameIdLocked(frames[i]);
+trace::StackId StackTable::stackOfFramesLocked(std::vector<trace::FrameId> ids) {
   std::string key(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(trace::FrameId));
   auto [it, inserted] = python_stack_ids_.try_emplace(std::move(key), trace::kNoId);
   if (inserted) {
@@ -302,6 +298,29 @@ trace::StackId StackTable::internPython(const PythonFrame* frames, size_t count)
     pending_.stacks.push_back(it->second);
   }
   return it->second;
+}
+
+trace::StackId StackTable::internPython(const PythonFrame* frames, size_t count) {
+  if (count == 0) return trace::kNoId;
+  std::vector<trace::FrameId> ids(count);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < count; ++i) ids[i] = pythonFrameIdLocked(frames[i]);
+  return stackOfFramesLocked(std::move(ids));
+}
+
+trace::StackId StackTable::concat(trace::StackId inner, trace::StackId outer) {
+  if (inner == trace::kNoId) return outer;
+  if (outer == trace::kNoId) return inner;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (inner > stacks_.size() || outer > stacks_.size()) return inner;  // not ours: left alone
+  const uint64_t pair = (uint64_t{inner} << 32) | outer;
+  if (auto it = concat_ids_.find(pair); it != concat_ids_.end()) return it->second;
+  std::vector<trace::FrameId> ids = stacks_[inner - 1];
+  const std::vector<trace::FrameId>& more = stacks_[outer - 1];
+  ids.insert(ids.end(), more.begin(), more.end());
+  trace::StackId id = stackOfFramesLocked(std::move(ids));
+  concat_ids_.emplace(pair, id);
+  return id;
 }
 
 bool StackTable::hasPending() const {

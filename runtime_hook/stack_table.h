@@ -64,6 +64,11 @@ class StackTable {
   // safe. Returns kNoId for an empty stack.
   trace::StackId internPython(const PythonFrame* frames, size_t count);
 
+  // The stack of `inner`'s frames followed by `outer`'s (both interned here): an allocation's
+  // frames with the module whose forward made it outermost. Either kNoId gives the other.
+  // Thread-safe; the same pair gives the same id.
+  trace::StackId concat(trace::StackId inner, trace::StackId outer);
+
   // Writes the definitions made since the last drain (modules, then frames, then stacks). The
   // caller holds `batch`, so nothing else writes in between.
   bool hasPending() const;
@@ -101,6 +106,8 @@ class StackTable {
   // Names of the Python frames not seen before, read without our lock.
   void addPythonFrames(const CapturedStack& stack, const PythonFrameNamer* namer);
   trace::FrameId pythonFrameIdLocked(const PythonFrame& frame);
+  // The id of a stack of these frames, made if new (stacks that are not captured ones).
+  trace::StackId stackOfFramesLocked(std::vector<trace::FrameId> ids);
 
   mutable std::mutex mutex_;
   std::vector<std::string> skip_;
@@ -115,6 +122,7 @@ class StackTable {
   // Python frames by "file\0function\0line", and Python stacks by their frame ids' bytes.
   std::unordered_map<std::string, trace::FrameId> python_frame_ids_;
   std::unordered_map<std::string, trace::StackId> python_stack_ids_;
+  std::unordered_map<uint64_t, trace::StackId> concat_ids_;  // (inner << 32 | outer) -> id
   Pending pending_;
 };
 

@@ -23,6 +23,7 @@ KEEP="$WORK/keep"
 mkdir -p "$KEEP"
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TOKENIZERS_PARALLELISM=false
+export MEMFLOOR_MODULES=${MEMFLOOR_MODULES:-1}  # module paths at the peaks (docs/design.md)
 M="$DIST/memfloor"
 T=tests/gpu/pytorch
 SUMMARY="$KEEP/summary.txt"

@@ -204,6 +204,7 @@ std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const
   std::vector<std::vector<size_t>> groups;  // by innermost user frame, in order of appearance
   for (size_t i = 0; i < stacks.size(); ++i) {
     for (const Frame& frame : stacks[i].frames) {
+      if (isModuleFrame(frame)) continue;  // no code: the report groups by it apart
       all[i].push_back(&frame);
       if (isUserFrame(frame)) user[i].push_back(&frame);
     }

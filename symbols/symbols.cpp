@@ -48,6 +48,19 @@ Stack Symbols::stack(trace::StackId id) const {
   return out;
 }
 
+std::string_view Symbols::modulePath(trace::StackId id) const {
+  auto it = stacks_.find(id);
+  if (it == stacks_.end()) return {};
+  for (auto f = it->second.rbegin(); f != it->second.rend(); ++f) {  // it is the outermost
+    auto def = frames_.find(*f);
+    if (def != frames_.end() && def->second.kind == trace::FrameKind::kPython &&
+        string(def->second.file) == kModuleFile) {
+      return string(def->second.function);
+    }
+  }
+  return {};
+}
+
 void Symbols::resolve(FrameResolver& resolver) {
   // Unresolved native frames by module, in id order so the result does not depend on hashing.
   std::map<trace::ModuleId, std::vector<trace::FrameId>> by_module;

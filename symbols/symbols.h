@@ -52,6 +52,10 @@ class Symbols {
   // empty Frame.
   Stack stack(trace::StackId id) const;
 
+  // The module path that a stack's module frame carries (frame.h, kModuleFile), "" for none; cheap
+  // enough for each new site: no frame is resolved.
+  std::string_view modulePath(trace::StackId id) const;
+
   // The names of the stacks `ids`, which one report lists together (SiteNamer::name): also
   // "(no stack)" for kNoId and "(unknown stack N)" for a stack never defined, which are not
   // compared with the others.

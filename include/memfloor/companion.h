@@ -103,6 +103,13 @@ uint32_t memfloor_step_v1(const memfloor_step_event_v1* step);
  * the process is not traced. */
 uint32_t memfloor_backward_stack_v1(uint32_t stack);
 
+/* The stack of the module whose forward runs on the calling thread (from
+ * memfloor_python_stack_v1: one frame whose file is "<nn.Module>" and whose function is the
+ * module's path in its model), or 0 for none. Every allocation the calling thread makes after it
+ * takes that frame outermost. On an autograd engine's thread it is the module whose forward made
+ * the node now running. Returns 1 when set, 0 when the process is not traced. */
+uint32_t memfloor_module_stack_v1(uint32_t stack);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@ class BackwardCalls:
         self._lock = threading.Lock()
         self._calls: List[list] = []
         self._on_call = on_call  # told the frames at a call's begin, () at its end
+        self.on_roots: Optional[Callable[[object], None]] = None  # told a call's root tensors
 
     def install(self, torch: types.ModuleType) -> bool:
         """Wraps torch.autograd._engine_run_backward; False where PyTorch has none."""
@@ -50,6 +51,8 @@ class BackwardCalls:
 
         def _engine_run_backward(*args, **kwargs):
             call = calls.begin(sys._getframe(1))
+            if calls.on_roots is not None and args:
+                calls.on_roots(args[0])  # t_outputs
             try:
                 return original(*args, **kwargs)
             finally:

@@ -13,6 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from memfloor.free_blocks import FreeBlocks
 from memfloor.hook_api import BLOCK_ALLOC, BLOCK_FREE, Event, Frame
+from memfloor.module_paths import METADATA_PREFIX, module_frame
 
 # Block states that PyTorch counts as allocated (torch.cuda.memory_allocated): a block whose free
 # waits for a stream's event is still allocated.
@@ -29,6 +30,15 @@ def frames_of(entry: dict) -> Tuple[Frame, ...]:
         (str(f.get("filename", "")), str(f.get("name", "")), int(f.get("line", 0) or 0))
         for f in entry.get("frames") or ()
     )
+
+
+def module_of(entry: dict) -> Tuple[Frame, ...]:
+    """The frame of the module whose forward made the entry (module_paths.py), or ()."""
+    metadata = entry.get("user_metadata")
+    if isinstance(metadata, str) and metadata.startswith(METADATA_PREFIX) and \
+            len(metadata) > len(METADATA_PREFIX):
+        return (module_frame(metadata[len(METADATA_PREFIX):]),)
+    return ()
 
 
 class BlockLog:
@@ -109,6 +119,7 @@ class BlockLog:
             frames = frames_of(entry)
             if not frames and frames_at is not None:
                 frames = frames_at(when)
+            frames += module_of(entry)
             out.append((when, key[1], size, stream, device, stack_of(frames), BLOCK_ALLOC))
         elif key in self.live:
             if self._free is not None:

@@ -2,6 +2,7 @@
 
 import atexit
 import os
+import time
 import types
 from typing import Callable, Optional, Tuple
 
@@ -33,6 +34,12 @@ def _steps_on() -> bool:
     return os.environ.get("MEMFLOOR_STEPS", "1") != "0"
 
 
+def _modules_on() -> bool:
+    # Off unless asked for until bench/torch_rounds.sh has measured its cost on a GPU (docs/design.md,
+    # "Module paths").
+    return os.environ.get("MEMFLOOR_MODULES", "0") == "1"
+
+
 def _census_on() -> bool:
     # census_schedule reads the rest of the value once torch is imported (a bad value is said
     # then): a Python process that never imports torch loads nothing of the census.
@@ -61,6 +68,48 @@ def _hook_told() -> Callable[[Tuple], None]:
     return tell
 
 
+def _module_teller(torch: types.ModuleType) -> Callable[[str], None]:
+    """Tells the allocator's record the module path of the calling thread (module_paths.py):
+    PyTorch's memory history while it records the blocks, else the hook."""
+    from memfloor.hook_api import find_hook
+    from memfloor.module_paths import METADATA_PREFIX, module_frame
+
+    set_metadata = getattr(getattr(torch.cuda, "memory", None), "_set_memory_metadata", None)
+    hook, stacks, metadata, retry = [], {"": 0}, {"": ""}, [0.0]
+
+    def tell(path: str) -> None:
+        if _recorder is not None and _recorder.recording:
+            if set_metadata is not None:
+                text = metadata.get(path)
+                if text is None:
+                    text = metadata[path] = METADATA_PREFIX + path
+                set_metadata(text)
+            return
+        if not hook:
+            now = time.monotonic()
+            if now < retry[0]:
+                return
+            found = find_hook()
+            if found is None or not found.has_module_stack:
+                retry[0] = now + 1.0  # CUDA is not initialized yet: look again in a second
+                return
+            hook.append(found)
+        stack = stacks.get(path)
+        if stack is None:
+            stack = stacks[path] = hook[0].python_stack((module_frame(path),))
+        hook[0].module_stack(stack)
+
+    return tell
+
+
+def _module_paths(torch: types.ModuleType, backward) -> None:
+    from memfloor.module_paths import ModulePaths
+
+    paths = ModulePaths(torch, _module_teller(torch))
+    if paths.install() and backward is not None:
+        backward.on_roots = paths.clear_at
+
+
 def _backward_calls(torch: types.ModuleType):
     from memfloor.backward_calls import BackwardCalls
 
@@ -84,6 +133,11 @@ def _on_torch(torch: types.ModuleType) -> None:
         if recorder.start():
             _recorder = recorder
             atexit.register(recorder.stop)
+    if os.environ.get("MEMFLOOR_STACKS", "") != "none" and _modules_on():
+        try:
+            _module_paths(torch, backward)
+        except Exception as error:  # noqa: BLE001
+            say(f"cannot name the modules that allocate: {error!r}")
     if not _steps_on() and not _census_on():
         return
     try:  # independent of the blocks: steps and censuses run under either allocator

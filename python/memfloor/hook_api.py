@@ -120,6 +120,10 @@ class Hook:
         if self._backward is not None:
             self._backward.restype = ctypes.c_uint32
             self._backward.argtypes = [ctypes.c_uint32]
+        self._module = getattr(library, "memfloor_module_stack_v1", None)  # newest
+        if self._module is not None:
+            self._module.restype = ctypes.c_uint32
+            self._module.argtypes = [ctypes.c_uint32]
 
     @property
     def has_census(self) -> bool:
@@ -141,6 +145,15 @@ class Hook:
         """Names the allocations without frames by `stack` (0: none) while a backward runs;
         1 when set, 0 when not (not traced, or an older hook)."""
         return int(self._backward(_u32(stack))) if self._backward is not None else 0
+
+    @property
+    def has_module_stack(self) -> bool:
+        return self._module is not None
+
+    def module_stack(self, stack: int) -> int:
+        """Gives the calling thread's allocations `stack` outermost (0: none): the module whose
+        forward runs; 1 when set, 0 when not (not traced, or an older hook)."""
+        return int(self._module(stack)) if self._module is not None else 0
 
     def python_stack(self, frames: Sequence[Frame]) -> int:
         """The hook's id of the stack, 0 if it made none (not traced)."""

@@ -124,6 +124,11 @@ class TorchBlocks:
         except Exception as error:  # noqa: BLE001
             say(f"cannot record PyTorch's allocator blocks: {error!r}")
 
+    @property
+    def recording(self) -> bool:
+        """Whether PyTorch's memory history records the blocks (the caching allocator)."""
+        return self._on
+
     # -- draining ----------------------------------------------------------------------------
 
     def _due(self) -> bool:

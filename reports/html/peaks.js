@@ -1,5 +1,6 @@
 // The report page's peaks of one memory: per iteration what is live when its peak is first
-// reached (iterations[].memory[].peak_composition), by class, and the sites holding the most.
+// reached (iterations[].memory[].peak_composition), by class, the sites holding the most and,
+// where allocations carry the module that made them, the modules.
 
 // The classes of a peak, in the order report-schema.md lists them: [key, column header].
 const PEAK_CLASSES = [
@@ -48,6 +49,18 @@ function peakSitesCell(stacks, sites) {
       h('ol', {class: 'peak-sites'}, items.map((item) => peakSiteItem(stacks, item)))));
 }
 
+// The modules holding the most at a peak, by their paths in the model.
+function peakModulesCell(modules) {
+  if (!modules.length) return h('td', {class: 'muted'}, 'none');
+  const top = obj(modules[0]);
+  return h('td', {class: 'where'},
+    h('details', null,
+      h('summary', null, str(top.module) + (modules.length > 1 ? ' and ' + (modules.length - 1) + ' more' : '')),
+      h('ol', {class: 'peak-sites'}, modules.map(obj).map((m) => h('li', null,
+        h('span', {class: 'num', title: exactBytes(num(m.bytes))}, fmtBytes(num(m.bytes))), ' ',
+        h('span', {class: 'mono break'}, str(m.module)))))));
+}
+
 function peakTable(run, key) {
   const stacks = stacksById(run);
   const classes = peakClasses(run, key);
@@ -65,6 +78,7 @@ function peakTable(run, key) {
       ? h('p', {class: 'muted'}, 'This report has no peak composition (written by an earlier memfloor).')
       : null;
   }
+  const withModules = rows.some((r) => arr(r.p.modules).length > 0);
   const row = (r) => {
     const isLargest = r === largest;
     return h('tr', {class: [r.it.complete === false ? 'incomplete' : '', isLargest ? 'largest-peak' : ''].join(' ').trim() || null},
@@ -73,14 +87,17 @@ function peakTable(run, key) {
         isLargest ? [' ', badge('largest', 'warn')] : null),
       h('td', {class: 'num'}, '+' + fmtNs(num(r.p.at_ns) - num(r.it.start_ns))),
       classes.map(([k]) => bytesCell(tallyBytes(r.p[k]))),
-      peakSitesCell(stacks, arr(r.p.sites)));
+      peakSitesCell(stacks, arr(r.p.sites)),
+      withModules ? peakModulesCell(arr(r.p.modules)) : null);
   };
   const ranged = iterationRanges(run).length;
   return [h('h4', null, 'What is live at each iteration\u2019s peak'),
     h('p', {class: 'muted'}, 'When the peak is first reached, by when its bytes were made: in the iteration, ' +
       'earlier without being retained by an idle window, or earlier and retained (by the classes of the ' +
-      'window before); and the sites holding the most then.' + (ranged ? ' The iterations kept whole only: ' +
+      'window before); and the sites holding the most then' + (withModules ? ', and the modules whose ' +
+      'forward or backward made them' : '') + '.' + (ranged ? ' The iterations kept whole only: ' +
       'a range of alike iterations stores the spread of its peaks (the iterations table), not what is live at them.' : '')),
     longTable([['#', 'num'], ['peak', 'num'], ['reached at', 'num'],
-      ...classes.map(([, name]) => [name, 'num']), 'top sites at the peak'], rows, row, {class: 'peaks'})];
+      ...classes.map(([, name]) => [name, 'num']), 'top sites at the peak',
+      ...(withModules ? ['top modules at the peak'] : [])], rows, row, {class: 'peaks'})];
 }

@@ -413,5 +413,53 @@ TEST_CASE("Retaining sites are named by their Python frame and the user's, as th
   CHECK_THROWS_WITH(analyze(t, options), Catch::Contains("empty site include pattern"));
 }
 
+TEST_CASE("A peak's bytes are grouped by the module that made them, which names no site",
+          "[analysis_report]") {
+  using trace::FrameKind;
+  TraceBuilder t;
+  auto under = [&t](const char* module) {
+    std::vector<FrameSpec> frames = {{"Block.forward", "model.py", 42, "", 0, FrameKind::kPython},
+                                     {"<module>", "train.py", 9, "", 0, FrameKind::kPython},
+                                     {"main", "", 0, "/usr/bin/python3.11", 0x200}};
+    if (module != nullptr) frames.push_back({module, "<nn.Module>", 0, "", 0, FrameKind::kPython});
+    return t.stack(frames);
+  };
+  const trace::StackId h0 = under("Net.h.0"), h1 = under("Net.h.1"), none = under(nullptr);
+  t.push(100, "iteration 1")
+      .alloc(110, 0x1000, 4096, {.stack = h0})
+      .alloc(111, 0x2000, 1024, {.stack = h0})
+      .alloc(112, 0x3000, 8192, {.stack = h1})
+      .alloc(113, 0x4000, 512, {.stack = none})
+      .free(120, 0x1000)
+      .free(121, 0x2000)
+      .free(122, 0x3000)
+      .pop(200);
+  t.push(300, "iteration 2").pop(400);
+  Report report = analyze(t, {});
+  REQUIRE(report.iterations.size() == 2);
+  const std::optional<PeakSnapshot>& peak = report.iterations[0].memory.at(0).peak_composition;
+  REQUIRE(peak);
+  CHECK(peak->live.total().bytes == 4096 + 1024 + 8192 + 512);
+  CHECK(peak->modules == std::vector<PeakModule>{{"Net.h.1", {8192, 1}},
+                                                 {"Net.h.0", {4096 + 1024, 2}},
+                                                 {"(no module)", {512, 1}}});
+  REQUIRE(peak->sites.size() == 3);
+  for (const PeakSite& site : peak->sites) CHECK(site.where == "model.py:42 in Block.forward");
+  // Under `--top 1` one module is listed, as one site is.
+  AnalysisOptions top1;
+  top1.top_sites = 1;
+  Report one = analyze(t, top1);
+  CHECK(one.iterations[0].memory.at(0).peak_composition->modules ==
+        std::vector<PeakModule>{{"Net.h.1", {8192, 1}}});
+}
+
+TEST_CASE("A trace without modules has none at its peaks", "[analysis_report]") {
+  TraceBuilder t;
+  t.push(100, "iteration 1").alloc(110, 0x1000, 4096).pop(200);
+  Report report = analyze(t, {});
+  REQUIRE(report.iterations.at(0).memory.at(0).peak_composition);
+  CHECK(report.iterations[0].memory[0].peak_composition->modules.empty());
+}
+
 }  // namespace
 }  // namespace memfloor::analysis::test

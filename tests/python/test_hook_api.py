@@ -79,6 +79,8 @@ class HookApiTest(unittest.TestCase):
         self.assertEqual(hook.census(hook_api.CensusV1(), []), 0)
         self.assertEqual(hook.step(hook_api.STEP_BEGIN, 1, 0, 5), 0)
         self.assertEqual(hook.backward_stack(3), 0)
+        self.assertFalse(hook.has_module_stack)
+        self.assertEqual(hook.module_stack(3), 0)
 
     def test_a_step_reaches_the_hook_as_the_header_lays_it_out(self):
         seen = []
@@ -108,6 +110,8 @@ class HookApiTest(unittest.TestCase):
         self.assertEqual(hook.step(hook_api.STEP_BEGIN, 1, 0, 1), 0)
         self.assertEqual(hook.backward_stack(3), 0)  # the entry point is there, nothing set
         self.assertEqual(hook.backward_stack(0), 0)
+        self.assertTrue(hook.has_module_stack)
+        self.assertEqual(hook.module_stack(3), 0)
 
 
 if __name__ == "__main__":

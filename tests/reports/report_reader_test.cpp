@@ -221,6 +221,22 @@ TEST_CASE("report_reader: a report made by the analysis comes back through the r
   CHECK_FALSE(back.findings);
 }
 
+TEST_CASE("report_reader: a peak's modules come back through the reader") {
+  analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 3});
+  analysis::Report run = analysis::test::analyze(loop.trace, {});
+  REQUIRE(run.iterations.at(0).memory.at(0).peak_composition);
+  run.iterations[0].memory[0].peak_composition->modules = {{"Net.h.1", {8192, 1}},
+                                                           {"(no module)", {512, 2}}};
+  const json doc = toJson(analysis::mergeRuns({run}, std::nullopt));
+  CHECK(doc["runs"][0]["iterations"][0]["memory"][0]["peak_composition"]["modules"][0] ==
+        json{{"module", "Net.h.1"}, {"bytes", 8192}, {"count", 1}});
+  CHECK_FALSE(doc["runs"][0]["iterations"][1]["memory"][0]["peak_composition"].contains("modules"));
+  const analysis::MergedReport back = readReport(doc, "modules.json");
+  CHECK(back.runs.at(0).iterations.at(0).memory.at(0).peak_composition->modules ==
+        run.iterations[0].memory[0].peak_composition->modules);
+  CHECK(toJson(back) == doc);
+}
+
 TEST_CASE("report_reader: a report with allocator blocks comes back through the reader") {
   analysis::Report run = analysis::test::analyzeFile(kDir + "analysis/caching_allocator.txt");
   run.anomalies.blocks_outside_segments = 3;  // read back as written
@@ -394,6 +410,17 @@ TEST_CASE("report_reader: what is malformed is an error naming the file and the 
         }
       },
       "runs[0].iterations[0].memory[0].peak_composition.persistent: missing");
+  fails(
+      [](json& d) {
+        json& p = d["runs"][0]["iterations"][0]["memory"][0]["peak_composition"];
+        p = {{"at_ns", 5}, {"sites", json::array()}};
+        for (const char* c :
+             {"iteration", "earlier_iteration", "inter_iteration", "leak", "persistent"}) {
+          p[c] = {{"bytes", 0}, {"count", 0}};
+        }
+        p["modules"] = {{{"module", "Net.h.0"}, {"bytes", -1}, {"count", 1}}};
+      },
+      "runs[0].iterations[0].memory[0].peak_composition.modules[0].bytes");
   fails([](json& d) { d["runs"][0]["trend"]["per_memory"][0]["slope_bytes_per_iteration"] = 0.5; },
         "runs[0].trend.per_memory[0].slope_bytes_per_iteration: expected an integer");
   fails([](json& d) { d["runs"][0]["process"]["properties"]["x"] = 3; },

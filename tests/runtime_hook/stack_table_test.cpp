@@ -170,6 +170,43 @@ TEST_CASE("Python stacks are interned by their frames and drained as Python fram
   CHECK(stacks.at(b).frames[0] == stacks[a].frames[1]);  // the shared frame is defined once
 }
 
+TEST_CASE("a module's stack joins an allocation's stack outermost, once per pair",
+          "[runtime_hook]") {
+  std::vector<uint8_t> bytes;
+  trace::StackId joined = trace::kNoId, alloc = trace::kNoId, module = trace::kNoId;
+  {
+    hook::TraceOutput out(std::make_unique<SharedSink>(bytes), 1 << 16);
+    REQUIRE(out.begin());
+    hook::StackTable table;
+    hook::StackTable::PythonFrame frames[] = {{"model.py", "Attention.forward", 7},
+                                              {"train.py", "main", 30}};
+    hook::StackTable::PythonFrame path[] = {{"<nn.Module>", "Net.layers.3.attn", 0}};
+    alloc = table.internPython(frames, 2);
+    module = table.internPython(path, 1);
+    joined = table.concat(alloc, module);
+    CHECK(joined != alloc);
+    CHECK(joined != module);
+    CHECK(table.concat(alloc, module) == joined);
+    CHECK(table.concat(module, alloc) != joined);  // the order is the stack's
+    CHECK(table.concat(alloc, trace::kNoId) == alloc);
+    CHECK(table.concat(trace::kNoId, module) == module);  // no frames of its own: the module's
+    CHECK(table.concat(alloc, 999) == alloc);             // an id never made is ignored
+    {
+      hook::TraceOutput::Batch batch(out);
+      table.drain(batch);
+    }
+    CHECK(out.finish(1));
+  }
+  auto [strings, frames, stacks] = readDefinitions(bytes);
+  REQUIRE(stacks.count(joined) == 1);
+  const std::vector<trace::FrameId>& ids = stacks.at(joined).frames;
+  REQUIRE(ids.size() == 3);
+  CHECK(ids[0] == stacks.at(alloc).frames[0]);
+  CHECK(ids[1] == stacks.at(alloc).frames[1]);
+  CHECK(ids[2] == stacks.at(module).frames[0]);
+  CHECK(strings.at(frames.at(ids[2]).function) == "Net.layers.3.attn");
+}
+
 TEST_CASE("captured Python frames are named once, and sit above the native frames",
           "[runtime_hook]") {
   std::vector<uint8_t> bytes;

@@ -326,5 +326,24 @@ TEST_CASE("A site's frame is written file:line in function", "[symbols]") {
   CHECK(SiteNamer::write(Frame{}) == "?+0x0");
 }
 
+TEST_CASE("A module frame names no site and tells no stacks apart", "[site_namer]") {
+  SiteNamer namer;
+  const Frame line = python("/work/train.py", 25, "<module>");
+  const Frame library =
+      python("/venv/lib/python3.11/site-packages/transformers/trainer.py", 900, "Trainer.train");
+  Stack bare = pythonStack({library, line});
+  Stack h0 = bare, h1 = bare;
+  h0.frames.push_back(python(std::string(kModuleFile), 0, "GPT2LMHeadModel.transformer.h.0"));
+  h1.frames.push_back(python(std::string(kModuleFile), 0, "GPT2LMHeadModel.transformer.h.1"));
+  CHECK(isModuleFrame(h0.frames.back()));
+  CHECK_FALSE(isModuleFrame(line));
+  const std::string expected =
+      "transformers/trainer.py:900 in Trainer.train <- /work/train.py:25 in "
+      "<module>";
+  CHECK(namer.name({bare, h0, h1}) == std::vector<std::string>{expected, expected, expected});
+  // A stack of a module frame alone (no frame of code was captured) has nothing to name it.
+  CHECK(nameOne(namer, stack({h0.frames.back()})) == "(empty stack)");
+}
+
 }  // namespace
 }  // namespace memfloor::symbols

@@ -88,5 +88,21 @@ TEST_CASE("Symbols renders a frame with a file but no line", "[symbols]") {
   CHECK(Symbols::render(f) == "step (train.py)");
 }
 
+TEST_CASE("Symbols reads a stack's module path from its module frame", "[symbols]") {
+  Symbols s = sample();
+  s.add(StringDef{10, "<nn.Module>"});
+  s.add(StringDef{11, "Net.h.3.attn"});
+  s.add(FrameDef{10, FrameKind::kPython, trace::kNoId, 0, 11, 10, 0});
+  s.add(
+      FrameDef{11, FrameKind::kNative, trace::kNoId, 0, 11, 10, 0});  // a native one is no module's
+  s.add(StackDef{10, {3, 1, 10}});
+  s.add(StackDef{11, {3, 11}});
+  CHECK(s.modulePath(10) == "Net.h.3.attn");
+  CHECK(s.modulePath(11).empty());
+  CHECK(s.modulePath(1).empty());
+  CHECK(s.modulePath(99).empty());  // never defined
+  CHECK(s.modulePath(trace::kNoId).empty());
+}
+
 }  // namespace
 }  // namespace memfloor::symbols

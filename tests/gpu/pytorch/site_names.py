@@ -8,7 +8,8 @@ another iteration ends, on the memory the floor is read from (the allocator's bl
 are any), and per memory the sites at its largest peak: each name with its bytes and how many
 stacks it stands for (sites of one name merged, as the table does). For each peak it says how
 many of its bytes lie in sites without a name ("(no stack)", "(empty stack)", "(unknown stack
-N)"); over 1% of a peak is a failure (exit 1). The report should be written with a large --top,
+N)"), and the modules holding the most at the peak where the report has them; over 1% of a
+peak without a name is a failure (exit 1). The report should be written with a large --top,
 so that every site at a peak is listed.
 """
 import argparse
@@ -76,6 +77,11 @@ def main() -> int:
               f"{it['index']}; without a name {fmt(unnamed)} ({100 * share:.2f}%, {verdict})")
         for row in by_name(sites)[:args.top]:
             print(line(*row))
+        modules = m["peak_composition"].get("modules", [])
+        if modules:
+            print(f"## {args.label}: modules at that peak")
+            for module in modules[:args.top]:
+                print(line(module["module"], module["bytes"], 1))
     return 1 if failed else 0
 
 
