@@ -266,6 +266,7 @@ void Analysis::on(const trace::Dropped& d) {
 
 void Analysis::on(const trace::Trailer& t) {
   trailer_end_ns_ = std::max(trailer_end_ns_, t.end_timestamp);
+  saw_trailer_ = true;
 }
 
 // Iteration i (0-based) has begun: started() == i + 1. What is allocated during it can first be

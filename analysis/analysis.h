@@ -180,6 +180,7 @@ class Analysis {
   bool overflow_ = false;
   bool seen_time_ = false;
   uint64_t first_ns_ = 0, last_ns_ = 0, trailer_end_ns_ = 0;
+  bool saw_trailer_ = false;  // the writer closed the trace: its last records are all there
   bool finished_ = false;
 
   // Period detection, last: the replay's hot members come first.

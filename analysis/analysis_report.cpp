@@ -87,7 +87,8 @@ void Analysis::fillMetadata(Report& report) const {
   a.warnings = warnings_.kept();
   a.warnings_left_out = warnings_.leftOut();
   // Cut short (no trailer): up to one flush period before the last memory record may be missing.
-  if (!report.input.complete && recent_.period() > 0 && last_memory_ns_ > 0) {
+  // A trace whose trailer was read ended cleanly, though a chunk before it was lost or repeated.
+  if (!saw_trailer_ && recent_.period() > 0 && last_memory_ns_ > 0) {
     const uint64_t period = recent_.period();
     a.cut_tail = recent_.since(last_memory_ns_ > period ? last_memory_ns_ - period : 0);
   }

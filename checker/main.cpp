@@ -2,8 +2,11 @@
 // sources, report.
 #include <clang/Tooling/CommonOptionsParser.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/raw_ostream.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include "checker/checker.h"
@@ -78,9 +81,24 @@ memfloor::checker::InputSplit splitArguments(int argc, const char** argv) {
   return memfloor::checker::splitInputs({argv, argv + argc}, takesValue);
 }
 
+// LLVM writes --help and --version to llvm::outs() and exits; at exit a stream that lost a write
+// reports a fatal error and aborts the process. Registered after outs() is made, this runs before
+// its destructor: the loss is said in one line and is exit code 2, as for the findings.
+void exitOnLostLlvmOutput() {
+  llvm::raw_fd_ostream& out = llvm::outs();
+  out.flush();
+  if (!out.has_error()) return;
+  llvm::errs() << "memfloor-check: error: standard output: cannot write: " << out.error().message()
+               << "\n";
+  out.clear_error();
+  ::_exit(2);  // exit() again from an exit handler is undefined
+}
+
 }  // namespace
 
 int main(int argc, const char** argv) {
+  llvm::outs();
+  std::atexit(exitOnLostLlvmOutput);
   // --version names memfloor's version, not the LLVM it links.
   cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << memfloor::kVersion << "\n"; });
   const memfloor::checker::InputSplit split = splitArguments(argc, argv);

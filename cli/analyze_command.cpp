@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/diagnostic.h"
 #include "common/error.h"
 #include "common/output_file.h"
 #include "common/progress.h"
-#include "reports/printable.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 
@@ -35,6 +35,13 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
     traces.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
     report = analysis::analyzeTraces(traces);
   }
+  if (request.strict) {
+    for (const analysis::Report& run : report.runs) {
+      if (!run.input.complete) {
+        throw Error(fmt::format("{}: {} (--strict)", run.input.path, run.input.ending));
+      }
+    }
+  }
   if (!request.report_path.empty()) {
     common::OutputFile out(request.report_path, "report", inputsOf(request.traces));
     reports::writeJson(out.stream(), report);
@@ -43,13 +50,13 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
   if (request.print_table) fmt::print("{}", reports::formatTable(report));
   for (const analysis::Report& run : report.runs) {
     if (!run.input.complete) {
-      fmt::print(stderr, "memfloor: warning: {}: {}\n", run.input.path, run.input.ending);
+      printWarning(run.input.path + ": " + run.input.ending);
     }
   }
   if (report.findings) {
     // The file names come from the findings file: escaped, as every string from an input is.
     for (const std::string& warning : report.findings->warnings) {
-      fmt::print(stderr, "memfloor: warning: {}\n", reports::printable(warning));
+      printWarning(warning);
     }
   }
   return kExitOk;
@@ -117,6 +124,9 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                   "report is the same for any number")
       ->capture_default_str();
   cmd->add_flag("!--no-table", request->print_table, "do not print the floor table");
+  cmd->add_flag("--strict", request->strict,
+                "an incomplete trace (cut short, a corrupt chunk, a trailer that counts other "
+                "records than were read) is an error, exit 2, instead of a warning");
   cmd->callback([request, &exit_code] { exit_code = analyzeTraceFile(*request); });
 }
 

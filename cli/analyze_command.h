@@ -15,10 +15,13 @@ struct AnalyzeRequest {
   analysis::TraceSet traces;  // what is analysed (analysis/analyze_traces.h)
   std::string report_path;    // empty: no JSON written
   bool print_table = true;
+  bool strict = false;  // an incomplete trace is an error: no report, exit 2
 };
 
-// analysis::analyzeTraces, then writes the report, prints the table and warns of traces that end
-// without a trailer. Returns kExitOk.
+// analysis::analyzeTraces, then writes the report, prints the table and warns of traces that are
+// incomplete (no trailer, a corrupt chunk, a trailer that counts other records than were read).
+// Returns kExitOk; under `strict` an incomplete trace throws Error instead, before anything is
+// written.
 int analyzeTraceFile(const AnalyzeRequest& request);
 
 // --site-include and --site-exclude (repeatable) into `patterns`, for every command that names

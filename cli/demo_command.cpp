@@ -21,8 +21,8 @@
 #include "common/json_input.h"
 #include "common/output_file.h"
 #include "common/parts.h"
+#include "common/printable.h"
 #include "reports/memory_label.h"
-#include "reports/printable.h"
 #include "reports/report_json.h"
 #include "reports/report_table.h"
 
@@ -147,7 +147,7 @@ std::string floorText(const analysis::MergedReport& m) {
 std::string namedBy(const std::string& findings, const std::string& path) {
   for (const analysis::Finding& f : analysis::loadFindings(findings, "").items) {
     if (f.file.ends_with(".py") && analysis::pathNames(path, analysis::linkName(f.field))) {
-      return fmt::format(", named by {} at {}:{}", f.rule, reports::printable(f.file), f.line);
+      return fmt::format(", named by {} at {}:{}", f.rule, common::printable(f.file), f.line);
     }
   }
   return {};
@@ -184,9 +184,9 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out,
   const analysis::Holder& top = last->holders.front();
   const std::string via = fmt::format("{}", fmt::join(top.via_graph, " > "));
   return fmt::format("{} keeps {} ({}: {}{}) of {} allocated in a PyTorch run{}",
-                     reports::printable(top.path), reports::formatBytes(top.bytes),
-                     analysis::toString(top.cls), reports::printable(top.rule),
-                     via.empty() ? "" : "; via the autograd graph " + reports::printable(via),
+                     common::printable(top.path), reports::formatBytes(top.bytes),
+                     analysis::toString(top.cls), common::printable(top.rule),
+                     via.empty() ? "" : "; via the autograd graph " + common::printable(via),
                      reports::formatBytes(last->allocated), namedBy(findings, top.path));
 }
 

@@ -10,6 +10,7 @@
 #include "analysis/analyze_traces.h"
 #include "cli/analyze_command.h"
 #include "cli/command.h"
+#include "cli/diagnostic.h"
 #include "common/error.h"
 #include "common/output_file.h"
 #include "reports/perfetto_export.h"
@@ -33,8 +34,7 @@ int exportTraces(const ExportRequest& request) {
   for (const std::string& path : request.trace_paths) {
     reports.push_back(analysis::analyzeTrace(path, request.options));
     const analysis::TraceInput& input = reports.back().input;
-    if (!input.complete)
-      fmt::print(stderr, "memfloor: warning: {}: {}\n", input.path, input.ending);
+    if (!input.complete) printWarning(input.path + ": " + input.ending);
   }
   const std::string text = reports::dumpChromeTrace(reports::toChromeTrace(reports));
   if (request.output_path == "-") {

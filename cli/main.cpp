@@ -10,9 +10,26 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/diagnostic.h"
 #include "common/error.h"
 #include "common/output_file.h"
+#include "common/printable.h"
 #include "common/version.h"
+
+namespace {
+
+// kExitOk, or kExitError with the reason when standard output lost anything.
+int checked(memfloor::common::StandardOutput& standard_output) {
+  try {
+    standard_output.check();
+    return memfloor::cli::kExitOk;
+  } catch (const memfloor::Error& e) {
+    memfloor::cli::printError(e.what());
+    return memfloor::cli::kExitError;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace memfloor::cli;
@@ -34,23 +51,25 @@ int main(int argc, char** argv) {
     // A table or an export lost to a full disk or a closed pipe is an error, not a result.
     standard_output.check();
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    fmt::print(stderr, "memfloor: error: {} (see memfloor --help)\n", e.what());
+    if (e.get_exit_code() == 0) {  // --help, --version: their text is the output, and lost if
+      app.exit(e);                 // standard output could not take it
+      return checked(standard_output);
+    }
+    printError(fmt::format("{} (see memfloor --help)", e.what()));
     return kExitError;
   } catch (const memfloor::Error& e) {
-    fmt::print(stderr, "memfloor: error: {}\n", e.what());
+    printError(e.what());
     return kExitError;
   } catch (const std::system_error& e) {
     // fmt::print's failed write: to standard output where stdio says so, with the system's reason.
     if (std::ferror(stdout) != 0) {
-      fmt::print(stderr, "memfloor: error: standard output: cannot write: {}\n",
-                 e.code().message());
+      printError("standard output: cannot write: " + e.code().message());
     } else {
-      fmt::print(stderr, "memfloor: error: {}\n", e.what());
+      printError(e.what());
     }
     return kExitError;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "memfloor: internal error: {}\n", e.what());
+    fmt::print(stderr, "memfloor: internal error: {}\n", memfloor::common::printable(e.what()));
     return kExitError;
   }
   return exit_code;

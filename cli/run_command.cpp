@@ -14,6 +14,7 @@
 #include "cli/analyze_command.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
+#include "cli/diagnostic.h"
 #include "cli/hook_check.h"
 #include "common/error.h"
 #include "common/parts.h"
@@ -204,14 +205,14 @@ int runTraced(const RunRequest& given) {
   }
   if (!request.quiet) {
     if (std::string why = hookLoadError(hook); !why.empty()) {
-      fmt::print(stderr, "memfloor: warning: {}\n", hookLoadAdvice(hook, why));
+      printWarning(hookLoadAdvice(hook, why));
     }
   }
   std::error_code ec;
   fs::create_directories(request.output_dir, ec);
   if (ec || !fs::is_directory(request.output_dir)) {
-    fmt::print(stderr, "memfloor: error: cannot create output directory {}: {}\n",
-               request.output_dir, ec ? ec.message() : "not a directory");
+    printError(fmt::format("cannot create output directory {}: {}", request.output_dir,
+                           ec ? ec.message() : "not a directory"));
     return kExitError;
   }
   fs::path dir = fs::absolute(request.output_dir, ec).lexically_normal();
@@ -229,7 +230,7 @@ int runTraced(const RunRequest& given) {
 
   ChildResult child = runChild(request.command, env);
   if (!child.started) {
-    fmt::print(stderr, "memfloor: error: {}\n", child.error);
+    printError(child.error);
     return kExitError;
   }
   std::vector<std::string> fresh;
@@ -266,7 +267,7 @@ int runTraced(const RunRequest& given) {
       analyzeTraceFile(analyze);
       fmt::print(stderr, "memfloor: report: {}\n", analyze.report_path);
     } catch (const Error& e) {
-      fmt::print(stderr, "memfloor: error: {}\n", e.what());
+      printError(e.what());
       if (child.exit_code == 0) return kExitError;
     }
   }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/diagnostic.h"
 #include "common/error.h"
 #include "common/output_file.h"
 #include "symbols/llvm_symbolizer.h"
@@ -35,7 +36,7 @@ class OutputSink final : public trace::Sink {
 // A truncated or corrupt input is converted up to where it stops, and said so.
 void warnIfIncomplete(const std::string& input, const trace::TraceEnd& end) {
   if (end.ending != trace::Ending::kTrailer) {
-    fmt::print(stderr, "memfloor: warning: {}: {}\n", input, trace::describe(end));
+    printWarning(input + ": " + trace::describe(end));
   }
 }
 
@@ -105,8 +106,14 @@ int symbolize(const SymbolizeRequest& request) {
   common::OutputFile output(request.output, "symbolized trace", {request.input});
   OutputSink sink(output);
   trace::Writer writer(sink);
-  writer.begin();  // a failed write surfaces at commit
-  const symbols::SymbolizeStats stats = symbols::symbolizeTrace(source, writer, resolver, paths);
+  writer.begin();  // a failed write surfaces below
+  symbols::SymbolizeStats stats;
+  try {
+    stats = symbols::symbolizeTrace(source, writer, resolver, paths);
+  } catch (const Error&) {
+    output.checkWrites();  // the output's own error names the file and the system's reason
+    throw;
+  }
   output.commit();
   warnIfIncomplete(request.input, stats.end);
   fmt::print("{}: {} of {} native frames resolved", request.output, stats.resolved, stats.frames);

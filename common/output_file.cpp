@@ -156,6 +156,10 @@ bool OutputFile::write(const void* data, size_t n) noexcept {
   return error_ == 0;
 }
 
+void OutputFile::checkWrites() const {
+  if (error_ != 0) fail(std::strerror(error_));
+}
+
 void OutputFile::write(std::string_view text) {
   if (!write(text.data(), text.size())) fail(std::strerror(error_ != 0 ? error_ : EBADF));
 }

@@ -41,6 +41,9 @@ class OutputFile {
   // Flushes, syncs, closes and renames over the target; throws Error on any failure, and then
   // the target is as it was.
   void commit();
+  // Throws the Error that commit() would for a write that failed so far (naming the file and the
+  // system's reason); nothing when none did. For a caller whose writer reports only that it failed.
+  void checkWrites() const;
 
   const std::string& path() const { return path_; }
 

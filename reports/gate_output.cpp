@@ -7,8 +7,8 @@
 #include <iterator>
 #include <vector>
 
+#include "common/printable.h"
 #include "reports/memory_label.h"
-#include "reports/printable.h"
 #include "reports/report_table.h"
 
 namespace memfloor::reports {
@@ -107,7 +107,7 @@ std::string findingLocation(const FindingRef& f) {
 std::string markdownEscape(std::string_view text) {
   std::string out;
   // Control bytes as \xNN first (line ends are made spaces below): none reaches a terminal.
-  for (char ch : printableExcept(text, "\r\n")) {
+  for (char ch : common::printableExcept(text, "\r\n")) {
     switch (ch) {
       case '|':
       case '\\':
@@ -158,25 +158,25 @@ nlohmann::json thresholdJson(const Threshold& t) {
 std::string formatGateTable(const GateResult& r) {
   std::string text;
   Out out(text);
-  fmt::format_to(out, "memfloor gate: {} against the baseline {}\n", printable(r.current_path),
-                 printable(r.baseline_path));
+  fmt::format_to(out, "memfloor gate: {} against the baseline {}\n",
+                 common::printable(r.current_path), common::printable(r.baseline_path));
   Rows rows = changedRows(r);
   if (rows.changed == 0) {
     fmt::format_to(out, "nothing moved ({} checks)\n", r.checks.size());
   } else {
     size_t run_w = 3, mem_w = 6, site_w = 4;
     for (const GateCheck* c : rows.shown) {
-      run_w = std::max(run_w, printable(c->run).size());
+      run_w = std::max(run_w, common::printable(c->run).size());
       mem_w = std::max(mem_w, memoryLabel(*c).size());
-      site_w = std::max(site_w, printable(c->site).size());
+      site_w = std::max(site_w, common::printable(c->site).size());
     }
     site_w = std::min<size_t>(site_w, kMaxSiteWidth);
     fmt::format_to(out, "\n{:<13} {:<{}} {:<{}} {:<{}} {:>14} {:>14} {:>15} {:>7} {:>14}  {}\n",
                    "metric", "run", run_w, "memory", mem_w, "site", site_w, "baseline", "current",
                    "delta", "", "allowed", "result");
     for (const GateCheck* c : rows.shown) {
-      const std::string run = printable(c->run);
-      std::string site = printable(c->site);
+      const std::string run = common::printable(c->run);
+      std::string site = common::printable(c->site);
       if (site.size() > site_w) site = site.substr(0, site_w - 3) + "...";
       fmt::format_to(out, "{:<13} {:<{}} {:<{}} {:<{}} {:>14} {:>14} {:>15} {:>7} {:>14}  {}\n",
                      metricLabel(c->metric), run, run_w, memoryLabel(*c), mem_w, site, site_w,
@@ -191,18 +191,19 @@ std::string formatGateTable(const GateResult& r) {
     fmt::format_to(out, "\n");
   }
   for (const FindingRef& f : r.new_findings) {
-    fmt::format_to(out, "new finding {}: {} {}: {}\n", printable(f.id), printable(f.rule),
-                   printable(findingLocation(f)), printable(f.message));
+    fmt::format_to(out, "new finding {}: {} {}: {}\n", common::printable(f.id),
+                   common::printable(f.rule), common::printable(findingLocation(f)),
+                   common::printable(f.message));
   }
   for (const GateResult::RunPair& pair : r.paired_runs) {
     fmt::format_to(out, "run {} compared with {} (no rank: paired in order)\n",
-                   printable(pair.baseline), printable(pair.current));
+                   common::printable(pair.baseline), common::printable(pair.current));
   }
   for (const std::string& label : r.missing_runs) {
-    fmt::format_to(out, "run missing from current: {}\n", printable(label));
+    fmt::format_to(out, "run missing from current: {}\n", common::printable(label));
   }
   for (const std::string& label : r.added_runs) {
-    fmt::format_to(out, "run not in the baseline (not compared): {}\n", printable(label));
+    fmt::format_to(out, "run not in the baseline (not compared): {}\n", common::printable(label));
   }
   fmt::format_to(out, "verdict: {}\n", verdictLine(r));
   return text;
@@ -275,7 +276,7 @@ std::string formatGateMarkdown(const GateResult& r) {
 
 std::string escapeAnnotationData(std::string_view text) {
   std::string out;
-  for (char ch : printableExcept(text, "\r\n")) {
+  for (char ch : common::printableExcept(text, "\r\n")) {
     switch (ch) {
       case '%':
         out += "%25";

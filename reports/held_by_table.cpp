@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "analysis/memory_levels.h"
-#include "reports/printable.h"
+#include "common/printable.h"
 #include "reports/report_table.h"
 
 namespace memfloor::reports {
@@ -35,7 +35,7 @@ void censusBlock(std::string& text, const analysis::Report& r, const analysis::I
   for (size_t i = 0; i < listed; ++i) {
     const analysis::Holder& x = h.holders[i];
     fmt::format_to(out, "  {:>10} {:>7}  {:<16} {} ({})\n", formatBytes(x.bytes), x.count,
-                   toString(x.cls), printable(x.path), x.rule);
+                   toString(x.cls), common::printable(x.path), x.rule);
   }
   analysis::Tally rest = h.holders_left_out;
   for (size_t i = listed; i < h.holders.size(); ++i) rest.add(h.holders[i].bytes);

@@ -11,10 +11,10 @@
 
 #include "analysis/iteration_ranges.h"
 #include "analysis/memory_levels.h"
+#include "common/printable.h"
 #include "common/units.h"
 #include "reports/held_by_table.h"
 #include "reports/memory_label.h"
-#include "reports/printable.h"
 
 namespace memfloor::reports {
 namespace {
@@ -73,20 +73,21 @@ std::vector<std::pair<Site, size_t>> byName(const std::vector<Site>& sites,
 }
 
 std::string nameWithStacks(const std::string& where, size_t stacks) {
-  return stacks > 1 ? fmt::format("{} ({} stacks)", printable(where), stacks) : printable(where);
+  return stacks > 1 ? fmt::format("{} ({} stacks)", common::printable(where), stacks)
+                    : common::printable(where);
 }
 
 void header(Out out, const analysis::Report& r) {
-  fmt::format_to(out, "trace: {} (format {}.{}, {})\n", printable(r.input.path), r.input.major,
-                 r.input.minor, r.input.ending);
+  fmt::format_to(out, "trace: {} (format {}.{}, {})\n", common::printable(r.input.path),
+                 r.input.major, r.input.minor, r.input.ending);
   if (r.process.present) {
     fmt::format_to(out, "process: pid {} on {}", r.process.pid,
-                   r.process.host.empty() ? "?" : printable(r.process.host));
+                   r.process.host.empty() ? "?" : common::printable(r.process.host));
     if (r.process.rank != trace::kUnknownRank) {
       fmt::format_to(out, ", rank {}/{}", r.process.rank, r.process.world_size);
     }
     if (!r.process.command_line.empty())
-      fmt::format_to(out, ": {}", printable(r.process.command_line));
+      fmt::format_to(out, ": {}", common::printable(r.process.command_line));
     out = '\n';
   }
   const analysis::Anomalies& a = r.anomalies;
@@ -122,7 +123,8 @@ void header(Out out, const analysis::Report& r) {
     fmt::format_to(out, "warning: {} allocator blocks outside every live segment of their device\n",
                    a.blocks_outside_segments);
   }
-  for (const std::string& w : a.warnings) fmt::format_to(out, "warning: {}\n", printable(w));
+  for (const std::string& w : a.warnings)
+    fmt::format_to(out, "warning: {}\n", common::printable(w));
   if (a.warnings_left_out > 0) {
     fmt::format_to(out, "warning: and {} more records the analysis could not take as they are\n",
                    a.warnings_left_out);
@@ -327,7 +329,7 @@ void runsTable(Out out, const analysis::MergedReport& m) {
               : nullptr;
       reserved = fmt::format(" {:>10}", r != nullptr ? formatBytes(r->idle_floor) : "-");
     }
-    fmt::format_to(out, "  {:<24} {:>16}{} {:>10}  {}\n", printable(m.labels[i]),
+    fmt::format_to(out, "  {:<24} {:>16}{} {:>10}  {}\n", common::printable(m.labels[i]),
                    formatBytes(top != nullptr ? top->idle_floor : 0), reserved,
                    top != nullptr ? top->iteration : 0, toString(run.verdict));
   }
@@ -371,7 +373,7 @@ std::string formatTable(const analysis::Report& r) {
                    "iterations: {} detected (no marker matches '{}'): period {}, from the "
                    "allocations of {} at {}{}",
                    analysis::iterationCount(r), r.iteration_pattern, formatDuration(d.period_ns),
-                   formatBytes(d.size), d.where.empty() ? "(no stack)" : printable(d.where),
+                   formatBytes(d.size), d.where.empty() ? "(no stack)" : common::printable(d.where),
                    d.every > 1 ? fmt::format(", one in {}", d.every) : "");
   } else if (r.iteration_source == analysis::IterationSource::kSteps) {
     fmt::format_to(out, "iterations: {} from optimizer steps (no marker matches '{}')",
@@ -395,13 +397,13 @@ std::string formatTable(const analysis::MergedReport& m) {
   Out out(text);
   for (size_t i = 0; i < m.runs.size(); ++i) {
     if (m.runs.size() > 1)
-      fmt::format_to(out, "{}== {} ==\n", i == 0 ? "" : "\n", printable(m.labels[i]));
+      fmt::format_to(out, "{}== {} ==\n", i == 0 ? "" : "\n", common::printable(m.labels[i]));
     text += formatTable(m.runs[i]);
   }
   if (m.runs.size() > 1) runsTable(out, m);
   if (m.worst) {
     fmt::format_to(out, "\nworst: {} (device {}): idle floor {} after iteration {}\n",
-                   printable(m.labels[m.worst->run]), m.worst->key.device, headlineFloor(m),
+                   common::printable(m.labels[m.worst->run]), m.worst->key.device, headlineFloor(m),
                    m.worst->iteration);
   }
   if (m.findings) {

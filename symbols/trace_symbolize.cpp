@@ -2,6 +2,7 @@
 #include "symbols/trace_symbolize.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,13 +19,14 @@ class Rewriter {
  public:
   Rewriter(trace::Writer& out, const Symbols& symbols, const PrefixMap& paths,
            const std::unordered_set<trace::StringId>& path_ids, trace::StringId next_string,
-           trace::FrameId next_frame)
+           trace::FrameId next_frame, int64_t trailer_surplus)
       : out_(out),
         symbols_(symbols),
         paths_(paths),
         path_ids_(path_ids),
         next_string_(next_string),
-        next_frame_(next_frame) {}
+        next_frame_(next_frame),
+        trailer_surplus_(trailer_surplus) {}
 
   void write(const trace::Record& record) {
     if (const auto* string = std::get_if<trace::StringDef>(&record);
@@ -33,9 +35,14 @@ class Rewriter {
     }
     if (const auto* frame = std::get_if<trace::FrameDef>(&record)) return writeFrame(*frame);
     if (const auto* stack = std::get_if<trace::StackDef>(&record)) return writeStack(*stack);
-    if (std::holds_alternative<trace::Trailer>(record)) {
-      // The trailer stands alone in the last chunk, as a writer closing cleanly leaves it.
-      check(out_.flush() && out_.write(record) && out_.flush());
+    if (const auto* trailer = std::get_if<trace::Trailer>(&record)) {
+      // The trailer stands alone in the last chunk, as a writer closing cleanly leaves it. It
+      // counts the copy's records, and as many more or fewer as the input's trailer miscounted:
+      // a damaged input stays visibly damaged.
+      const int64_t count = static_cast<int64_t>(out_.recordCount()) + trailer_surplus_;
+      trace::Trailer copy = *trailer;
+      copy.record_count = static_cast<uint64_t>(std::max<int64_t>(count, 0));
+      check(out_.flush() && out_.write(copy) && out_.flush());
       return;
     }
     check(out_.write(record));
@@ -105,6 +112,7 @@ class Rewriter {
   const std::unordered_set<trace::StringId>& path_ids_;  // module paths and frame files of `in`
   trace::StringId next_string_;
   trace::FrameId next_frame_;
+  int64_t trailer_surplus_;  // the input's TraceEnd::trailer_surplus
   std::unordered_map<std::string, trace::StringId> strings_;
   std::unordered_map<trace::FrameId, std::vector<trace::FrameId>> expanded_;
   size_t rewritten_ = 0;
@@ -119,6 +127,7 @@ SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out, Frame
   SymbolizeStats stats;
   trace::StringId max_string = 0;
   trace::FrameId max_frame = 0;
+  int64_t trailer_surplus = 0;
   {
     trace::FileOrderReader reader(in);
     trace::Record record;
@@ -143,10 +152,11 @@ SymbolizeStats symbolizeTrace(const trace::Source& in, trace::Writer& out, Frame
           },
           record);
     }
+    trailer_surplus = reader.end().trailer_surplus;
   }
   symbols.resolve(resolver);
 
-  Rewriter rewriter(out, symbols, paths, path_ids, max_string + 1, max_frame + 1);
+  Rewriter rewriter(out, symbols, paths, path_ids, max_string + 1, max_frame + 1, trailer_surplus);
   trace::FileOrderReader reader(in);
   trace::Record record;
   while (reader.next(record)) rewriter.write(record);

@@ -98,6 +98,8 @@ void ChunkDecoder::reset(const ChunkHeader& header, std::span<const uint8_t> bod
   min_timestamp_ = UINT64_MAX;
   max_timestamp_ = 0;
   records_ = 0;
+  context_records_ = 0;
+  trailer_count_ = 0;
   after_trailer_ = false;
   done_ = false;
   problem_.clear();
@@ -129,12 +131,16 @@ bool ChunkDecoder::next(Record& out) {
     if (problem != nullptr) [[unlikely]] {
       return fail(recordProblem(code, offset, problem));
     }
+    if (kind == RecordClass::kContext) ++context_records_;
     if (kind == RecordClass::kUnknown || kind == RecordClass::kContext) continue;
     if (kind == RecordClass::kTimed) {
       min_timestamp_ = std::min(min_timestamp_, timestamp_);
       max_timestamp_ = std::max(max_timestamp_, timestamp_);
     }
     after_trailer_ = code == static_cast<uint8_t>(RecordCode::kTrailer);
+    if (after_trailer_) [[unlikely]] {
+      trailer_count_ = std::get<Trailer>(out).record_count;
+    }
     return true;
   }
   if (records_ != header_.record_count || min_timestamp_ != header_.min_timestamp ||
@@ -193,6 +199,7 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
   uint64_t min_timestamp = UINT64_MAX;
   uint64_t max_timestamp = 0;
   uint32_t records = 0;
+  uint32_t contexts = 0;
   IndexVisit visit{index, count};
   auto failed = [&](std::string problem) {
     index.events.clear();
@@ -256,6 +263,7 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
     if (problem != nullptr) [[unlikely]] {
       return failed(recordProblem(code, offset, problem));
     }
+    if (kind == RecordClass::kContext) ++contexts;
     if (kind == RecordClass::kTimed) {
       index.sorted = index.sorted && timestamp >= max_timestamp;
       min_timestamp = std::min(min_timestamp, timestamp);
@@ -267,6 +275,7 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
       max_timestamp != header.max_timestamp) {
     return failed(chunkProblem(header, records, min_timestamp, max_timestamp));
   }
+  index.trace_records = records - contexts;
   return {};
 }
 

@@ -29,6 +29,10 @@ class ChunkDecoder {
   bool next(Record& out);
   const std::string& problem() const { return problem_; }
   bool afterTrailer() const { return after_trailer_; }  // the last record was the trailer
+  // Once next() returned false without a problem: the chunk's records as the writer counts them
+  // (memory contexts are framing, not records of the trace), the trailer included.
+  uint32_t traceRecords() const { return records_ - context_records_; }
+  uint64_t trailerCount() const { return trailer_count_; }  // the trailer's, once afterTrailer()
 
  private:
   bool fail(std::string problem);
@@ -41,6 +45,8 @@ class ChunkDecoder {
   uint64_t min_timestamp_ = UINT64_MAX;
   uint64_t max_timestamp_ = 0;
   uint32_t records_ = 0;
+  uint32_t context_records_ = 0;
+  uint64_t trailer_count_ = 0;
   bool after_trailer_ = false;
   bool done_ = true;
   std::string problem_;
@@ -71,7 +77,8 @@ struct ChunkIndex {
   std::vector<Record> untimed;  // definitions, metadata and bookkeeping, in file order
   bool has_trailer = false;     // the trailer is kept apart: it is delivered last
   Trailer trailer;
-  bool sorted = true;  // events are already in timestamp order
+  uint32_t trace_records = 0;  // as the writer counts them: memory contexts are not records
+  bool sorted = true;          // events are already in timestamp order
   ContextTable contexts;
 };
 

@@ -1,5 +1,4 @@
 // FileOrderReader: records exactly as written, decoded straight from each verified chunk.
-#include <fmt/format.h>
 
 #include <utility>
 
@@ -29,6 +28,9 @@ struct FileOrderReader::Impl {
   uint64_t offset = kFileHeaderSize;  // of the current chunk
   bool in_chunk = false;
   bool after_trailer = false;
+  uint64_t trailer_offset = 0;  // of the chunk holding the trailer
+  uint64_t trailer_count = 0;
+  uint64_t trace_records = 0;  // of the chunks read, as the writer counts them
   bool done = false;
   TraceEnd end;
 };
@@ -36,12 +38,8 @@ struct FileOrderReader::Impl {
 bool FileOrderReader::Impl::loadChunk() {
   if (done) return false;
   if (after_trailer) {
-    const uint64_t size = source.size();
-    if (offset < size) {
-      stop(Ending::kCorrupt, fmt::format("{} bytes after the trailer chunk", size - offset));
-    } else {
-      stop(Ending::kTrailer, "");
-    }
+    endAtTrailer(end, source, trailer_offset, offset, trailer_count, trace_records - 1);
+    done = true;
     return false;
   }
   switch (loader.load(offset, buffer)) {
@@ -79,7 +77,10 @@ bool FileOrderReader::next(Record& out) {
         return false;
       }
       ++s.end.chunks;
+      s.trace_records += s.decoder.traceRecords();
       s.after_trailer = s.decoder.afterTrailer();
+      s.trailer_count = s.decoder.trailerCount();
+      s.trailer_offset = s.offset;
       s.offset += s.buffer.sizeOnDisk();
     }
     if (!s.loadChunk()) return false;

@@ -1,4 +1,5 @@
-// What both readers share: the file header checks, the trace sniffing and describe(TraceEnd).
+// What both readers share: the file header checks, the trailer's count, the trace sniffing and
+// describe(TraceEnd).
 #include "trace/reader.h"
 
 #include <fmt/format.h>
@@ -20,6 +21,8 @@ std::string describe(const TraceEnd& end) {
       return fmt::format("truncated at offset {}: {}", end.offset, end.detail);
     case Ending::kCorrupt:
       return fmt::format("corrupt chunk at offset {}: {}", end.offset, end.detail);
+    case Ending::kMiscounted:
+      return "incomplete: " + end.detail;
   }
   return "unknown ending";
 }
@@ -50,6 +53,29 @@ FileHeader readFileHeader(const Source& source) {
   }
   if (header.major == 0) throw Error(name + ": trace major version 0 is not supported");
   return header;
+}
+
+void endAtTrailer(TraceEnd& end, const Source& source, uint64_t chunk_offset, uint64_t trailer_end,
+                  uint64_t trailer_count, uint64_t read_before_trailer) {
+  end.trailer_surplus = 0;
+  if (trailer_end < source.size()) {
+    end.ending = Ending::kCorrupt;
+    end.offset = trailer_end;
+    end.detail = fmt::format("{} bytes after the trailer chunk", source.size() - trailer_end);
+  } else if (trailer_count != read_before_trailer) {
+    end.ending = Ending::kMiscounted;
+    end.offset = chunk_offset;
+    end.detail = fmt::format("the trailer counts {} records, {} were read ({})", trailer_count,
+                             read_before_trailer,
+                             trailer_count > read_before_trailer ? "chunks are missing"
+                                                                 : "chunks are repeated or added");
+    end.trailer_surplus =
+        static_cast<int64_t>(trailer_count) - static_cast<int64_t>(read_before_trailer);
+  } else {
+    end.ending = Ending::kTrailer;
+    end.offset = trailer_end;
+    end.detail.clear();
+  }
 }
 
 }  // namespace memfloor::trace

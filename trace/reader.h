@@ -13,9 +13,10 @@
 namespace memfloor::trace {
 
 enum class Ending {
-  kTrailer,    // the writer closed cleanly
-  kTruncated,  // the file stops inside a chunk or after the last complete chunk, no trailer
-  kCorrupt,    // a chunk failed its checksum or did not decode; records before it were read
+  kTrailer,     // the writer closed cleanly
+  kTruncated,   // the file stops inside a chunk or after the last complete chunk, no trailer
+  kCorrupt,     // a chunk failed its checksum or did not decode; records before it were read
+  kMiscounted,  // every chunk verified, but the trailer counts other records than were read
 };
 
 struct TraceEnd {
@@ -24,10 +25,13 @@ struct TraceEnd {
   std::string detail;    // e.g. "checksum mismatch", "chunk body of 12 bytes, 3 present"
   uint64_t chunks = 0;   // complete chunks read
   uint64_t records = 0;  // records delivered by next(), the trailer included
+  // kMiscounted: the records the trailer counts beyond those read (negative: fewer), so that a
+  // copy of the trace (symbolize) keeps the difference rather than hiding it.
+  int64_t trailer_surplus = 0;
 };
 
 // One line for users: "complete (trailer present)", "truncated at offset 4096: ...",
-// "corrupt chunk at offset 8192: checksum mismatch".
+// "corrupt chunk at offset 8192: checksum mismatch", "incomplete: the trailer counts ...".
 std::string describe(const TraceEnd& end);
 
 // True when the source starts with the trace magic.

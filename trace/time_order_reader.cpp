@@ -84,6 +84,7 @@ struct TimeOrderReader::Impl {
   size_t untimed_position = 0;  // in index.untimed: the last loaded chunk's untimed records
   bool has_trailer = false;
   Record trailer;
+  uint64_t trace_records = 0;  // of the chunks loaded, as the writer counts them
 
   std::vector<Run> runs;                   // loaded events not yet merged
   std::vector<detail::EventVector> spare;  // merged segments' memory, reused
@@ -152,19 +153,15 @@ void TimeOrderReader::Impl::loadNextChunk() {
     return;
   }
   ++end.chunks;
+  trace_records += index.trace_records;
   detail::sortEvents(index, sort_scratch);
   if (!index.events.empty()) addSegment();
   if (index.has_trailer) {
     has_trailer = true;
     trailer = index.trailer;
     loading_done = true;
-    const uint64_t after = offset + bytes.sizeOnDisk();
-    if (after < source.size()) {
-      setEnd(Ending::kCorrupt, after,
-             fmt::format("{} bytes after the trailer chunk", source.size() - after));
-    } else {
-      setEnd(Ending::kTrailer, after, "");
-    }
+    endAtTrailer(end, source, offset, offset + bytes.sizeOnDisk(), index.trailer.record_count,
+                 trace_records - 1);
   } else if (next_chunk == offsets.size()) {
     loading_done = true;
     setEnd(pass1_end.ending, pass1_end.offset, pass1_end.detail);

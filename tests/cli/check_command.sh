@@ -139,6 +139,23 @@ checker() {
   else
     echo "ok: memfloor-check --format bogus -> 2 before any work ($(cat "$work/bogus.err"))"
   fi
+
+  # LLVM's own output lost to a full disk is exit 2 with the reason, not an abort (134).
+  if [ -w /dev/full ]; then
+    for args in "check --version" "check --help"; do
+      # shellcheck disable=SC2086 # the arguments are words
+      "$memfloor" $args >/dev/full 2>"$work/full.err"
+      local code=$?
+      if [ "$code" -eq 2 ] && grep -q "standard output: cannot write: No space left on device" \
+        "$work/full.err" && [ "$(wc -l <"$work/full.err")" -eq 1 ]; then
+        echo "ok: memfloor $args >/dev/full -> 2: $(cat "$work/full.err")"
+      else
+        fail "memfloor $args >/dev/full -> $code: $(cat "$work/full.err")"
+      fi
+    done
+  else
+    echo "SKIPPED: no writable /dev/full here"
+  fi
 }
 
 case $mode in

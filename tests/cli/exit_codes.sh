@@ -45,11 +45,48 @@ expect 2 "invalid iteration pattern .*invalid escape sequence" -- analyze "$work
 python3 -c 'print("[" * 100000)' >"$work/deep.json"
 expect 2 "deep.json: not a memfloor document: nested deeper than 128 levels" -- report "$work/deep.json" -o "$work/deep.html"
 
+# Messages quote what they read with its control bytes escaped, and whole past a NUL byte.
+printf 'bogus\033[2J x=1\n' >"$work/escape.txt"
+expect 2 "escape.txt:1: unknown record type 'bogus\\\\x1b\\[2J'" -- analyze "$work/escape.txt"
+grep -q $'\033' "$work/err" && fail "an escape sequence reached the terminal: $(cat -v "$work/err")"
+printf 'bo\000gus x=1\n' >"$work/nul.txt"
+expect 2 "nul.txt:1: unknown record type 'bo\\\\x00gus'" -- analyze "$work/nul.txt"
+mkdir "$work/named"
+printf 'not a trace at all\n' >"$work/named/"$'\033]0;title\007'".mftrace"
+expect 2 "named/\\\\x1b\\]0;title\\\\x07.mftrace: not a memfloor trace" -- analyze "$work/named"
+
+# A trace whose chunks all verify but one was dropped or written twice: the trailer's count says
+# so, as a warning (the table and the report say it too), and under --strict as an error.
+python3 - "$testdata/demo/retention.mftrace" "$work" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+header, spans, offset = data[:16], [], 16
+while offset < len(data):  # chunk header: checksum u64, body length u32, ... (32 bytes)
+    body = struct.unpack_from("<I", data, offset + 8)[0]
+    spans.append(data[offset:offset + 32 + body])
+    offset += 32 + body
+assert len(spans) >= 3, len(spans)
+open(sys.argv[2] + "/dropped.mftrace", "wb").write(header + b"".join(spans[:1] + spans[2:]))
+open(sys.argv[2] + "/twice.mftrace", "wb").write(header + b"".join(spans[:2] + spans[1:]))
+PY
+"$memfloor" analyze "$work/dropped.mftrace" -o "$work/dropped.json" >"$work/out" 2>"$work/err"
+code=$?
+if [ "$code" -eq 0 ] && grep -q "warning: .*dropped.mftrace: incomplete: the trailer counts [0-9]* records, [0-9]* were read (chunks are missing)" "$work/err" &&
+  grep -q "incomplete: the trailer counts" "$work/out" && grep -q '"complete": false' "$work/dropped.json"; then
+  echo "ok: a dropped chunk is said: $(cat "$work/err")"
+else
+  fail "a dropped chunk -> $code: $(cat "$work/err")"
+fi
+expect 2 "twice.mftrace: incomplete: the trailer counts [0-9]* records, [0-9]* were read \(chunks are repeated or added\) \(--strict\)" -- \
+  analyze "$work/twice.mftrace" --strict -o "$work/twice.json"
+[ -e "$work/twice.json" ] && fail "analyze --strict wrote a report of an incomplete trace"
+expect_exit 0 -- analyze "$testdata/model/fixed.mftrace" --strict -o "$work/fixed-strict.json"
+
 # gate: 0 pass, 1 regression, 2 when the baseline or current is unusable (never a silent pass).
 # Nothing to compare is no pass: a report without runs, or of a trace with no complete iteration.
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"]=[]; json.dump(d, open(sys.argv[2], "w"))' \
   "$testdata/gate/fixed.report.json" "$work/no-runs.json"
-{ grep -E "^(process|device)" "$testdata/analysis/census_holders.txt"; echo "trailer records=2 end=0"; } >"$work/header-only.txt"
+{ grep -E "^(process|device)" "$testdata/analysis/census_holders.txt"; echo "trailer records=5 end=0"; } >"$work/header-only.txt"  # 2 records, 3 strings
 expect_exit 0 -- analyze "$work/header-only.txt" -o "$work/header-only.json"
 expect 2 "current report: .*no-runs.json: nothing to compare: no run has a complete iteration" -- \
   gate --baseline "$testdata/gate/fixed.report.json" "$work/no-runs.json"

@@ -107,7 +107,10 @@ fi
 if [ -w /dev/full ]; then
   refused 2 "/dev/full: cannot write the export: No space left on device" -- \
     export --perfetto "$trace" -o /dev/full
-  for args in "export --perfetto $trace -o -" "analyze $trace" "trace to-text $trace"; do
+  refused 2 "/dev/full: cannot write the symbolized trace: No space left on device" -- \
+    trace symbolize "$trace" -o /dev/full --no-resolve
+  for args in "export --perfetto $trace -o -" "analyze $trace" "trace to-text $trace" "--help" \
+    "--version" "analyze --help"; do
     # shellcheck disable=SC2086 # the arguments are words
     "$memfloor" $args >/dev/full 2>"$work/err"
     code=$?

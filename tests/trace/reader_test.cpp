@@ -1,6 +1,7 @@
 // Tests of trace/reader.cpp: the file header checks, trace sniffing and describe().
 #include "trace/reader.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -158,6 +159,64 @@ TEST_CASE("describe says how a trace ended", "[trace][reader]") {
         "truncated at offset 4096: chunk body of 12 bytes, 3 present");
   CHECK(describe(TraceEnd{Ending::kCorrupt, 8192, "checksum mismatch", 1, 2}) ==
         "corrupt chunk at offset 8192: checksum mismatch");
+  CHECK(describe(TraceEnd{Ending::kMiscounted, 8192, "the trailer counts 9 records, 5 were read", 3,
+                          6}) == "incomplete: the trailer counts 9 records, 5 were read");
+}
+
+// A trace of several chunks whose every checksum is sound, with chunk `index` dropped (copies 0)
+// or written twice (copies 2).
+Bytes withChunkCopies(const Bytes& file, size_t index, int copies) {
+  const std::vector<testing::ChunkSpan> spans = testing::chunkSpans(file);
+  Bytes out(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(kFileHeaderSize));
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const auto begin = file.begin() + static_cast<std::ptrdiff_t>(spans[i].offset);
+    for (int c = 0; c < (i == index ? copies : 1); ++c) {
+      out.insert(out.end(), begin, begin + static_cast<std::ptrdiff_t>(spans[i].size));
+    }
+  }
+  return out;
+}
+
+template <typename Reader>
+TraceEnd endOf(const Bytes& file) {
+  TraceEnd end;
+  testing::readAll<Reader>(file, &end);
+  return end;
+}
+
+TEST_CASE("a chunk dropped or written twice is found by the trailer's count", "[trace][reader]") {
+  std::vector<Record> records{StringDef{1, "iteration"}};
+  for (uint64_t i = 0; i < 60; ++i) {
+    records.emplace_back(testing::makeAlloc(i * 100 + 5, 0x1000 * (i % 7 + 1), i + 1));
+    records.emplace_back(testing::makeFree(i * 100 + 50, 0x1000 * (i % 7 + 1)));
+  }
+  const Bytes file = testing::writeBinary(records, 256, true, 9000);
+  const std::vector<testing::ChunkSpan> spans = testing::chunkSpans(file);
+  REQUIRE(spans.size() >= 4);
+  const uint32_t middle = spans[2].records;
+  const uint64_t total = records.size();
+  CHECK(endOf<FileOrderReader>(file).ending == Ending::kTrailer);
+  CHECK(endOf<TimeOrderReader>(file).ending == Ending::kTrailer);
+
+  const std::string dropped = fmt::format(
+      "the trailer counts {} records, {} were read (chunks "
+      "are missing)",
+      total, total - middle);
+  const std::string repeated = fmt::format(
+      "the trailer counts {} records, {} were read (chunks "
+      "are repeated or added)",
+      total, total + middle);
+  for (const auto& [copies, detail] : {std::pair{0, dropped}, std::pair{2, repeated}}) {
+    INFO("copies of the chunk: " << copies);
+    const Bytes damaged = withChunkCopies(file, 2, copies);
+    for (const TraceEnd& end : {endOf<FileOrderReader>(damaged), endOf<TimeOrderReader>(damaged)}) {
+      CHECK(end.ending == Ending::kMiscounted);
+      CHECK(end.detail == detail);
+      CHECK(end.trailer_surplus == (copies == 0 ? int64_t{middle} : -int64_t{middle}));
+      CHECK(end.offset == damaged.size() - spans.back().size);  // the trailer's chunk
+      CHECK(describe(end) == "incomplete: " + detail);
+    }
+  }
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 // Text from a trace made safe to print.
-#include "reports/printable.h"
+#include "common/printable.h"
 
 #include <fmt/format.h>
 
 #include <iterator>
 
-namespace memfloor::reports {
+namespace memfloor::common {
 namespace {
 
 constexpr unsigned char kDelete = 0x7f;
@@ -41,4 +41,4 @@ std::string printableExcept(std::string_view text, std::string_view keep) {
   return out;
 }
 
-}  // namespace memfloor::reports
+}  // namespace memfloor::common

@@ -1,10 +1,10 @@
 // Tests of printable: control bytes from a trace never reach a terminal as they are.
-#include "reports/printable.h"
+#include "common/printable.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-namespace memfloor::reports::test {
+namespace memfloor::common::test {
 namespace {
 
 TEST_CASE("printable writes control bytes as \\xNN and keeps the rest", "[printable]") {
@@ -20,4 +20,4 @@ TEST_CASE("printable writes control bytes as \\xNN and keeps the rest", "[printa
 }
 
 }  // namespace
-}  // namespace memfloor::reports::test
+}  // namespace memfloor::common::test
