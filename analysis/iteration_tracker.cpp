@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/name_pattern.h"
 
 namespace memfloor::analysis {
 
@@ -17,11 +18,7 @@ using trace::MarkerType;
 IterationTracker::IterationTracker(std::optional<std::string_view> pattern, std::string domain)
     : domain_(std::move(domain)) {
   if (!pattern) return;
-  RE2::Options options;
-  options.set_case_sensitive(false);
-  options.set_log_errors(false);
-  auto compiled =
-      std::make_shared<const RE2>(re2::StringPiece(pattern->data(), pattern->size()), options);
+  std::shared_ptr<const re2::RE2> compiled = compileNamePattern(*pattern);
   if (!compiled->ok()) {
     throw Error("invalid iteration pattern '" + std::string(*pattern) + "': " + compiled->error());
   }
@@ -29,7 +26,7 @@ IterationTracker::IterationTracker(std::optional<std::string_view> pattern, std:
 }
 
 bool IterationTracker::matches(std::string_view name) const {
-  return pattern_ && RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *pattern_);
+  return pattern_ && matchesName(*pattern_, name);
 }
 
 // Ids whose definition has not arrived yet are not cached: they may still be defined.

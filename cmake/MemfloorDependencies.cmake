@@ -4,21 +4,12 @@ find_package(fmt REQUIRED)                  # libfmt-dev; header-only use keeps 
 find_package(nlohmann_json 3.10 REQUIRED)   # nlohmann-json3-dev
 find_path(MEMFLOOR_XXHASH_INCLUDE xxhash.h REQUIRED)  # libxxhash-dev, used header-only
 find_package(CLI11 2 REQUIRED)             # libcli11-dev, header-only argument parsing
-# libre2-dev: linear-time regexes for user patterns (a backtracking engine recurses per character
-# and is exponential on patterns like (a+)+b).
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
-# memfloor_re2: the archive where there is one (Debian's libre2-dev has it), so that memfloor runs
-# where Debian's libre2.so.9 is not, as from the wheel on Ubuntu 24.04; else the shared library.
-find_library(MEMFLOOR_RE2_ARCHIVE NAMES libre2.a HINTS ${RE2_LIBRARY_DIRS})
+# RE2: linear-time regexes for user patterns (a backtracking engine recurses per character and is
+# exponential on patterns like (a+)+b). memfloor_re2 is built from third_party/re2 (Debian's
+# release, position-independent: the hook links it in), statically into every binary, so that
+# memfloor runs where Debian's libre2.so.9 is not, as from the wheel on Ubuntu 24.04.
 find_package(Threads REQUIRED)
-add_library(memfloor_re2 INTERFACE)
-if(MEMFLOOR_RE2_ARCHIVE)
-  target_include_directories(memfloor_re2 SYSTEM INTERFACE ${RE2_INCLUDE_DIRS})
-  target_link_libraries(memfloor_re2 INTERFACE ${MEMFLOOR_RE2_ARCHIVE} Threads::Threads)
-else()
-  target_link_libraries(memfloor_re2 INTERFACE PkgConfig::RE2)
-endif()
+add_subdirectory(${PROJECT_SOURCE_DIR}/third_party/re2 ${PROJECT_BINARY_DIR}/third_party/re2)
 
 find_package(Catch2 2 QUIET)
 set(MEMFLOOR_HAVE_CATCH2 ${Catch2_FOUND})

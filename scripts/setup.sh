@@ -6,7 +6,7 @@ packages=(
   cmake ninja-build g++ pkg-config python3
   clang-format-14 clang-tidy-14  # scripts/lint.sh
   clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev  # checker, fuzzing
-  libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev libre2-dev catch2
+  libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev catch2
   chromium  # the HTML report's browser test (tests/html)
   python3-torch  # the Python companion's tests (tests/python), on CPU
   dpkg-dev file binutils python3-venv python3-pip python3-wheel  # scripts/package-check.sh
