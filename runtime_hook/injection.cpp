@@ -9,6 +9,7 @@
 
 #include "include/memfloor/companion.h"
 #include "include/memfloor/markers.h"
+#include "runtime_hook/name_pattern_calls.h"
 #include "runtime_hook/session.h"
 
 namespace {
@@ -119,6 +120,21 @@ __attribute__((visibility("default"))) uint32_t memfloor_module_stack_v1(uint32_
   } catch (...) {
     return 0;
   }
+}
+
+__attribute__((visibility("default"))) memfloor_name_pattern_v1* memfloor_name_pattern_compile_v1(
+    const char* pattern, uint64_t length, char* error, uint64_t error_size) {
+  return memfloor::hook::compilePatternCall(pattern, length, error, error_size);
+}
+
+__attribute__((visibility("default"))) uint32_t memfloor_name_pattern_match_v1(
+    const memfloor_name_pattern_v1* pattern, const char* name, uint64_t length) {
+  return memfloor::hook::matchPatternCall(pattern, name, length);
+}
+
+__attribute__((visibility("default"))) void memfloor_name_pattern_free_v1(
+    memfloor_name_pattern_v1* pattern) {
+  memfloor::hook::freePatternCall(pattern);
 }
 
 }  // extern "C"

@@ -4,7 +4,8 @@
  *
  * All are exported by libmemfloor_hook.so; all are safe from any thread, never block on
  * anything but the hook's own short locks, never call back into the caller, and return 0 (nothing
- * recorded) when the process is not traced or tracing has ended. The layouts are fixed: a change
+ * recorded) when the process is not traced or tracing has ended (but the name patterns', which
+ * need no tracing). The layouts are fixed: a change
  * makes a _v2. */
 #ifndef MEMFLOOR_COMPANION_H
 #define MEMFLOOR_COMPANION_H
@@ -109,6 +110,26 @@ uint32_t memfloor_backward_stack_v1(uint32_t stack);
  * takes that frame outermost. On an autograd engine's thread it is the module whose forward made
  * the node now running. Returns 1 when set, 0 when the process is not traced. */
 uint32_t memfloor_module_stack_v1(uint32_t stack);
+
+/* A name pattern, compiled once: the iteration pattern, read as the analysis reads it (RE2 syntax,
+ * case-insensitive, matched against the whole name) and matched in time linear in the name, so
+ * that no pattern can stall the caller. These three need no tracing: they work whether or not
+ * CUDA has started, and keep no state of the hook's. */
+typedef struct memfloor_name_pattern_v1 memfloor_name_pattern_v1;
+
+/* Compiles length bytes of pattern (no NUL needed). Returns NULL when RE2 refuses it (bad syntax,
+ * backreferences, lookaround, over RE2's memory budget) or memory runs out; then, when error is
+ * not NULL and error_size > 0, error holds why (NUL-terminated, cut to error_size - 1 bytes).
+ * Free the result with memfloor_name_pattern_free_v1. */
+memfloor_name_pattern_v1* memfloor_name_pattern_compile_v1(const char* pattern, uint64_t length,
+                                                           char* error, uint64_t error_size);
+
+/* 1 when the pattern matches the whole name (length bytes), 0 when not or pattern is NULL. */
+uint32_t memfloor_name_pattern_match_v1(const memfloor_name_pattern_v1* pattern, const char* name,
+                                        uint64_t length);
+
+/* Frees a compiled pattern (NULL: nothing). */
+void memfloor_name_pattern_free_v1(memfloor_name_pattern_v1* pattern);
 
 #ifdef __cplusplus
 }

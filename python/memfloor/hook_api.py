@@ -2,7 +2,7 @@
 
 import ctypes
 import os
-from typing import Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 from memfloor.census_roles import ROLES
 
@@ -77,6 +77,8 @@ class StepEventV1(ctypes.Structure):
     ]
 
 
+PATTERN_ERROR_SIZE = 256  # bytes of RE2's reason for refusing a name pattern
+
 # The hook's MEMFLOOR_HELD_* values, by census_roles' names.
 HELD_ROLES = {name: value for value, name in enumerate(ROLES)}
 VIA_SEPARATOR = " > "  # between the autograd nodes of a held storage's `via`
@@ -124,6 +126,14 @@ class Hook:
         if self._module is not None:
             self._module.restype = ctypes.c_uint32
             self._module.argtypes = [ctypes.c_uint32]
+        self._compile = getattr(library, "memfloor_name_pattern_compile_v1", None)  # newest
+        self._match = getattr(library, "memfloor_name_pattern_match_v1", None)
+        if self._compile is not None and self._match is not None:
+            self._compile.restype = ctypes.c_void_p
+            self._compile.argtypes = [ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p,
+                                      ctypes.c_uint64]
+            self._match.restype = ctypes.c_uint32
+            self._match.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64]
 
     @property
     def has_census(self) -> bool:
@@ -154,6 +164,31 @@ class Hook:
         """Gives the calling thread's allocations `stack` outermost (0: none): the module whose
         forward runs; 1 when set, 0 when not (not traced, or an older hook)."""
         return int(self._module(stack)) if self._module is not None else 0
+
+    @property
+    def has_name_pattern(self) -> bool:
+        return self._compile is not None and self._match is not None
+
+    def name_pattern(self, pattern: str) -> Callable[[str], bool]:
+        """The hook's RE2 reading of `pattern` (case-insensitive, whole names, as the analysis
+        matches iteration names): a function that tells whether a name matches, in time linear in
+        the name. ValueError with RE2's reason when it refuses the pattern; call only when
+        has_name_pattern. The compiled pattern lives as long as the process."""
+        text = _encode(pattern)
+        error = ctypes.create_string_buffer(PATTERN_ERROR_SIZE)
+        handle = self._compile(text, len(text), error, PATTERN_ERROR_SIZE)
+        if not handle:
+            raise ValueError(error.value.decode("utf-8", "replace") or "refused")
+        match = self._match
+
+        def matches(name: str) -> bool:
+            try:
+                data = _encode(name)
+            except UnicodeEncodeError:  # a lone surrogate: no UTF-8 name
+                data = name.encode("utf-8", "replace")
+            return match(handle, data, len(data)) == 1
+
+        return matches
 
     def python_stack(self, frames: Sequence[Frame]) -> int:
         """The hook's id of the stack, 0 if it made none (not traced)."""

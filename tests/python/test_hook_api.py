@@ -114,5 +114,21 @@ class HookApiTest(unittest.TestCase):
         self.assertEqual(hook.module_stack(3), 0)
 
 
+class NamePatternTest(unittest.TestCase):
+    @unittest.skipUnless(HOOK, "MEMFLOOR_HOOK_LIB is not set (no built hook)")
+    def test_the_built_hook_matches_names_with_re2(self):
+        hook = hook_api.Hook(ctypes.CDLL(HOOK))
+        self.assertTrue(hook.has_name_pattern)
+        matches = hook.name_pattern("(a+)+")  # exponential for a backtracking engine
+        self.assertFalse(matches("a" * 27 + "!"))
+        self.assertTrue(matches("A" * 40))
+        self.assertFalse(matches("\udc80"))  # a lone surrogate is a name like any other
+        with self.assertRaisesRegex(ValueError, "missing \\)"):
+            hook.name_pattern("(a")
+
+    def test_an_older_hook_has_no_name_patterns(self):
+        self.assertFalse(hook_api.Hook(fake_library(None)).has_name_pattern)
+
+
 if __name__ == "__main__":
     unittest.main()
