@@ -7,7 +7,6 @@ goes to the hook (memfloor_census_v1), so the trace says which Python paths hold
 that window."""
 
 import os
-import re
 import time
 import types
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from memfloor.census import Census, StorageEntry, take_census
 from memfloor.counts import count_of
 from memfloor.hook_api import CensusV1, Hook, find_hook
 from memfloor.iteration_ranges import IterationRanges
-from memfloor.torch_blocks import say
+from memfloor.guard import say
 from memfloor.training_steps import TrainingSteps
 
 AUTO, EVERY, OFF, LISTED = "auto", "every", "off", "listed"
@@ -109,10 +108,33 @@ class CensusSchedule:
         self.taken = 0
         self.on = schedule.mode != OFF
         self.pending = 0  # the step whose census waits for its idle window, 0 if none
-        self._ranges = ranges
+        self._ranges: Optional[IterationRanges] = None
         if ranges is not None:
-            ranges.on_end = self.idle
-            ranges.on_begin = self.idle
+            self._wait_for(ranges)
+
+    def _wait_for(self, ranges: IterationRanges) -> None:
+        self._ranges = ranges
+        ranges.on_end = self.idle
+        ranges.on_begin = self.idle
+
+    def watch_ranges(self, environ=os.environ) -> bool:
+        """Waits for the program's iteration ranges (ranges_from_environment): only while
+        censuses are on and the hook, if loaded, records them, so that torch.cuda.nvtx is not
+        wrapped for nothing. True when watching."""
+        if not self.on or self._ranges is not None:
+            return False
+        hook = self._find()
+        if hook is not None and not hook.has_census:
+            return False
+        ranges = ranges_from_environment(self._torch, environ, self._find)
+        if ranges is None:
+            return False
+        self._wait_for(ranges)
+        return True
+
+    def _unwatch(self) -> None:
+        if self._ranges is not None:
+            self._ranges.uninstall()
 
     def attach(self, steps: TrainingSteps) -> bool:
         """Follows the process' step clock; False if censuses are off."""
@@ -128,6 +150,7 @@ class CensusSchedule:
 
     def _fail(self, error: BaseException) -> None:
         self.on = False
+        self._unwatch()
         say(f"census failed: {error!r}; no more censuses in this process")
 
     def stepped(self, step: int) -> None:
@@ -154,6 +177,7 @@ class CensusSchedule:
             self._hook = self._find()
             if self._hook is not None and not self._hook.has_census:
                 self.on = False
+                self._unwatch()
                 if self._verbose:
                     say("the loaded hook records no census (older than the companion)")
                 return None
@@ -178,30 +202,24 @@ class CensusSchedule:
                 f"{census.seconds:.2f} s")
 
 
-def ranges_from_environment(torch: types.ModuleType, environ=os.environ) -> Optional[IterationRanges]:
+def ranges_from_environment(torch: types.ModuleType, environ=os.environ,
+                            find: Callable[[], Optional[Hook]] = find_hook
+                            ) -> Optional[IterationRanges]:
     """torch.cuda.nvtx's ranges watched with the pattern in MEMFLOOR_CENSUS_RANGES (every
-    outermost range when it is unset); None when there is no such module, or when the iteration
-    ranges are another NVTX domain's (MEMFLOOR_ITERATION_DOMAIN). A pattern Python cannot
-    read is said once and every outermost range counts."""
+    outermost range when it is unset), matched by the hook (iteration_ranges.py); None when there
+    is no such module, or when the iteration ranges are another NVTX domain's
+    (MEMFLOOR_ITERATION_DOMAIN)."""
     nvtx = getattr(getattr(torch, "cuda", None), "nvtx", None)
     if nvtx is None or environ.get("MEMFLOOR_ITERATION_DOMAIN", ""):
         return None  # torch.cuda.nvtx's ranges are the default domain's: not iterations then
-    pattern = environ.get("MEMFLOOR_CENSUS_RANGES", "")
-    try:
-        ranges = IterationRanges(pattern)
-    except re.error as error:
-        say(f"MEMFLOOR_CENSUS_RANGES={pattern}: {error}; every outermost range is an iteration")
-        ranges = IterationRanges(None)
+    ranges = IterationRanges(environ.get("MEMFLOOR_CENSUS_RANGES", ""), find)
     return ranges if ranges.install(nvtx) else None
 
 
 def from_environment(torch: types.ModuleType,
                      drain: Optional[Callable[[], None]]) -> CensusSchedule:
     """The schedule `memfloor run` asked for (MEMFLOOR_CENSUS, MEMFLOOR_CENSUS_DEVICE,
-    MEMFLOOR_CENSUS_RANGES, MEMFLOOR_ITERATION_DOMAIN, MEMFLOOR_VERBOSE)."""
-    schedule = schedule_from_environment()
-    ranges = ranges_from_environment(torch) if schedule.mode != OFF else None
-    return CensusSchedule(torch, schedule,
+    MEMFLOOR_VERBOSE); watch_ranges adds MEMFLOOR_CENSUS_RANGES and MEMFLOOR_ITERATION_DOMAIN."""
+    return CensusSchedule(torch, schedule_from_environment(),
                           device_type=os.environ.get("MEMFLOOR_CENSUS_DEVICE", "") or "cuda",
-                          drain=drain, verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1",
-                          ranges=ranges)
+                          drain=drain, verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1")

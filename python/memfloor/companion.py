@@ -8,6 +8,7 @@ from typing import Callable, Optional, Tuple
 
 from memfloor import import_watch
 from memfloor.counts import count_of
+from memfloor.guard import attempt, guarded
 
 MS_PER_S = 1000.0
 DEFAULT_FLUSH_MS = 1000
@@ -117,48 +118,45 @@ def _backward_calls(torch: types.ModuleType):
     return calls if calls.install(torch) else None
 
 
-def _on_torch(torch: types.ModuleType) -> None:
-    # Called at the end of the program's `import torch`: an exception here would fail it.
+def _blocks(torch: types.ModuleType, backward) -> None:
     global _recorder
-    from memfloor.torch_blocks import TorchBlocks, say
+    from memfloor.torch_blocks import TorchBlocks
 
+    recorder = TorchBlocks(torch, _period_s(), backward)
+    if recorder.start():
+        _recorder = recorder
+        atexit.register(guarded("the last drain of PyTorch's allocator blocks", recorder.stop))
+
+
+def _steps_and_censuses(torch: types.ModuleType) -> None:
+    from memfloor.training_steps import TrainingSteps
+
+    steps = TrainingSteps(torch, record=_steps_on(),
+                          verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1")
+    census = attempt("census", _census_schedule, torch, steps) if _census_on() else None
+    if steps.start() and census is not None:  # PyTorch 2: censuses can be taken
+        attempt("watching NVTX ranges", census.watch_ranges)
+
+
+def _census_schedule(torch: types.ModuleType, steps):
+    from memfloor import census_schedule
+
+    census = census_schedule.from_environment(torch, _drain)
+    return census if census.attach(steps) else None
+
+
+def _on_torch(torch: types.ModuleType) -> None:
+    """Called at the end of the program's `import torch` (through `guarded`: an exception here
+    would fail it). Each part is on its own: one that fails is said and the others run."""
     backward = None
     if os.environ.get("MEMFLOOR_STACKS", "") != "none":
-        try:
-            backward = _backward_calls(torch)
-        except Exception as error:  # noqa: BLE001
-            say(f"cannot name what backward allocates: {error!r}")
+        backward = attempt("naming what backward allocates", _backward_calls, torch)
     if _blocks_on():
-        recorder = TorchBlocks(torch, _period_s(), backward)
-        if recorder.start():
-            _recorder = recorder
-            atexit.register(recorder.stop)
+        attempt("recording PyTorch's allocator blocks", _blocks, torch, backward)
     if os.environ.get("MEMFLOOR_STACKS", "") != "none" and _modules_on():
-        try:
-            _module_paths(torch, backward)
-        except Exception as error:  # noqa: BLE001
-            say(f"cannot name the modules that allocate: {error!r}")
-    if not _steps_on() and not _census_on():
-        return
-    try:  # independent of the blocks: steps and censuses run under either allocator
-        from memfloor.training_steps import TrainingSteps
-
-        steps = TrainingSteps(torch, record=_steps_on(),
-                              verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1")
-    except Exception as error:  # noqa: BLE001
-        say(f"training steps failed: {error!r}")
-        return
-    if _census_on():
-        try:
-            from memfloor import census_schedule
-
-            census_schedule.from_environment(torch, _drain).attach(steps)
-        except Exception as error:  # noqa: BLE001
-            say(f"census failed: {error!r}")
-    try:
-        steps.start()
-    except Exception as error:  # noqa: BLE001
-        say(f"training steps failed: {error!r}")
+        attempt("naming the modules that allocate", _module_paths, torch, backward)
+    if _steps_on() or _census_on():  # independent of the blocks: either allocator
+        attempt("training steps", _steps_and_censuses, torch)
 
 
 def start() -> bool:
@@ -169,7 +167,7 @@ def start() -> bool:
         return False
     if not _blocks_on() and not _census_on() and not _steps_on():
         return False
-    import_watch.when_imported("torch", _on_torch)
+    import_watch.when_imported("torch", guarded("the companion", _on_torch))
     return True
 
 

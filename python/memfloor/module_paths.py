@@ -102,9 +102,9 @@ class ModulePaths:
         return stack
 
     def _pre(self, module, args):  # noqa: ARG002: the hook's signature
-        if not self._on or self._compiling():
-            return None
         try:
+            if not self._on or self._compiling():
+                return None
             stack = self._stack()
             path = self._path(module, stack[-1] if stack else None)
             stack.append((module, path))
@@ -114,9 +114,9 @@ class ModulePaths:
         return None
 
     def _post(self, module, args, output):  # noqa: ARG002: the hook's signature
-        if not self._on or self._compiling():
-            return None
         try:
+            if not self._on or self._compiling():
+                return None
             stack = self._stack()
             path = ""
             while stack:  # down to this module's entry (one a raising forward left is dropped)

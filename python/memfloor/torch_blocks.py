@@ -12,6 +12,7 @@ from memfloor.backward_calls import BackwardCalls
 from memfloor.block_log import BlockLog
 from memfloor.counts import count_of
 from memfloor.free_blocks import FreeBlocks
+from memfloor.guard import guarded, say
 from memfloor.hook_api import Frame, Hook, find_hook
 from memfloor.qualnames import QualNames
 
@@ -66,10 +67,6 @@ def free_blocks_model(environ) -> Optional[FreeBlocks]:
                       max_split_size=max_split << 20 if max_split is not None else None)
 
 
-def say(text: str) -> None:
-    print(f"memfloor: {text}", file=sys.stderr)
-
-
 class TorchBlocks:
     """The one recorder of a process: enables the allocator's history when CUDA initializes, then
     drains it into the hook every period and at exit."""
@@ -119,7 +116,7 @@ class TorchBlocks:
             os.register_at_fork(after_in_child=self._stop.set)
             register = step_post_hook_registrar(self._torch)
             if register is not None:
-                register(self._after_step)
+                register(guarded("recording PyTorch's allocator blocks", self._after_step))
             threading.Thread(target=self._run, name="memfloor-blocks", daemon=True).start()
         except Exception as error:  # noqa: BLE001
             say(f"cannot record PyTorch's allocator blocks: {error!r}")

@@ -28,7 +28,8 @@ import warnings
 from typing import Callable, List, Optional
 
 from memfloor.hook_api import STEP_BEGIN, STEP_END, Hook, find_hook
-from memfloor.torch_blocks import say, step_post_hook_registrar
+from memfloor.guard import say
+from memfloor.torch_blocks import step_post_hook_registrar
 
 # Module calls without gradients (an evaluation, an inference script) before the first training
 # forward, after which the pre-hook leaves until the first optimizer step: a program that only
@@ -122,7 +123,10 @@ class TrainingSteps:
 
     def _fail(self, error: BaseException) -> None:
         self.on = False
-        self._disarm()
+        try:
+            self._disarm()
+        except Exception:  # noqa: BLE001 - the hook stays, and returns at once while off
+            pass
         say(f"training steps failed: {error!r}; no more step records in this process")
 
     # -- the first forward ---------------------------------------------------------------------
@@ -137,16 +141,16 @@ class TrainingSteps:
             handle.remove()
 
     def _pre_forward(self, module, args):  # noqa: ARG002: a forward pre-hook's signature
-        if self._compiling():
-            return None  # traced by dynamo: nothing to do at run time
-        if not self._grad_enabled():
-            if self.step == 0 and self.optimizer_steps == 0:
-                self._calls += 1
-                if self._calls > MAX_CALLS_BEFORE_TRAINING:
-                    with self._lock:
-                        self._disarm()
-            return None
-        try:
+        try:  # inside the program's forward: nothing may come out of here
+            if not self.on or self._compiling():
+                return None  # traced by dynamo: nothing to do at run time
+            if not self._grad_enabled():
+                if self.step == 0 and self.optimizer_steps == 0:
+                    self._calls += 1
+                    if self._calls > MAX_CALLS_BEFORE_TRAINING:
+                        with self._lock:
+                            self._disarm()
+                return None
             self.first_forward()
         except Exception as error:  # noqa: BLE001
             self._fail(error)
