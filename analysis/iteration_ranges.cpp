@@ -1,10 +1,16 @@
-// Alike iterations into ranges: which rows stay whole, when two idle windows are the same, and the
-// spreads of what may differ between them.
+// Alike iterations, and iterations along a trend, into ranges: which rows stay whole, when an idle
+// window repeats or steps from the one before, and the spreads of what may differ between them.
 #include "analysis/iteration_ranges.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -25,18 +31,113 @@ bool sameExplains(const WindowExplains& a, const WindowExplains& b) {
   return true;
 }
 
-// The same idle window, to the byte (docs/report-schema.md, "iteration_ranges[]").
-bool sameWindow(const IterationRow& a, const IterationRow& b) {
-  if (a.memory.size() != b.memory.size() || a.top_sites != b.top_sites) return false;
+// The window's parts a range never steps: the memories, the sites in rank order, and the explained
+// bytes (a finding's bytes step with its explains entries, which stay per window) are the same.
+bool sameShape(const IterationRow& a, const IterationRow& b) {
+  if (a.memory.size() != b.memory.size() || a.top_sites.size() != b.top_sites.size()) return false;
   for (size_t p = 0; p < a.memory.size(); ++p) {
-    const IterationMemory& x = a.memory[p];
-    const IterationMemory& y = b.memory[p];
-    if (x.key != y.key || x.idle.floor != y.idle.floor || x.idle.retained != y.idle.retained ||
-        x.idle.explained != y.idle.explained) {
+    if (a.memory[p].key != b.memory[p].key ||
+        a.memory[p].idle.explained != b.memory[p].idle.explained) {
       return false;
     }
   }
+  for (size_t k = 0; k < a.top_sites.size(); ++k) {
+    const RetainedSite& x = a.top_sites[k];
+    const RetainedSite& y = b.top_sites[k];
+    if (x.key != y.key || x.stack != y.stack || x.where != y.where || x.findings != y.findings)
+      return false;
+  }
   return true;
+}
+
+// Where a stepped number is, as the report names it under a range's `step`:
+// "memory[0].retained.leak.bytes".
+struct Place {
+  const char* part;  // "memory" or "top_sites"
+  size_t index;
+  const char* field;
+};
+
+template <typename R, typename S, typename F>
+void eachRetained(R& r, S& s, const char* part, size_t index, F& f) {
+  f(r.inter_iteration.bytes, s.inter_iteration.bytes,
+    Place{part, index, "retained.inter_iteration.bytes"});
+  f(r.inter_iteration.count, s.inter_iteration.count,
+    Place{part, index, "retained.inter_iteration.count"});
+  f(r.leak.bytes, s.leak.bytes, Place{part, index, "retained.leak.bytes"});
+  f(r.leak.count, s.leak.count, Place{part, index, "retained.leak.count"});
+  f(r.persistent.bytes, s.persistent.bytes, Place{part, index, "retained.persistent.bytes"});
+  f(r.persistent.count, s.persistent.count, Place{part, index, "retained.persistent.count"});
+  f(r.cached.bytes, s.cached.bytes, Place{part, index, "retained.cached.bytes"});
+  f(r.cached.count, s.cached.count, Place{part, index, "retained.cached.count"});
+}
+
+// Calls f(value, step, place) for every number of `row`'s idle window that a range steps, and its
+// step. `step` has row's shape (stepFault).
+template <typename Row, typename Step, typename F>
+void eachStepped(Row& row, Step& step, F&& f) {
+  for (size_t p = 0; p < step.memory.size(); ++p) {
+    f(row.memory[p].idle.floor, step.memory[p].floor, Place{"memory", p, "floor"});
+    eachRetained(row.memory[p].idle.retained, step.memory[p].retained, "memory", p, f);
+  }
+  for (size_t k = 0; k < step.top_sites.size(); ++k)
+    eachRetained(row.top_sites[k].retained, step.top_sites[k], "top_sites", k, f);
+}
+
+// Wide enough for a u64 plus an i64 times a u32, and their differences.
+__extension__ using Wide = __int128;
+
+// A zero step in row's shape.
+WindowStep shapeOf(const IterationRow& row) {
+  WindowStep step;
+  for (const IterationMemory& m : row.memory) step.memory.emplace_back().key = m.key;
+  step.top_sites.resize(row.top_sites.size());
+  return step;
+}
+
+bool isFlat(const WindowStep& step) {
+  return std::all_of(step.memory.begin(), step.memory.end(),
+                     [](const WindowStep::Memory& m) {
+                       return m.floor == 0 && m.retained == RetainedStep{};
+                     }) &&
+         std::all_of(step.top_sites.begin(), step.top_sites.end(),
+                     [](const RetainedStep& s) { return s == RetainedStep{}; });
+}
+
+std::vector<uint64_t> steppedValues(const IterationRow& row, const WindowStep& shape) {
+  std::vector<uint64_t> out;
+  eachStepped(row, shape, [&out](uint64_t v, int64_t, Place) { out.push_back(v); });
+  return out;
+}
+
+// What `next` (the iteration after `base`, of the same shape) adds to base's window: none when a
+// difference does not fit an i64.
+std::optional<WindowStep> stepBetween(const IterationRow& base, const IterationRow& next) {
+  WindowStep step = shapeOf(base);
+  const std::vector<uint64_t> to = steppedValues(next, step);
+  size_t k = 0;
+  bool fits = true;
+  eachStepped(base, step, [&](uint64_t v, int64_t& s, Place) {
+    const Wide d = Wide{to[k++]} - Wide{v};
+    fits = fits && d >= std::numeric_limits<int64_t>::min() &&
+           d <= std::numeric_limits<int64_t>::max();
+    s = static_cast<int64_t>(d);
+  });
+  if (!fits) return std::nullopt;
+  return step;
+}
+
+// Whether `row`'s window is base's plus (row - base) steps, every number exactly.
+bool onLine(const IterationRow& base, const WindowStep& step, const IterationRow& row) {
+  const std::vector<uint64_t> got = steppedValues(row, step);
+  const Wide n = Wide{row.index} - Wide{base.index};
+  size_t k = 0;
+  bool on = true;
+  eachStepped(base, step, [&](uint64_t v, int64_t s, Place) {
+    on = on && Wide{v} + Wide{s} * n == Wide{got[k]};
+    ++k;
+  });
+  return on;
 }
 
 // Calls f(spread, value) for every spread of `range` and the value of `row` it spreads over.
@@ -70,9 +171,10 @@ __extension__ using Sum = unsigned __int128;
 // One range, row by row: min and max as they come, sums for the means.
 class RangeBuilder {
  public:
-  RangeBuilder(const IterationRow& row, uint32_t like) {
+  RangeBuilder(const IterationRow& row, uint32_t like, const WindowStep& step) {
     range_.first = row.index;
     range_.like = like;
+    if (!isFlat(step)) range_.step = step;
     range_.start_ns = row.start_ns;
     for (const IterationMemory& m : row.memory) range_.memory.emplace_back().key = m.key;
     eachSpread(range_, row, [this](Spread& s, uint64_t v) {
@@ -144,13 +246,54 @@ uint32_t iterationCount(const Report& report) {
   return n;
 }
 
-const IterationRow* windowOf(const Report& report, uint32_t index) {
+std::optional<IterationRow> windowOf(const Report& report, uint32_t index) {
+  const IterationRange* in = nullptr;
   for (const IterationRange& range : report.iteration_ranges) {
-    if (index >= range.first && index <= range.last) index = range.like;
+    if (index >= range.first && index <= range.last) in = &range;
   }
-  auto row = std::lower_bound(report.iterations.begin(), report.iterations.end(), index,
+  const uint32_t kept = in != nullptr ? in->like : index;
+  auto row = std::lower_bound(report.iterations.begin(), report.iterations.end(), kept,
                               [](const IterationRow& r, uint32_t i) { return r.index < i; });
-  return row != report.iterations.end() && row->index == index ? &*row : nullptr;
+  if (row == report.iterations.end() || row->index != kept) return std::nullopt;
+  return in != nullptr ? windowIn(*in, *row, index) : *row;
+}
+
+IterationRow windowIn(const IterationRange& range, const IterationRow& like, uint32_t index) {
+  assert(stepFault(range, like).empty() && "a range read from a report is checked as it is read");
+  IterationRow row = like;
+  const Wide n = Wide{index} - Wide{range.like};
+  eachStepped(row, range.step,
+              [n](uint64_t& v, int64_t s, Place) { v = static_cast<uint64_t>(Wide{v} + s * n); });
+  return row;
+}
+
+std::string stepFault(const IterationRange& range, const IterationRow& like) {
+  const WindowStep& step = range.step;
+  if (step.empty()) return {};
+  if (step.memory.size() != like.memory.size()) {
+    return fmt::format("memory: {} entries, iteration {} has {}", step.memory.size(), range.like,
+                       like.memory.size());
+  }
+  for (size_t p = 0; p < step.memory.size(); ++p) {
+    if (step.memory[p].key != like.memory[p].key)
+      return fmt::format("memory[{}]: not the memory of iteration {}'s memory[{}]", p, range.like,
+                         p);
+  }
+  if (step.top_sites.size() != like.top_sites.size()) {
+    return fmt::format("top_sites: {} entries, iteration {} has {}", step.top_sites.size(),
+                       range.like, like.top_sites.size());
+  }
+  std::string fault;
+  eachStepped(like, step, [&](uint64_t v, int64_t s, Place at) {
+    for (const uint32_t i : {range.first, range.last}) {
+      const Wide x = Wide{v} + Wide{s} * (Wide{i} - Wide{range.like});
+      if (!fault.empty() || (x >= 0 && x <= std::numeric_limits<int64_t>::max())) continue;
+      fault = fmt::format(
+          "{}[{}].{}: {} from iteration {} by {} per iteration is {} at iteration {}", at.part,
+          at.index, at.field, v, range.like, s, x < 0 ? "negative" : "past 2^63-1", i);
+    }
+  });
+  return fault;
 }
 
 struct IterationCompactor::State {
@@ -158,7 +301,8 @@ struct IterationCompactor::State {
   std::vector<WindowExplains> explains;  // by iteration - 1
   bool enabled = true;
   std::optional<size_t> like;         // position in report.iterations of the last kept row
-  std::vector<IterationRow> pending;  // alike rows, fewer than kMinRangeIterations
+  WindowStep step;                    // of the open run, in like's shape; zero: alike
+  std::vector<IterationRow> pending;  // rows of the run, fewer than kMinRangeIterations
   std::optional<RangeBuilder> range;  // once they are that many
 
   const WindowExplains& explainsOf(uint32_t index) const {
@@ -166,22 +310,35 @@ struct IterationCompactor::State {
     return index >= 1 && index <= explains.size() ? explains[index - 1] : kNone;
   }
 
-  bool alike(const IterationRow& row, const Report& report) const {
+  // Whether `row` continues the run from the like row: its window is like's plus one step per
+  // iteration, the step that the run's first row, the one after like, took.
+  bool joins(const IterationRow& row, const Report& report) {
     if (!enabled || !like || (row.index >= 1 && row.index <= kept.size() && kept[row.index - 1]))
       return false;
-    const IterationRow& kept_row = report.iterations[*like];
-    return sameWindow(row, kept_row) &&
-           sameExplains(explainsOf(row.index), explainsOf(kept_row.index));
+    const IterationRow& base = report.iterations[*like];
+    if (!sameShape(row, base) || !sameExplains(explainsOf(row.index), explainsOf(base.index)))
+      return false;
+    if (range || !pending.empty()) return onLine(base, step, row);
+    if (row.index != base.index + 1) return false;
+    std::optional<WindowStep> first = stepBetween(base, row);
+    if (!first) return false;
+    step = std::move(*first);
+    return true;
   }
 
-  // The run of alike rows ends: a range when it is long enough, else its rows.
-  void close(Report& report) {
+  // The run ends: a range when it is long enough, else its rows, kept whole; true in that case,
+  // the last of them the like row now.
+  bool close(Report& report) {
     if (range) {
       report.iteration_ranges.push_back(range->finish());
       range.reset();
+      return false;
     }
+    if (pending.empty()) return false;
     for (IterationRow& row : pending) report.iterations.push_back(std::move(row));
     pending.clear();
+    like = report.iterations.size() - 1;
+    return true;
   }
 };
 
@@ -201,8 +358,8 @@ IterationCompactor::~IterationCompactor() = default;
 
 void IterationCompactor::add(IterationRow row, Report& report) {
   State& s = *state_;
-  if (!s.alike(row, report)) {
-    s.close(report);
+  // A row that ends a run too short for a range may start the next one from that run's last row.
+  if (!s.joins(row, report) && !(s.close(report) && s.joins(row, report))) {
     report.iterations.push_back(std::move(row));
     s.like = report.iterations.size() - 1;
     return;
@@ -213,7 +370,7 @@ void IterationCompactor::add(IterationRow row, Report& report) {
   }
   s.pending.push_back(std::move(row));
   if (s.pending.size() < kMinRangeIterations) return;
-  s.range.emplace(s.pending.front(), report.iterations[*s.like].index);
+  s.range.emplace(s.pending.front(), report.iterations[*s.like].index, s.step);
   for (size_t k = 1; k < s.pending.size(); ++k) s.range->add(s.pending[k]);
   s.pending.clear();
 }

@@ -1,16 +1,18 @@
-// Alike iterations stored once: a long run's report grows with what changes, not with its length
-// (docs/report-schema.md, "iteration_ranges[]").
+// Alike iterations, and iterations along a linear trend, stored once: a long run's report grows
+// with what changes, not with its length (docs/report-schema.md, "iteration_ranges[]").
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/report.h"
 
 namespace memfloor::analysis {
 
-// Alike iterations shorter than this stay whole rows: they cost little and read better.
+// Alike (or trend) iterations fewer than this stay whole rows: they cost little and read better.
 inline constexpr uint32_t kMinRangeIterations = 16;
 
 // Rows in, kept rows and ranges out, one row at a time, so that a long run never holds all its
@@ -41,7 +43,18 @@ class IterationCompactor {
 uint32_t iterationCount(const Report& report);
 
 // The row whose idle window iteration `index` (1-based) has: its own, or for an iteration of a
-// range, the row the range repeats. nullptr when the run has no such iteration.
-const IterationRow* windowOf(const Report& report, uint32_t index);
+// range, the row the range repeats, moved along the range's step (windowIn). None when the run has
+// no such iteration, or its range's like row.
+std::optional<IterationRow> windowOf(const Report& report, uint32_t index);
+
+// `like` (the row range.like names) with its idle window moved to iteration `index`'s of the range:
+// the stepped numbers plus (index - like) steps. The range must expand (stepFault).
+IterationRow windowIn(const IterationRange& range, const IterationRow& like, uint32_t index);
+
+// Why `range` cannot be expanded from `like`, for a reader of untrusted input: its step's shape
+// differs from like's ("memory: 2 entries, iteration 3 has 1"), or a stepped number leaves
+// 0..2^63-1, the bytes a report may hold, within the range ("memory[0].retained.leak.bytes: ...").
+// Empty when it expands.
+std::string stepFault(const IterationRange& range, const IterationRow& like);
 
 }  // namespace memfloor::analysis

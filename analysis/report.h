@@ -274,8 +274,37 @@ struct RangeMemory {
   bool operator==(const RangeMemory&) const = default;
 };
 
-// Consecutive iterations whose idle windows repeat the kept row `like`'s exactly: floor, retained,
-// explained bytes and top sites (docs/report-schema.md, "iteration_ranges[]").
+// What a Tally gains per iteration along a trend (signed: it may fall).
+struct TallyStep {
+  int64_t bytes = 0;
+  int64_t count = 0;
+  bool operator==(const TallyStep&) const = default;
+};
+
+struct RetainedStep {
+  TallyStep inter_iteration, leak, persistent, cached;
+  bool operator==(const RetainedStep&) const = default;
+};
+
+// What the idle windows of a trend range gain per iteration, in the shape of its `like` row's:
+// iteration i's window is like's plus (i - like) steps, every number exactly. Empty: the windows
+// repeat like's (docs/report-schema.md, "iteration_ranges[]").
+struct WindowStep {
+  struct Memory {
+    MemoryKey key;
+    int64_t floor = 0;  // idle.floor
+    RetainedStep retained;
+    bool operator==(const Memory&) const = default;
+  };
+  std::vector<Memory> memory;           // like's memory, in its order
+  std::vector<RetainedStep> top_sites;  // like's top sites, in their order
+  bool empty() const { return memory.empty() && top_sites.empty(); }
+  bool operator==(const WindowStep&) const = default;
+};
+
+// Consecutive iterations whose idle windows repeat the kept row `like`'s exactly (floor, retained,
+// explained bytes and top sites), or move from it by the same step each iteration
+// (docs/report-schema.md, "iteration_ranges[]").
 struct IterationRange {
   uint32_t first = 0, last = 0;  // 1-based, inclusive
   uint32_t like = 0;             // index of the kept row before `first`
@@ -283,6 +312,7 @@ struct IterationRange {
   uint64_t end_ns = 0;           // the end of last's idle window
   Spread duration_ns, idle_ns;
   std::vector<RangeMemory> memory;  // same order as Report::memory
+  WindowStep step{};                // empty: alike; else a trend
   uint32_t count() const { return last - first + 1; }
   bool operator==(const IterationRange&) const = default;
 };

@@ -22,10 +22,13 @@ json toJson(const analysis::Tally& t) { return tallyJson(t); }
 template <typename T>
 json arrayOf(const std::vector<T>& items);
 
-// `blocks`: the run has allocator blocks. Only then can bytes be cached (a reserved level's), and
-// only then is the class written.
-json toJson(const analysis::RetainedTally& r, bool blocks) {
-  analysis::Tally total = r.total();
+json toJson(const analysis::TallyStep& t) { return {{"bytes", t.bytes}, {"count", t.count}}; }
+
+// A retained object: the total, then one tally per class; of bytes (RetainedTally) or of a trend's
+// steps (RetainedStep). `blocks`: the run has allocator blocks. Only then can bytes be cached (a
+// reserved level's), and only then is the class written.
+template <typename Retained, typename Total>
+json retainedJson(const Retained& r, const Total& total, bool blocks) {
   json j = {{"bytes", total.bytes},
             {"count", total.count},
             {"inter_iteration", toJson(r.inter_iteration)},
@@ -33,6 +36,22 @@ json toJson(const analysis::RetainedTally& r, bool blocks) {
             {"persistent", toJson(r.persistent)}};
   if (blocks) j["cached"] = toJson(r.cached);
   return j;
+}
+
+json toJson(const analysis::RetainedTally& r, bool blocks) {
+  return retainedJson(r, r.total(), blocks);
+}
+
+// A step's total: exact when it fits an i64 (conversions to a signed type wrap).
+json toJson(const analysis::RetainedStep& r, bool blocks) {
+  auto sum = [&r](int64_t analysis::TallyStep::*part) {
+    return static_cast<int64_t>(
+        static_cast<uint64_t>(r.inter_iteration.*part) + static_cast<uint64_t>(r.leak.*part) +
+        static_cast<uint64_t>(r.persistent.*part) + static_cast<uint64_t>(r.cached.*part));
+  };
+  return retainedJson(
+      r, analysis::TallyStep{sum(&analysis::TallyStep::bytes), sum(&analysis::TallyStep::count)},
+      blocks);
 }
 
 // A peak's bytes: the total, then one tally per class (docs/report-schema.md, "peak").
@@ -231,16 +250,33 @@ json toJson(const analysis::RangeMemory& m) {
   return j;
 }
 
-json toJson(const analysis::IterationRange& r) {
-  return {{"first", r.first},
-          {"last", r.last},
-          {"count", r.count()},
-          {"like", r.like},
-          {"start_ns", r.start_ns},
-          {"end_ns", r.end_ns},
-          {"duration_ns", toJson(r.duration_ns)},
-          {"idle_ns", toJson(r.idle_ns)},
-          {"memory", arrayOf(r.memory)}};
+// A trend range's `step`, in the shape of its like row's idle windows and top sites.
+json toJson(const analysis::WindowStep& s, bool blocks) {
+  json memory = json::array();
+  for (const analysis::WindowStep::Memory& m : s.memory) {
+    json j;
+    putKey(j, m.key);
+    j["floor"] = m.floor;
+    j["retained"] = toJson(m.retained, blocks);
+    memory.push_back(std::move(j));
+  }
+  json sites = json::array();
+  for (const analysis::RetainedStep& r : s.top_sites) sites.push_back(toJson(r, blocks));
+  return {{"memory", std::move(memory)}, {"top_sites", std::move(sites)}};
+}
+
+json toJson(const analysis::IterationRange& r, bool blocks) {
+  json j = {{"first", r.first},
+            {"last", r.last},
+            {"count", r.count()},
+            {"like", r.like},
+            {"start_ns", r.start_ns},
+            {"end_ns", r.end_ns},
+            {"duration_ns", toJson(r.duration_ns)},
+            {"idle_ns", toJson(r.idle_ns)},
+            {"memory", arrayOf(r.memory)}};
+  if (!r.step.empty()) j["step"] = toJson(r.step, blocks);  // only then: absent is alike
+  return j;
 }
 
 json toJson(const analysis::Trend& t) {
@@ -303,7 +339,10 @@ json arrayOf(const std::vector<T>& items) {
 json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders = false) {
   json iterations = json::array();
   json timeline = json::array();
+  json ranges = json::array();
   const bool blocks = analysis::hasBlocks(r);
+  for (const analysis::IterationRange& range : r.iteration_ranges)
+    ranges.push_back(toJson(range, blocks));
   if (!placeholders) {
     for (const analysis::IterationRow& row : r.iterations) {
       iterations.push_back(toJson(row, ids, blocks));
@@ -320,7 +359,7 @@ json runJson(const analysis::Report& r, const FindingIds& ids, bool placeholders
               {"warmup_iterations", r.warmup_iterations},
               {"memory", arrayOf(r.memory)},
               {"iterations", std::move(iterations)},
-              {"iteration_ranges", arrayOf(r.iteration_ranges)},
+              {"iteration_ranges", std::move(ranges)},
               {"trend", {{"verdict", toString(r.verdict)}, {"per_memory", arrayOf(r.trends)}}},
               {"stacks", arrayOf(r.stacks)},
               {"timeline", std::move(timeline)},

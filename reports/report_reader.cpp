@@ -10,6 +10,7 @@
 #include <map>
 #include <utility>
 
+#include "analysis/iteration_ranges.h"
 #include "reports/held_by_json.h"
 #include "reports/json_fields.h"
 #include "reports/tally_json.h"
@@ -197,6 +198,38 @@ analysis::RangeMemory rangeMemory(const JsonFields& f, const json& j, const std:
   return m;
 }
 
+analysis::TallyStep tallyStep(const JsonFields& f, const json& j, std::string_view c,
+                              const char* key) {
+  const std::string tc = JsonFields::field(c, key);
+  const json& o = f.object(j, c, key);
+  return {f.i64(o, tc, "bytes"), f.i64(o, tc, "count")};
+}
+
+// A retained object's step; `cached` as in retained objects. The totals are derived: not read.
+analysis::RetainedStep retainedStep(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::RetainedStep r{tallyStep(f, j, c, "inter_iteration"),
+                           tallyStep(f, j, c, "leak"),
+                           tallyStep(f, j, c, "persistent"),
+                           {}};
+  if (f.optional(j, c, "cached") != nullptr) r.cached = tallyStep(f, j, c, "cached");
+  return r;
+}
+
+analysis::WindowStep::Memory memoryStep(const JsonFields& f, const json& j, const std::string& c) {
+  return {key(f, j, c), f.i64(j, c, "floor"),
+          retainedStep(f, f.object(j, c, "retained"), JsonFields::field(c, "retained"))};
+}
+
+// A trend range's `step`; whether it fits its like row is checked once the rows are read
+// (checkSteps).
+analysis::WindowStep windowStep(const JsonFields& f, const json& j, const std::string& c) {
+  analysis::WindowStep s;
+  s.memory = arrayOf<analysis::WindowStep::Memory>(f, j, c, "memory", memoryStep);
+  s.top_sites = arrayOf<analysis::RetainedStep>(f, j, c, "top_sites", retainedStep);
+  if (s.empty()) f.fail(c, "expected a memory or a top site: an alike range has no step");
+  return s;
+}
+
 analysis::IterationRange iterationRange(const JsonFields& f, const json& j, const std::string& c) {
   analysis::IterationRange r;
   r.first = f.u32(j, c, "first");
@@ -210,7 +243,30 @@ analysis::IterationRange iterationRange(const JsonFields& f, const json& j, cons
   r.duration_ns = spread(f, j, c, "duration_ns", false);
   r.idle_ns = spread(f, j, c, "idle_ns", false);
   r.memory = arrayOf<analysis::RangeMemory>(f, j, c, "memory", rangeMemory);
+  // Added within memfloor.report/3, on trend ranges only: absent, the range is alike.
+  if (f.optional(j, c, "step") != nullptr)
+    r.step = windowStep(f, f.object(j, c, "step"), JsonFields::field(c, "step"));
   return r;
+}
+
+// Every iteration of a trend range expands from its like row: a row kept whole, of the step's
+// shape, every stepped number within 0..2^63-1 (analysis::stepFault).
+void checkSteps(const JsonFields& f, const analysis::Report& r, const std::string& c) {
+  for (size_t k = 0; k < r.iteration_ranges.size(); ++k) {
+    const analysis::IterationRange& range = r.iteration_ranges[k];
+    if (range.step.empty()) continue;
+    const std::string rc = JsonFields::index(JsonFields::field(c, "iteration_ranges"), k);
+    auto like = std::lower_bound(
+        r.iterations.begin(), r.iterations.end(), range.like,
+        [](const analysis::IterationRow& row, uint32_t i) { return row.index < i; });
+    if (like == r.iterations.end() || like->index != range.like) {
+      f.fail(JsonFields::field(rc, "like"),
+             fmt::format("iteration {} is not kept whole: the step has nothing to start from",
+                         range.like));
+    }
+    const std::string fault = analysis::stepFault(range, *like);
+    if (!fault.empty()) f.fail(JsonFields::field(rc, "step"), fault);
+  }
 }
 
 analysis::Trend trend(const JsonFields& f, const json& j, const std::string& c) {
@@ -511,6 +567,7 @@ analysis::Report RunReader::report() const {
   if (f.optional(run, c, "iteration_ranges") != nullptr) {
     r.iteration_ranges =
         arrayOf<analysis::IterationRange>(f, run, c, "iteration_ranges", iterationRange);
+    checkSteps(f, r, c);
   }
   r.trends = trends();
   r.verdict =

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -169,24 +170,37 @@ void iterationRow(Out out, const analysis::Report& r, const analysis::IterationR
   }
 }
 
-// A range: what its windows repeat, and the spread of its peaks (the largest in the peak column).
+// A range: what its windows repeat (a trend's: its last window, and the floor's step), and the
+// spread of its peaks (the largest in the peak column).
 void rangeRows(Out out, const analysis::Report& r, const analysis::IterationRange& range,
                bool blocks) {
-  fmt::format_to(out, "{:>5} iterations {}-{} ({}): idle windows as after iteration {}\n", "",
-                 range.first, range.last, range.count(), range.like);
-  const analysis::IterationRow* like = analysis::windowOf(r, range.like);
+  const bool trend = !range.step.empty();
+  if (trend) {
+    fmt::format_to(out,
+                   "{:>5} iterations {}-{} ({}): idle windows as after iteration {} plus a step "
+                   "each, the last's shown\n",
+                   "", range.first, range.last, range.count(), range.like);
+  } else {
+    fmt::format_to(out, "{:>5} iterations {}-{} ({}): idle windows as after iteration {}\n", "",
+                   range.first, range.last, range.count(), range.like);
+  }
+  const std::optional<analysis::IterationRow> window = analysis::windowOf(r, range.last);
   for (size_t k = 0; k < range.memory.size(); ++k) {
     const analysis::RangeMemory& m = range.memory[k];
-    const bool same = like != nullptr && k < like->memory.size();
+    const bool same = window && k < window->memory.size();
     const analysis::IterationMemory::Idle idle =
-        same ? like->memory[k].idle : analysis::IterationMemory::Idle{};
-    fmt::format_to(out, "{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  peaks {} to {}\n", "",
+        same ? window->memory[k].idle : analysis::IterationMemory::Idle{};
+    const std::string step =
+        trend && k < range.step.memory.size()
+            ? fmt::format(", idle floor {:+} B/iteration", range.step.memory[k].floor)
+            : std::string();
+    fmt::format_to(out, "{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  peaks {} to {}{}\n", "",
                    memoryLabel(r, m.key), formatBytes(m.peak.max), formatBytes(idle.floor),
                    formatBytes(idle.retained.persistent.bytes),
                    formatBytes(idle.retained.inter_iteration.bytes),
                    formatBytes(idle.retained.leak.bytes),
                    cachedColumn(blocks, formatBytes(idle.retained.cached.bytes)),
-                   formatBytes(m.peak.min), formatBytes(m.peak.max));
+                   formatBytes(m.peak.min), formatBytes(m.peak.max), step);
   }
 }
 
@@ -237,8 +251,8 @@ void topSites(Out out, const analysis::Report& r) {
   const uint32_t n = analysis::iterationCount(r);
   if (n == 0) return;
   const uint32_t index = n >= 2 ? n - 1 : n;
-  const analysis::IterationRow* window = analysis::windowOf(r, index);
-  if (window == nullptr || window->top_sites.empty()) return;
+  const std::optional<analysis::IterationRow> window = analysis::windowOf(r, index);
+  if (!window || window->top_sites.empty()) return;
   const analysis::IterationRow& row = *window;
   fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", index);
   fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",

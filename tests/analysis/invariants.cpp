@@ -2,6 +2,7 @@
 #include "invariants.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "analysis/iteration_ranges.h"
 #include "analysis/memory_levels.h"
@@ -98,9 +99,10 @@ void checkRanges(const Report& r) {
     REQUIRE(range.last < seen.size());
     CHECK(range.count() >= kMinRangeIterations);
     for (uint32_t i = range.first; i <= range.last; ++i) ++seen[i];
-    const IterationRow* like = windowOf(r, range.like);
-    REQUIRE(like != nullptr);
+    const std::optional<IterationRow> like = windowOf(r, range.like);
+    REQUIRE(like);
     CHECK(like->index == range.like);
+    CHECK(stepFault(range, *like).empty());
     CHECK(range.like < range.first);
     CHECK(range.start_ns <= range.end_ns);
     REQUIRE(range.memory.size() == r.memory.size());
@@ -119,6 +121,28 @@ void checkRanges(const Report& r) {
 }
 
 }  // namespace
+
+void checkWindowsExpand(const Report& folded, const Report& whole) {
+  REQUIRE(iterationCount(folded) == whole.iterations.size());
+  for (const IterationRow& row : whole.iterations) {
+    const std::optional<IterationRow> window = windowOf(folded, row.index);
+    REQUIRE(window);
+    REQUIRE(window->memory.size() == row.memory.size());
+    // One assertion per window that differs: a run of 20,000 windows stays quick to check.
+    for (size_t p = 0; p < row.memory.size(); ++p) {
+      const IterationMemory::Idle& got = window->memory[p].idle;
+      const IterationMemory::Idle& want = row.memory[p].idle;
+      if (got.floor != want.floor || got.retained != want.retained ||
+          got.explained != want.explained) {
+        FAIL("iteration " << row.index << ", memory " << p << ": idle floor " << got.floor
+                          << " retained " << got.retained << ", unfolded " << want.floor << " "
+                          << want.retained);
+      }
+    }
+    if (window->top_sites != row.top_sites)
+      FAIL("iteration " << row.index << ": top sites differ from the unfolded ones");
+  }
+}
 
 void checkInvariants(const Report& r) {
   REQUIRE(r.trends.size() == r.memory.size());
@@ -194,8 +218,8 @@ void checkInvariants(const MergedReport& report) {
   const Report& run = report.runs[worst.run];
   CHECK(worst.key == headlineKey(run, worst.key.device));  // allocated where there are blocks
   REQUIRE(worst.iteration >= 1);
-  const IterationRow* window = windowOf(run, worst.iteration);
-  REQUIRE(window != nullptr);
+  const std::optional<IterationRow> window = windowOf(run, worst.iteration);
+  REQUIRE(window);
   CHECK(window->index == worst.iteration);  // the steady window's row is kept whole
   CHECK(memoryOf(*window, worst.key.device, worst.key.kind).idle.floor == worst.idle_floor);
 }

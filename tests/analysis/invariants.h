@@ -37,6 +37,11 @@ void checkInvariants(const Report& report);
 // that window's idle floor.
 void checkInvariants(const MergedReport& report);
 
+// Every iteration's idle window read from `folded` (windowOf: rows kept whole, ranges expanded) is
+// the row of it in `whole`, the same run analyzed without compaction: floor, retained, explained
+// bytes and top sites, exactly.
+void checkWindowsExpand(const Report& folded, const Report& whole);
+
 // The row of one device and memory kind in an iteration (fails the test when there is none).
 const IterationMemory& memoryOf(const IterationRow& row, uint32_t device = 0,
                                 trace::MemoryKind kind = trace::MemoryKind::kDevice);

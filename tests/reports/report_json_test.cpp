@@ -198,6 +198,28 @@ TEST_CASE("report.json has the memory summary, trends and stacks", "[report_json
   CHECK(frame.at("text").is_string());
 }
 
+TEST_CASE("report.json has a trend range's step, and no step in alike ranges", "[report_json]") {
+  analysis::test::Loop loop = analysis::test::trainingLoop(
+      {.iterations = 40, .retained = 0, .leak = 2 * analysis::test::kMiB});
+  const json run = toJson(analysis::test::analyze(loop.trace));
+  REQUIRE(run["iteration_ranges"].size() == 1);
+  const json& step = run["iteration_ranges"][0]["step"];
+  REQUIRE(step["memory"].size() == 1);
+  CHECK(step["memory"][0]["device"] == 0);
+  CHECK(step["memory"][0]["kind"] == "device");
+  CHECK(step["memory"][0]["floor"] == 2 * analysis::test::kMiB);
+  CHECK(step["memory"][0]["retained"]["leak"] ==
+        json{{"bytes", 2 * analysis::test::kMiB}, {"count", 1}});
+  CHECK_FALSE(step["memory"][0]["retained"].contains("cached"));  // no blocks in the run
+  REQUIRE(step["top_sites"].size() == run["iterations"][0]["top_sites"].size());
+  CHECK(step["top_sites"][1]["bytes"] == 0);  // the weights do not move
+
+  analysis::test::Loop alike = analysis::test::trainingLoop({.iterations = 40});
+  const json flat = toJson(analysis::test::analyze(alike.trace));
+  REQUIRE_FALSE(flat["iteration_ranges"].empty());
+  CHECK_FALSE(flat["iteration_ranges"][0].contains("step"));
+}
+
 TEST_CASE("report.json without markers says iterations are unknown", "[report_json]") {
   analysis::test::TraceBuilder t;
   t.alloc(1, 0x10, 100);

@@ -3,10 +3,12 @@
 #include "reports/report_reader.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/iteration_ranges.h"
 #include "common/error.h"
 #include "reports/report_file.h"
 #include "reports/report_json.h"
@@ -30,6 +32,7 @@ const std::vector<std::string> kShipped = {"gate/fixed.report.json",
                                            "reports/two_runs.report.json",
                                            "reports/held_by.report.json",
                                            "reports/ranges.report.json",
+                                           "reports/trend.report.json",
                                            "model/merged.expected.json"};
 
 // Written before idle.unexplained counted only what the iterations left (inter_iteration + leak
@@ -442,6 +445,71 @@ TEST_CASE("report_reader: explains naming a run the report does not have are ref
   doc["findings"]["items"][0]["explains"][0]["run"] = 9;
   CHECK_THAT(failure(doc),
              Contains("r.json: findings.items[0].explains[0].run: run 9 is not in runs"));
+}
+
+TEST_CASE("report_reader: a trend range reads back and expands to every window exactly") {
+  const analysis::test::Loop loop = analysis::test::trainingLoop(
+      {.iterations = 40, .retained = 0, .leak = 2 * analysis::test::kMiB});
+  const analysis::Report run = analysis::test::analyze(loop.trace);
+  const analysis::Report whole = analysis::test::analyze(loop.trace, {.compact_iterations = false});
+  REQUIRE(run.iteration_ranges.size() == 1);
+  REQUIRE_FALSE(run.iteration_ranges[0].step.empty());
+  const json doc = toJson(analysis::mergeRuns({run}, std::nullopt));
+  const json& step = doc["runs"][0]["iteration_ranges"][0]["step"];
+  CHECK(step["memory"][0]["floor"] == 2 * analysis::test::kMiB);
+  CHECK(step["memory"][0]["retained"]["bytes"] == 2 * analysis::test::kMiB);  // the total's
+  CHECK(step["top_sites"][0]["leak"]["count"] == 1);
+
+  const analysis::MergedReport back = readReport(doc, "trend.json");
+  CHECK(toJson(back) == doc);
+  CHECK(back.runs.at(0).iteration_ranges == run.iteration_ranges);
+  analysis::test::checkWindowsExpand(back.runs[0], whole);
+
+  // Damaged: a step that cannot be expanded is refused, naming the number.
+  auto fails = [&](auto change, const std::string& what) {
+    json d = doc;
+    change(d["runs"][0]);
+    CHECK_THAT(failure(d), Contains("r.json: runs[0].iteration_ranges[0]." + what));
+  };
+  fails([](json& r) { r["iteration_ranges"][0]["step"]["memory"][0]["floor"] = -(1LL << 40); },
+        "step: memory[0].floor: 69206016 from iteration 1 by -1099511627776 per iteration is "
+        "negative at iteration 2");
+  fails(
+      [](json& r) {
+        r["iteration_ranges"][0]["step"]["top_sites"][0]["leak"]["bytes"] = int64_t{1} << 62;
+      },
+      "step: top_sites[0].retained.leak.bytes: 2097152 from iteration 1 by 4611686018427387904 "
+      "per iteration is past 2^63-1 at iteration");
+  fails([](json& r) { r["iteration_ranges"][0]["step"]["memory"][0]["floor"] = 0.5; },
+        "step.memory[0].floor: expected an integer");
+  fails([](json& r) { r["iteration_ranges"][0]["step"]["top_sites"].erase(0); },
+        "step: top_sites: 1 entries, iteration 1 has 2");
+  fails(
+      [](json& r) {
+        r["iteration_ranges"][0]["step"] = {{"memory", json::array()},
+                                            {"top_sites", json::array()}};
+      },
+      "step: expected a memory or a top site");
+  fails([](json& r) { r["iterations"].erase(0); },
+        "like: iteration 1 is not kept whole: the step has nothing to start from");
+}
+
+// The issue's case at a tenth of its length: a leak each iteration made every window differ, and
+// the report grew by about 4 KB per iteration (827 MB for 200,000). Stored as trend ranges, it must
+// stay within 5 MB per 200,000 iterations: 500 KB for 20,000, whatever its per-run constant parts.
+TEST_CASE("report_reader: twenty thousand leaking iterations make a small report that reads back") {
+  constexpr uint32_t kIterations = 20'000;
+  const analysis::test::Loop loop =
+      analysis::test::trainingLoop({.iterations = kIterations, .retained = 0, .leak = 4096});
+  const analysis::Report run = analysis::test::analyze(loop.trace);
+  const analysis::MergedReport merged = analysis::mergeRuns({run}, std::nullopt);
+  const std::string text = toJsonText(merged);
+  INFO("report bytes: " << text.size() << ", rows kept " << run.iterations.size() << ", ranges "
+                        << run.iteration_ranges.size());
+  CHECK(text.size() <= 500'000);
+  const analysis::MergedReport back = readReport(json::parse(text), "long.json");
+  analysis::test::checkWindowsExpand(
+      back.runs.at(0), analysis::test::analyze(loop.trace, {.compact_iterations = false}));
 }
 
 }  // namespace

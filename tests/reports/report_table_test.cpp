@@ -119,6 +119,18 @@ TEST_CASE("The table shows alike iterations as one range", "[report_table]") {
   CHECK_THAT(table, Catch::Contains("  60  0:device"));
 }
 
+TEST_CASE("The table shows a trend range's last window and its floor's step", "[report_table]") {
+  analysis::test::Loop loop = analysis::test::trainingLoop(
+      {.iterations = 40, .retained = 0, .leak = 2 * analysis::test::kMiB});
+  std::string table = formatTable(analysis::test::analyze(loop.trace));
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("      iterations 2-38 (37): idle windows as after iteration 1 "
+                                    "plus a step each, the last's shown"));
+  // 38's window: the weights and 38 leaked allocations of 2 MiB.
+  CHECK_THAT(table, Catch::Contains("   140.0 MiB    64.0 MiB        0 B    76.0 MiB  peaks "));
+  CHECK_THAT(table, Catch::Contains(", idle floor +2097152 B/iteration"));
+}
+
 TEST_CASE("The table names a caching allocator's two floors", "[report_table]") {
   // testdata/analysis/caching_allocator.txt: segments of 22 MiB, 9 MiB of blocks kept.
   const std::string fixture =
