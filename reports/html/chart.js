@@ -27,14 +27,17 @@ const SHAPES_PER_COLUMN = 2;
 
 // Where an entry of iterationEntries lies: the iteration (a range: all its iterations), its idle
 // window (null for a range, whose windows' times are not stored), its idle floor of `key` (null
-// without a window) and what hovering it says.
+// without a window; a range's: its first window's, and `floorEnd` its last's) and what hovering it
+// says.
 function chartSpan(entry, key) {
   if (entry.range) {
     const r = entry.range;
-    const what = 'iterations ' + num(r.first) + DASH + num(r.last) + ' (' + fmtInt(rangeCount(r)) + ' like ' + num(r.like) + ')';
-    const idle = obj(memoryOf(entry.like, key).idle);
+    const what = 'iterations ' + num(r.first) + DASH + num(r.last) + ' (' + fmtInt(rangeCount(r)) +
+      (r.step ? ' from ' : ' like ') + num(r.like) + ')';
+    const idle = obj(memoryOf(windowAt(entry, num(r.first)), key).idle);
+    const end = obj(memoryOf(windowAt(entry, num(r.last)), key).idle);
     return {range: true, start: num(r.start_ns), end: num(r.end_ns), idle: null, what,
-      floor: isNum(idle.floor) ? idle.floor : null,
+      floor: isNum(idle.floor) ? idle.floor : null, floorEnd: isNum(end.floor) ? end.floor : null,
       title: what + ': ' + fmtSpread(r.duration_ns, fmtNs) + ' each, idle windows ' + fmtSpread(r.idle_ns, fmtNs)};
   }
   const it = entry.row;
@@ -70,10 +73,13 @@ function columnsPath(spans, cls, L, T, height, width, title) {
 function floorsPath(floors, x, y, L, width) {
   const lo = new Float64Array(width).fill(Infinity), hi = new Float64Array(width).fill(-Infinity);
   for (const f of floors) {
-    const last = Math.min(width - 1, Math.floor(x(f.end) - L));
-    for (let c = Math.max(0, Math.floor(x(f.start) - L)); c <= last; c++) {
-      lo[c] = Math.min(lo[c], f.floor);
-      hi[c] = Math.max(hi[c], f.floor);
+    const x1 = x(f.start) - L, x2 = x(f.end) - L;
+    // A trend's floor along the columns: from f.floor at x1 to f.floorEnd at x2.
+    const at = (px) => (x2 > x1 ? f.floor + (f.floorEnd - f.floor) * Math.min(1, Math.max(0, (px - x1) / (x2 - x1))) : f.floor);
+    const last = Math.min(width - 1, Math.floor(x2));
+    for (let c = Math.max(0, Math.floor(x1)); c <= last; c++) {
+      lo[c] = Math.min(lo[c], at(c), at(c + 1));
+      hi[c] = Math.max(hi[c], at(c), at(c + 1));
     }
   }
   let d = '';
@@ -85,8 +91,8 @@ function floorsPath(floors, x, y, L, width) {
   }
   let min = Infinity, max = -Infinity, inRanges = 0;
   for (const f of floors) {
-    min = Math.min(min, f.floor);
-    max = Math.max(max, f.floor);
+    min = Math.min(min, f.floor, f.floorEnd);
+    max = Math.max(max, f.floor, f.floorEnd);
     if (f.sp.range) inRanges++;
   }
   return d ? svg('path', {class: 'floor-range', d}, svg('title', null, 'idle floors of ' +
@@ -96,7 +102,8 @@ function floorsPath(floors, x, y, L, width) {
 
 // One chart: the min/max band and last value per bucket of `series`, iterations and idle windows
 // as bands, each idle floor as a red mark; a range of alike iterations as one band with its idle
-// floor (its `like`'s) across it. Past SHAPES_PER_COLUMN shapes per column, the ranges, the
+// floor (its `like`'s) across it, a trend range's rising or falling from its first window's to its
+// last's. Past SHAPES_PER_COLUMN shapes per column, the ranges, the
 // iterations kept whole and the floors are each one path over the columns they cover (the floors'
 // from the lowest to the highest per column), so the page stays light whatever the number of
 // iterations.
@@ -125,8 +132,9 @@ function chart(run, key, series, worstIteration) {
   for (const sp of spans) {
     if (sp.floor === null) continue;
     const [start, end] = sp.idle ? [num(sp.idle[0]), num(sp.idle[1])] : [sp.start, sp.end];
-    floors.push({sp, start, end, floor: sp.floor});
-    top = Math.max(top, sp.floor);
+    const floorEnd = isNum(sp.floorEnd) ? sp.floorEnd : sp.floor;
+    floors.push({sp, start, end, floor: sp.floor, floorEnd});
+    top = Math.max(top, sp.floor, floorEnd);
   }
   const yAxis = byteTicks(top * 1.04);
 
@@ -214,14 +222,16 @@ function chart(run, key, series, worstIteration) {
   // Idle floors: a mark each, or downsampled, one path and the steady floor's mark.
   const marks = svg('g', null);
   let worstMark = null;
-  const mark = ({sp, start, end, floor}) => {
+  const mark = ({sp, start, end, floor, floorEnd}) => {
     const x1 = x(start);
     const x2 = Math.max(x1 + 4, x(end));
     const isWorst = sp.index === worstIteration;
+    // A trend's floor runs from its first window's to its last's.
+    const to = floorEnd !== floor ? ' \u2192 ' + fmtBytes(floorEnd) + ' (' + exactBytes(floorEnd) + ')' : '';
     marks.appendChild(svg('line', {class: 'floor-mark' + (sp.range ? ' range' : '') + (isWorst ? ' worst' : ''),
-      x1, x2, y1: y(floor), y2: y(floor)},
+      x1, x2, y1: y(floor), y2: y(floorEnd)},
     svg('title', null, 'idle floor ' + (sp.range ? 'of ' : 'after ') + sp.what + ': ' + fmtBytes(floor) +
-      ' (' + exactBytes(floor) + ')')));
+      ' (' + exactBytes(floor) + ')' + to)));
     if (isWorst) worstMark = {x: (x1 + x2) / 2, y: y(floor), floor};
   };
   if (detailed) {
@@ -243,7 +253,8 @@ function chart(run, key, series, worstIteration) {
     h('span', null, h('span', {class: 'swatch band'}), 'min' + DASH + 'max live bytes per ' + fmtNs(bucket)),
     h('span', null, h('span', {class: 'swatch last'}), level + 'live bytes'),
     h('span', null, h('span', {class: 'swatch iter'}), 'iteration'),
-    ranged.length ? h('span', null, h('span', {class: 'swatch range'}), 'alike iterations (a range)') : null,
+    ranged.length ? h('span', null, h('span', {class: 'swatch range'}), 'alike iterations (a range)' +
+      (ranged.some((sp) => sp.floorEnd !== sp.floor) ? ', or along a trend' : '')) : null,
     detailed ? h('span', null, h('span', {class: 'swatch idle'}), 'idle window') : null,
     h('span', null, h('span', {class: 'swatch floor'}), level + 'idle floor' + (detailed ? '' : 's, lowest to highest')));
   const count = iterationCount(run);

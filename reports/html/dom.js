@@ -56,7 +56,8 @@ const iterationCount = (run) =>
 
 // The rows and the ranges in the order of their iterations, each as {row} or {range, like}: `like`
 // is the kept row whose idle window (floor, retained, explained, sites) every window of the range
-// repeats ({} when the report lacks it).
+// repeats, or, in a trend range (one with a `step`), starts from ({} when the report lacks it):
+// windowAt gives the window of any of its iterations.
 function iterationEntries(run) {
   const rows = arr(obj(run).iterations).map(obj);
   const byIndex = new Map(rows.map((it) => [num(it.index), it]));
@@ -71,6 +72,40 @@ function iterationEntries(run) {
   }
   for (; r < ranged.length; r++) out.push({range: ranged[r], like: byIndex.get(num(ranged[r].like)) || {}});
   return out;
+}
+
+// `x` with every number that `step` (of the same shape) has moved by `n` steps; `device` and
+// `kind` name the memory, they do not step.
+function stepped(x, step, n) {
+  const out = {...obj(x)};
+  for (const [k, s] of Object.entries(obj(step))) {
+    if (k === 'device' || k === 'kind') continue;
+    if (isNum(s)) out[k] = num(out[k]) + s * n;
+    else if (s && typeof s === 'object' && !Array.isArray(s)) out[k] = stepped(out[k], s, n);
+  }
+  return out;
+}
+
+// The idle window of iteration `index` of a range entry, as a row: its like row's, moved (index -
+// like) steps in a trend range (docs/report-schema.md, "iteration_ranges[]": memory[].idle's floor
+// and retained, top_sites' retained; unexplained derived again as the writer derives it).
+function windowAt(entry, index) {
+  const step = entry.range.step;
+  if (!step || typeof step !== 'object') return entry.like;
+  const n = index - num(entry.range.like);
+  const like = obj(entry.like);
+  const memory = arr(like.memory).map((m, p) => {
+    const s = arr(step.memory)[p];
+    if (!s) return m;
+    const idle = stepped(obj(m).idle, s, n);
+    const r = obj(idle.retained), counted = (k) => num(obj(r.inter_iteration)[k]) + num(obj(r.leak)[k]);
+    const explained = obj(idle.explained);
+    idle.unexplained = {bytes: Math.max(0, counted('bytes') - num(explained.bytes)),
+      count: Math.max(0, counted('count') - num(explained.count))};
+    return {...obj(m), idle};
+  });
+  const sites = arr(like.top_sites).map((site, k) => stepped(site, arr(step.top_sites)[k], n));
+  return {...like, memory, top_sites: sites};
 }
 
 // ---- What the sections are made of --------------------------------------------------------------

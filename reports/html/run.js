@@ -52,13 +52,15 @@ function runWarnings(run) {
   return out;
 }
 
-// Of the iterations, those stored in ranges of alike ones (memfloor.report/3), said after the count.
+// Of the iterations, those stored in ranges of alike ones (memfloor.report/3) or along a trend, said
+// after the count.
 function rangesFact(run) {
   const ranged = iterationRanges(run);
   if (!ranged.length) return '';
   const count = ranged.reduce((n, r) => n + rangeCount(r), 0);
+  const trends = ranged.filter((r) => r.step).length;
   return '; ' + fmtInt(count) + ' of them in ' + plural(ranged.length, 'range') + ' of iterations whose idle ' +
-    'windows repeat a kept one\u2019s';
+    'windows repeat a kept one\u2019s' + (trends ? ' or step evenly from it (' + plural(trends, 'trend') + ')' : '');
 }
 
 function runFacts(run) {
@@ -91,16 +93,27 @@ function runFacts(run) {
     : null];
 }
 
-// The cells of an idle window of one memory `m` (an iteration's), the same for a kept row and a
-// range, whose idle window is its `like` row's.
-function idleCells(m, reserved) {
+// The numbers of an idle window of one memory `m` (an iteration's), in the table's columns; null
+// for the cached column where there is none.
+function idleNumbers(m, reserved) {
   const idle = obj(m.idle);
   const retained = obj(idle.retained);
-  return [bytesCell(idle.floor), bytesCell(retained.bytes),
-    bytesCell(tallyBytes(retained.inter_iteration)), bytesCell(tallyBytes(retained.leak)),
-    bytesCell(tallyBytes(retained.persistent)),
-    reserved ? bytesCell(tallyBytes(retained.cached)) : null,
-    bytesCell(tallyBytes(idle.explained)), bytesCell(tallyBytes(idle.unexplained))];
+  return [idle.floor, retained.bytes, tallyBytes(retained.inter_iteration), tallyBytes(retained.leak),
+    tallyBytes(retained.persistent), reserved ? tallyBytes(retained.cached) : null,
+    tallyBytes(idle.explained), tallyBytes(idle.unexplained)];
+}
+
+// The cells of the idle windows of one memory, the same for a kept row and a range: an alike
+// range's is its `like` row's; a trend range's run from its first window `m` to its last `end`,
+// shown as first–last.
+function idleCells(m, reserved, end) {
+  const to = end ? idleNumbers(end, reserved) : null;
+  return idleNumbers(m, reserved).map((v, k) => {
+    if (v === null) return null;
+    if (!to || num(to[k]) === num(v)) return bytesCell(v);
+    return h('td', {class: 'num spread', title: exactBytes(v) + ' \u2192 ' + exactBytes(to[k])},
+      fmtBytes(v) + DASH + fmtBytes(to[k]));
+  });
 }
 
 // A spread over a range's iterations: min–max, and the mean below it (the columns stay narrow);
@@ -129,14 +142,23 @@ function keptRow(it, key, reserved, worstIteration) {
     h('td', {class: 'num'}, fmtNs(num(obj(it.idle).end_ns) - num(obj(it.idle).start_ns))));
 }
 
-// A range of alike iterations, collapsed into one row: its idle window is `like`'s; what differs
-// between its iterations (durations, peaks) is a spread.
-function rangeRow(range, like, key, reserved) {
-  return h('tr', {class: 'range'},
+// A range of iterations, collapsed into one row: its idle window is `like`'s, or a trend range's
+// steps from it each iteration (shown from its first window to its last); what differs between its
+// iterations (durations, peaks) is a spread.
+function rangeRow(entry, key, reserved) {
+  const range = entry.range;
+  const step = range.step ? obj(arr(obj(range.step).memory).find((m) => sameKey(obj(m), key))) : null;
+  const label = step
+    ? fmtInt(rangeCount(range)) + ' iterations from ' + num(range.like) + ', idle floor ' +
+      fmtSignedBytes(num(step.floor)) + ' each'
+    : fmtInt(rangeCount(range)) + ' iterations like ' + num(range.like);
+  return h('tr', {class: 'range' + (step ? ' trend' : '')},
     h('td', {class: 'num'}, num(range.first) + DASH + num(range.last)),
-    h('td', null, fmtInt(rangeCount(range)) + ' iterations like ' + num(range.like)),
+    h('td', null, label),
     spreadCell(range.duration_ns, fmtNs),
-    spreadCell(memoryOf(range, key).peak, fmtBytes, true), idleCells(memoryOf(like, key), reserved),
+    spreadCell(memoryOf(range, key).peak, fmtBytes, true),
+    idleCells(memoryOf(windowAt(entry, num(range.first)), key), reserved,
+      step ? memoryOf(windowAt(entry, num(range.last)), key) : null),
     spreadCell(range.idle_ns, fmtNs));
 }
 
@@ -144,7 +166,7 @@ function iterationTable(run, key, worstIteration) {
   const reserved = isReserved(run, key);  // the only memory with cached bytes
   const entries = iterationEntries(run);
   if (!entries.length) return h('p', {class: 'muted'}, 'No iterations.');
-  const make = (e) => (e.range ? rangeRow(e.range, e.like, key, reserved) : keptRow(e.row, key, reserved, worstIteration));
+  const make = (e) => (e.range ? rangeRow(e, key, reserved) : keptRow(e.row, key, reserved, worstIteration));
   return longTable([['#', 'num'], 'iteration', ['duration', 'num'], ['peak', 'num'], ['idle floor', 'num'],
     ['retained', 'num'], ['inter-iteration', 'num'], ['leak', 'num'], ['persistent', 'num'],
     ...(reserved ? [['cached', 'num']] : []), ['explained', 'num'], ['unexplained', 'num'], ['idle window', 'num']],

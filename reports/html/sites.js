@@ -44,7 +44,8 @@ function sitesSection(ctx, run) {
   const stacks = stacksById(run);
   const blocks = arr(run.memory).some((m) => obj(m).kind === 'block');
   const sites = new Map();
-  // Every idle window listing the site: a kept row's, and a range's, which lists its `like`'s sites.
+  // Every idle window listing the site: a kept row's, and a range's, which lists its `like`'s sites
+  // (a trend range's: moved along its step, the same sites).
   // Sites of one name on one memory are one row, whatever their stacks: a window's bytes of the row
   // are its sites' sum.
   const listed = (it, span) => {
@@ -77,7 +78,12 @@ function sitesSection(ctx, run) {
     }
   };
   for (const e of iterationEntries(run)) {
-    if (e.range) listed(e.like, [num(e.range.first), num(e.range.last)]);
+    if (e.range) {
+      // A trend's sites retain the most at one end of it: where, per site, the windows of the ends say.
+      const span = [num(e.range.first), num(e.range.last)];
+      listed(windowAt(e, span[0]), span);
+      if (e.range.step) listed(windowAt(e, span[1]), [span[1], span[1]]);
+    }
     else listed(e.row, [num(e.row.index), num(e.row.index)]);
   }
   const counted = (e) => e.max - e.maxPersistent;

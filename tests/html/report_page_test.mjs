@@ -5,7 +5,8 @@
 //
 //   node report_page_test.mjs --chromium /usr/bin/chromium --html page.html --screenshot page.png \
 //        --plain-html plain.html --detected-html detected.html --peaks-html peaks.html \
-//        --blocks-html blocks.html --held-html held.html --census-html census.html --ranges-html ranges.html
+//        --blocks-html blocks.html --held-html held.html --census-html census.html --ranges-html ranges.html \
+//        --trend-html trend.html
 // page.html: two_runs.report.json with its gate; plain.html: one_run_no_markers.report.json alone;
 // detected.html: a model trace analyzed with its markers ignored; peaks.html: a model trace
 // analyzed by this build, with the peaks' compositions the shipped reports predate; blocks.html:
@@ -14,7 +15,9 @@
 // census.html: the census fixture (testdata/analysis/census_holders.txt) analyzed by this build;
 // ranges.html: fixtures/ranges.report.json (memfloor.report/3: rows kept whole and ranges of alike
 // iterations), whose screenshot is written beside page.png as ranges.png, and from which a page of
-// 30,001 iterations is made (ranges-long.html beside it) to check that a long run's page stays light.
+// 30,001 iterations is made (ranges-long.html beside it) to check that a long run's page stays light;
+// trend.html: the steady leak fixture (testdata/analysis/leak_trend.txt) analyzed by this build, a
+// trend range.
 import puppeteer from 'puppeteer-core';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,10 +36,11 @@ const {values: args} = parseArgs({
     'held-html': {type: 'string'},
     'census-html': {type: 'string'},
     'ranges-html': {type: 'string'},
+    'trend-html': {type: 'string'},
   },
 });
 for (const name of ['chromium', 'html', 'screenshot', 'plain-html', 'detected-html', 'peaks-html', 'blocks-html', 'held-html',
-  'census-html', 'ranges-html']) {
+  'census-html', 'ranges-html', 'trend-html']) {
   if (!args[name]) {
     console.error(`report_page_test: --${name} is required`);
     process.exit(2);
@@ -207,6 +211,7 @@ try {
     await p.screenshot({path: path.join(path.dirname(args.screenshot), 'ranges.png'), fullPage: true});
   });
   await checkedPage('long', longPage(args['ranges-html']), checkLong);
+  await checkedPage('trend', args['trend-html'], checkTrend);
   // Reports without censuses have no such section.
   for (const [name, p] of [['two_runs', page], ['plain', plain.page], ['blocks', blocks.page]]) {
     check((await p.$('.held-by, .census-outside, details.census')) === null, `${name}: no held-by section`);
@@ -489,6 +494,40 @@ async function checkRanges(page) {
   check(body.includes('a range of alike iterations stores the spread of its peaks'), 'ranges: the peaks say ranges have none');
   const injected = await injectedInto(page);
   check(injected.img === 0 && injected.scripts === 3 && injected.handlers === 0, `ranges: nothing injected (${JSON.stringify(injected)})`);
+}
+
+// What trend.html shows (testdata/analysis/leak_trend.txt): 1 GiB of weights and a 4 MiB leak per
+// iteration; 1, 19 and 20 kept whole, 2–18 one trend range from 1 whose idle floor and leak step
+// 4 MiB each iteration.
+async function checkTrend(page) {
+  const its = await page.$$eval('#run-0 dl.facts dt', (dts) => (dts.find((dt) => dt.textContent === 'iterations') || {})
+    .nextElementSibling.textContent);
+  check(its.startsWith('20 from markers') && its.includes('17 of them in 1 range') && its.includes('(1 trend)'),
+    `trend: 20 iterations, 17 in a trend range (${its})`);
+  const rows = await page.$$eval('#run-0 table.iterations tbody tr', (trs) => trs.map((tr) =>
+    ({cls: tr.className, cells: [...tr.cells].map((c) => c.textContent)})));
+  check(JSON.stringify(rows.map((r) => r.cells[0])) === '["1","2\u201318","19","20"]',
+    `trend: rows 1, 2–18, 19, 20 (${rows.map((r) => r.cells[0])})`);
+  const r = (rows[1] || {cells: []}).cells;
+  check(rows[1] && rows[1].cls === 'range trend' && r[1] === '17 iterations from 1, idle floor +4.00 MiB each',
+    `trend: 2–18 steps from 1 (${r[1]})`);
+  // Its windows from the first (iteration 2: 1 GiB + 8 MiB) to the last (18: 1 GiB + 72 MiB),
+  // expanded from 1's as a reader of the report would: exactly the rows the unfolded report has.
+  check(r[4] === '1.01 GiB\u20131.07 GiB' && r[7] === '8.00 MiB\u201372.0 MiB' && r[8] === '1.00 GiB',
+    `trend: 2–18's idle floor, leak and persistent bytes from first to last (${r})`);
+  check((rows[2] || {cells: []}).cells[7] === '76.0 MiB', 'trend: 19 leaks 76 MiB, the step on from 18');
+  const [chart] = await page.$$('#run-0 figure.chart');
+  const marks = await chart.$$eval('.floor-mark.range', (ls) => ls.map((l) => [Number(l.getAttribute('y1')),
+    Number(l.getAttribute('y2')), l.textContent]));
+  check(marks.length === 1 && marks[0][1] < marks[0][0], `trend: the range's floor rises across it (${JSON.stringify(marks)})`);
+  check(marks[0] && marks[0][2] === 'idle floor of iterations 2\u201318 (17 from 1): 1.01 GiB (1,082,130,432 bytes)' +
+    ' \u2192 1.07 GiB (1,149,239,296 bytes)', `trend: the floor's title says from and to (${marks[0] && marks[0][2]})`);
+  check((await chart.$eval('.legend', (el) => el.textContent)).includes('alike iterations (a range), or along a trend'),
+    'trend: the legend names trends');
+  const sites = await page.$$eval('#run-0 table.sites tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const leak = sites.find((s) => s[0].startsWith('history.cpp')) || sites.find((s) => s[0].includes('LossHistory')) || [];
+  check(leak[3] === '80.0 MiB' && leak[4] === '20' && leak[5] === '20' && leak[6] === '1\u201320',
+    `trend: the leak's site retains the most in 20, listed in all 20 windows (${leak.slice(0, 7)})`);
 }
 
 // The ranges page with its report made long: 3,000 blocks of a row kept whole and a range of 9

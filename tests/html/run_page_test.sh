@@ -47,6 +47,10 @@ census=$out/census.html
 # whose reports the round-trip test reads back one by one.
 ranges=$out/ranges.html
 "$memfloor" report "$here/fixtures/ranges.report.json" -o "$ranges"
+# A trend range: a leak's windows, each a step above the one before (testdata/analysis/leak_trend.txt).
+trend=$out/trend.html
+"$memfloor" analyze "$testdata/analysis/leak_trend.txt" --no-table -o "$out/trend.report.json"
+"$memfloor" report "$out/trend.report.json" -o "$trend"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || missing "no chromium"
@@ -55,4 +59,4 @@ command -v node >/dev/null || missing "no node"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
   --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks" --blocks-html "$blocks" \
-  --held-html "$held" --census-html "$census" --ranges-html "$ranges"
+  --held-html "$held" --census-html "$census" --ranges-html "$ranges" --trend-html "$trend"
