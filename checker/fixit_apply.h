@@ -13,4 +13,9 @@ namespace memfloor::checker {
 // memfloor::Error when a file cannot be read or written.
 std::size_t applyFixits(const std::vector<Finding>& findings);
 
+// Applies `fixits`, all of one file, to its `text`, last offset first: identical edits count
+// once; one that overlaps an edit already taken, or that is not inside the text (the offsets come
+// from facts documents), is skipped. Their files are not looked at. Returns the number applied.
+std::size_t applyFixitsToText(std::string& text, const std::vector<FixIt>& fixits);
+
 }  // namespace memfloor::checker

@@ -67,9 +67,18 @@ std::string withStderr(std::string message, std::string err) {
 
 bool isCount(const nlohmann::json& value) { return value.is_number_unsigned(); }
 
-// The facts of the envelope `out`; its "errors" appended to `errors`.
-Facts readEnvelope(const std::string& out, const std::string& name,
-                   std::vector<std::string>& errors) {
+}  // namespace
+
+std::string findPythonFrontEnd() {
+  const fs::path bin = common::selfDir();
+  const fs::path dir = common::findPart(common::Part::kCheckerPython, bin);
+  if (!dir.empty()) return dir.string();
+  throw Error("the Python front end is not installed: no " + std::string(kPackageMain) + " in " +
+              common::describeCandidates(common::Part::kCheckerPython, bin));
+}
+
+Facts readPythonFacts(const std::string& out, const std::string& name,
+                      std::vector<std::string>& errors) {
   const nlohmann::json doc = common::parseJsonDocument(out, kEnvelope, name);
   if (!doc.contains("facts")) throw Error(name + ": no \"facts\" document");
   const auto errs = doc.find("errors");
@@ -85,16 +94,6 @@ Facts readEnvelope(const std::string& out, const std::string& name,
   Facts facts = factsFromJson(doc.at("facts"), name);
   for (const auto& e : *errs) errors.push_back(e.get<std::string>());
   return facts;
-}
-
-}  // namespace
-
-std::string findPythonFrontEnd() {
-  const fs::path bin = common::selfDir();
-  const fs::path dir = common::findPart(common::Part::kCheckerPython, bin);
-  if (!dir.empty()) return dir.string();
-  throw Error("the Python front end is not installed: no " + std::string(kPackageMain) + " in " +
-              common::describeCandidates(common::Part::kCheckerPython, bin));
 }
 
 Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& config,
@@ -121,7 +120,7 @@ Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& co
         run.err));
   }
   try {
-    return readEnvelope(run.out, who + ": its output", errors);
+    return readPythonFacts(run.out, who + ": its output", errors);
   } catch (const Error& e) {
     throw Error(withStderr(e.what(), run.err));
   }

@@ -34,4 +34,10 @@ std::string findPythonFrontEnd();
 Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& config,
                          const PythonOptions& options, std::vector<std::string>& errors);
 
+// The facts of the document `out` the front end printed (named `name` in errors); its "errors"
+// appended to `errors`. Throws memfloor::Error when it is not a kPyFactsSchema document or is
+// malformed.
+Facts readPythonFacts(const std::string& out, const std::string& name,
+                      std::vector<std::string>& errors);
+
 }  // namespace memfloor::checker

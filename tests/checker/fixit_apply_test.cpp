@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -30,6 +31,18 @@ TEST_CASE("Fix-its are inserted once each, later offsets first", "[fixit]") {
   const std::vector<Finding> findings{first, second, first};
   CHECK(applyFixits(findings) == 2);
   CHECK(slurp(file) == "  a->use();\n  a = nullptr;\n  b->use();\n  b = nullptr;\n");
+}
+
+TEST_CASE("Edits outside the text are skipped, whatever their offsets and lengths", "[fixit]") {
+  // Offsets come from facts documents (--facts): nothing in them may reach past the text.
+  std::string text = "abcdef";
+  const std::vector<FixIt> fixits{
+      {{"f.cpp", 1, 1, -1}, 0, "X"},        {{"f.cpp", 1, 1, 7}, 0, "X"},
+      {{"f.cpp", 1, 1, 2}, -1, "X"},        {{"f.cpp", 1, 1, INT32_MAX}, INT32_MAX, "X"},
+      {{"f.cpp", 1, 1, 4}, INT32_MAX, "X"}, {{"f.cpp", 1, 1, 6}, 0, "!"},
+      {{"f.cpp", 1, 1, 1}, 2, "-"}};
+  CHECK(applyFixitsToText(text, fixits) == 2);
+  CHECK(text == "a-def!");
 }
 
 }  // namespace

@@ -154,6 +154,22 @@ TEST_CASE("Output that is not the front end's document is an error", "[python_fr
   CHECK(errors.empty());
 }
 
+TEST_CASE("The front end's document is read without running it", "[python_front_end]") {
+  std::vector<std::string> errors;
+  const std::string facts =
+      R"("facts": {"schema": "memfloor.facts/1", "units": ["a.py"], "records": {}, "fields": {},
+                   "functions": {}, "events": [], "calls": [], "derefs": []})";
+  const Facts read = readPythonFacts(R"({"schema": "memfloor.pyfacts/1", )" + facts +
+                                         R"(, "errors": ["b.py: bad"], "files": 2, "bytes": 9})",
+                                     "out", errors);
+  CHECK(read.units == std::vector<std::string>{"a.py"});
+  CHECK(errors == std::vector<std::string>{"b.py: bad"});
+  CHECK_THROWS_WITH(readPythonFacts(R"({"schema": "memfloor.pyfacts/1", )" + facts +
+                                        R"(, "errors": [], "files": -1, "bytes": 9})",
+                                    "out", errors),
+                    Catch::Contains("out: \"files\" should be a count"));
+}
+
 TEST_CASE("A missing interpreter or front end is named, with what to do", "[python_front_end]") {
   const std::string dir = fakeFrontEnd("echo-missing-python", kEchoMain);
   PythonOptions options = optionsFor(dir);
