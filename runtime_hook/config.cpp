@@ -14,7 +14,9 @@ constexpr unsigned kGigaShift = 30;          // g, G: 2^30
 constexpr uint64_t kMaxFlushMs = 3'600'000;  // an hour
 
 bool parseByteSize(const char* text, uint64_t& out) {
-  if (text == nullptr || *text == '\0' || *text == '-') return false;
+  // Digits first: strtoull would also take leading space, a sign, and a negative value wrapped
+  // around (" -18446744073642442752" is 64 MiB).
+  if (text == nullptr || *text < '0' || *text > '9') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long value = std::strtoull(text, &end, 10);

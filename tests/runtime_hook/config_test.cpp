@@ -86,6 +86,10 @@ TEST_CASE("byte sizes", "[runtime_hook]") {
   CHECK_FALSE(parseByteSize("5mb", v));
   CHECK_FALSE(parseByteSize("99999999999999999999", v));
   CHECK_FALSE(parseByteSize("17179869184g", v));
+  // Digits first: strtoull takes a leading space and a sign, and wraps a negative value around.
+  CHECK_FALSE(parseByteSize(" 65536", v));
+  CHECK_FALSE(parseByteSize("+64k", v));
+  CHECK_FALSE(parseByteSize(" -18446744073642442752", v));  // was 64 MiB
 }
 
 TEST_CASE("the flush period is plain milliseconds, without units", "[runtime_hook]") {
