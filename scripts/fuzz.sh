@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the trace readers, the reports' readers, the analysis of a text
-# trace) and runs each for a bounded time.
+# Builds the libFuzzer targets, one per family of readers of untrusted bytes, and runs each for a
+# bounded time:
+#   fuzz_binary_reader    binary traces (trace/reader.h), with the text and binary round trips
+#   fuzz_text_reader      text traces (trace/text.h)
+#   fuzz_report_inputs    the findings document (analysis/findings.h), ELF build ids and symbol
+#                         tables, llvm-symbolizer's JSON lines, report.json (gate, HTML page, typed
+#                         reader), gate results
+#   fuzz_trace_analysis   the analysis of a text trace (iteration patterns on fuzzed markers)
+#   fuzz_checker_inputs   memfloor-check's: .memfloor-check.json, --facts documents, --baseline
+#                         findings, suppression comments, the Python front end's output; the facts
+#                         then through the rules, the outputs and the fix-its
+#   fuzz_hook_config      the hook's environment (MEMFLOOR_*, rank and recorded variables)
 #
 #   scripts/fuzz.sh [SECONDS]    seconds per target (default 30); exits non-zero on any crash
 #
+# fuzz_hook_config runs a quarter of SECONDS (at least 5): a few short strings, its coverage stops
+# growing within seconds.
 # Seeds: testdata/trace/corpus/*.txt (text fixtures; make_seeds turns them into binary traces),
-# testdata/trace/regressions/{binary,text}/ and testdata/reports/regressions/ (inputs that once
-# crashed; keep new ones there), and the reports, findings and gate results of testdata/.
+# testdata/trace/regressions/{binary,text}/, testdata/reports/regressions/,
+# testdata/checker/regressions/ and testdata/hook/regressions/ (inputs that once crashed; keep new
+# ones there), the reports, findings and gate results of testdata/, fuzz/checker-*.json and the
+# suppression comments of testdata/checker/.
 # The growing corpus and any crash artifacts go to fuzz-corpus/ (not tracked).
 # Environment: MEMFLOOR_FUZZ_BUILD_DIR (default build-fuzz), JOBS (default 2), CLANGXX, CLANG.
 set -euo pipefail
@@ -30,10 +44,11 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMEMFLOOR_BUILD_REFERENCE_MODEL=OFF -DMEMFLOOR_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log" >&2; exit 2; }
 cmake --build "$build" -j "${JOBS:-2}" --target fuzz_binary_reader fuzz_text_reader \
-  fuzz_report_inputs fuzz_trace_analysis memfloor_make_seeds
+  fuzz_report_inputs fuzz_trace_analysis fuzz_checker_inputs fuzz_hook_config memfloor_make_seeds
 
 mkdir -p "$work/binary" "$work/text" "$work/binary-seeds" "$work/artifacts" "$work/report" \
-  "$work/report-seeds" "$work/analysis"
+  "$work/report-seeds" "$work/analysis" "$work/checker" "$work/checker-seeds" "$work/hook" \
+  "$work/hook-seeds"
 "$build/fuzz/memfloor_make_seeds" "$work/binary-seeds" testdata/trace/corpus/*.txt
 
 status=0
@@ -57,7 +72,7 @@ run binary_reader "$work/binary" "$work/binary-seeds" $(existing testdata/trace/
 run text_reader -dict=fuzz/text.dict "$work/text" testdata/trace/corpus \
   $(existing testdata/trace/regressions/text)
 # The reports' readers: the first byte of an input picks the reader (fuzz/fuzz_report_inputs.cpp).
-seed() { printf "\\x$1" | cat - "$2" >"$work/report-seeds/$1-$(basename "$2")"; }
+seed() { printf "\\x$1" | cat - "$2" >"${3:-$work/report-seeds}/$1-$(basename "$2")"; }
 seed 00 testdata/model/findings.json
 seed 01 "$build/fuzz/memfloor_make_seeds"
 seed 02 fuzz/symbolizer-output.jsonl
@@ -74,4 +89,25 @@ run report_inputs -max_len=1048576 "$work/report" "$work/report-seeds" \
 # shellcheck disable=SC2046
 run trace_analysis -dict=fuzz/text.dict -max_len=131072 "$work/analysis" testdata/trace/corpus \
   $(existing testdata/trace/regressions/text)
+# memfloor-check's readers: the first byte picks one (fuzz/fuzz_checker_inputs.cpp).
+seed 00 fuzz/checker-config.json "$work/checker-seeds"
+seed 01 fuzz/checker-facts.json "$work/checker-seeds"
+seed 02 testdata/model/findings.json "$work/checker-seeds"
+for source in testdata/checker/mf001_release_idioms.cpp testdata/checker/mf002_retained_member.cpp \
+    testdata/checker/python/mf002_retained_member.py; do
+  seed 03 "$source" "$work/checker-seeds"
+done
+seed 04 fuzz/checker-pyfacts.json "$work/checker-seeds"
+# shellcheck disable=SC2046
+run checker_inputs -max_len=65536 "$work/checker" "$work/checker-seeds" \
+  $(existing testdata/checker/regressions)
+# The hook's environment: values separated by NUL bytes (fuzz/fuzz_hook_config.cpp).
+printf '%s\0' out auto 8m 64 250 'step_*' 1 3 1 4 >"$work/hook-seeds/typical"
+printf '%s\0' '' python 512k 1 3600000 '' 0 -1 7 8 ' 5' '+2' 'expandable_segments:True' \
+  >"$work/hook-seeds/edges"
+# A quarter of the time (at least 5 s): in 5 s it covers all but a few edges of what it reaches in
+# a minute.
+# shellcheck disable=SC2046
+seconds=$(( seconds / 4 > 5 ? seconds / 4 : 5 )) run hook_config "$work/hook" "$work/hook-seeds" \
+  $(existing testdata/hook/regressions)
 exit $status
