@@ -1,6 +1,8 @@
 // The checker's configuration: defaults, the JSON file and the upward search for it.
 #include "checker/config.h"
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -19,8 +21,18 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Config, heavy_type_patterns, hea
 
 namespace {
 
-bool sameKind(const nlohmann::json& a, const nlohmann::json& b) {
-  return a.type() == b.type() || (a.is_number() && b.is_number());
+// `value` can stand for `expected`: a count must be an integer that fits an int (a float, or an
+// integer past int's range, would not convert to one: 1e300 to int is undefined behaviour); a
+// ratio may be any number.
+bool sameKind(const nlohmann::json& value, const nlohmann::json& expected) {
+  if (expected.is_number_integer()) {
+    if (value.is_number_unsigned()) {
+      return value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int>::max());
+    }
+    return value.is_number_integer() && value.get<int64_t>() >= std::numeric_limits<int>::min() &&
+           value.get<int64_t>() <= std::numeric_limits<int>::max();
+  }
+  return value.type() == expected.type() || (value.is_number() && expected.is_number());
 }
 
 }  // namespace
@@ -39,7 +51,9 @@ Config loadConfig(const std::filesystem::path& path) {
                                                       [](const auto& v) { return v.is_string(); }));
     if (!ok) {
       throw Error(path.string() + ": key '" + key + "' should be " +
-                  (expected.is_array() ? "a list of strings" : expected.type_name()));
+                  (expected.is_array()            ? "a list of strings"
+                   : expected.is_number_integer() ? "an integer"
+                                                  : expected.type_name()));
     }
   }
   return json.get<Config>();

@@ -2,6 +2,8 @@
 #include "checker/facts.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -35,7 +37,44 @@ NLOHMANN_JSON_SERIALIZE_ENUM(FunctionKind, {{FunctionKind::kFunction, "function"
 NLOHMANN_JSON_SERIALIZE_ENUM(EventKind,
                              {{EventKind::kAssign, "assign"}, {EventKind::kRelease, "release"}})
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SourceLoc, file, line, column, offset)
+namespace {
+
+constexpr int kJsonTypeError = 302;  // nlohmann's id for "type must be ..."
+
+// A location's numbers are integers that fit an int: a float or a larger integer is refused, not
+// converted (a float past int's range converts to undefined behaviour, a larger integer wraps).
+int locationNumber(const nlohmann::json& loc, const char* key) {
+  const auto it = loc.find(key);
+  if (it == loc.end()) return 0;
+  const bool fits =
+      it->is_number_unsigned()
+          ? it->get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int>::max())
+          : it->is_number_integer() && it->get<int64_t>() >= std::numeric_limits<int>::min() &&
+                it->get<int64_t>() <= std::numeric_limits<int>::max();
+  if (!fits) {
+    throw nlohmann::json::type_error::create(
+        kJsonTypeError,
+        std::string("location: \"") + key + "\" should be an integer that fits an int", &loc);
+  }
+  return it->get<int>();
+}
+
+}  // namespace
+
+// nlohmann finds the conversions of a type by these names.
+// NOLINTNEXTLINE(readability-identifier-naming)
+inline void to_json(nlohmann::json& json, const SourceLoc& loc) {
+  json = {{"file", loc.file}, {"line", loc.line}, {"column", loc.column}, {"offset", loc.offset}};
+}
+
+// NOLINTNEXTLINE(readability-identifier-naming)
+inline void from_json(const nlohmann::json& json, SourceLoc& loc) {
+  loc.file = json.value("file", std::string());
+  loc.line = locationNumber(json, "line");
+  loc.column = locationNumber(json, "column");
+  loc.offset = locationNumber(json, "offset");
+}
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FieldFact, key, name, record, kind, loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionFact, key, display, record, kind, overrides,
                                                 null_checks, loc)

@@ -95,6 +95,14 @@ TEST_CASE("Bad configuration files are refused with the file and the key", "[con
   CHECK_THROWS_WITH(loadConfig(dir / "unknown.json"), Catch::Contains("unknown key 'heavy_typs'"));
   std::ofstream(dir / "type.json") << R"({"mf003_min_released": "two"})";
   CHECK_THROWS_WITH(loadConfig(dir / "type.json"), Catch::Contains("'mf003_min_released'"));
+  // Counts are integers that fit an int: 1e300 used to be converted to one (undefined behaviour).
+  for (const char* count : {"1e300", "2.5", "4294967297"}) {
+    std::ofstream(dir / "count.json") << R"({"mf003_min_released": )" << count << "}";
+    CHECK_THROWS_WITH(loadConfig(dir / "count.json"),
+                      Catch::Contains("key 'mf003_min_released' should be an integer"));
+  }
+  std::ofstream(dir / "ratio.json") << R"({"mf001_min_belief_ratio": 1})";
+  CHECK(loadConfig(dir / "ratio.json").mf001_min_belief_ratio == 1.0);
   std::ofstream(dir / "syntax.json") << "{";
   CHECK_THROWS_AS(loadConfig(dir / "syntax.json"), Error);
   CHECK_THROWS_AS(loadConfig(dir / "missing.json"), Error);

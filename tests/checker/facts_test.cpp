@@ -74,6 +74,20 @@ TEST_CASE("Malformed facts documents are refused", "[facts]") {
   CHECK_THROWS_WITH(factsFromJson(json), Catch::Contains("malformed"));
 }
 
+TEST_CASE("Locations whose numbers do not fit an int are refused", "[facts]") {
+  // A float past int's range used to be converted (undefined behaviour), a larger integer wrapped.
+  for (const nlohmann::json& offset : {nlohmann::json(1.5e10), nlohmann::json(4294967297),
+                                       nlohmann::json(-4294967297), nlohmann::json(2.5)}) {
+    nlohmann::json json = toJson(unit("a.cpp"));
+    json["calls"][0]["loc"]["offset"] = offset;
+    CHECK_THROWS_WITH(factsFromJson(json, "f.json"),
+                      Catch::Contains("f.json: malformed") && Catch::Contains("\"offset\""));
+  }
+  nlohmann::json json = toJson(unit("a.cpp"));
+  json["calls"][0]["loc"]["offset"] = 2147483647;
+  CHECK(factsFromJson(json).calls.at(0).loc.offset == 2147483647);
+}
+
 TEST_CASE("Facts files are read through the common loader, errors naming the file", "[facts]") {
   namespace fs = std::filesystem;
   const fs::path dir =
