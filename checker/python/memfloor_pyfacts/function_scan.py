@@ -163,27 +163,24 @@ class FunctionScan:
 
     def _escape(self, value: Optional[ast.expr]) -> None:
         """The names whose objects `value` hands on (not those it only reads from)."""
-        if isinstance(value, ast.Name):
-            self.escapes.add(value.id)
-        elif isinstance(value, (ast.Tuple, ast.List, ast.Set)):
-            for e in value.elts:
-                self._escape(e)
-        elif isinstance(value, ast.Dict):
-            for e in value.values:
-                self._escape(e)
-        elif isinstance(value, (ast.Starred, ast.NamedExpr)):
-            self._escape(value.value)
-        elif isinstance(value, ast.IfExp):
-            self._escape(value.body)
-            self._escape(value.orelse)
-        elif isinstance(value, ast.BoolOp):
-            for e in value.values:
-                self._escape(e)
-        elif isinstance(value, ast.Call):
-            for e in value.args:
-                self._escape(e)
-            for k in value.keywords:
-                self._escape(k.value)
+        stack = [value]  # no recursion: `a if c else b if d else ...` nests without bound
+        while stack:
+            value = stack.pop()
+            if isinstance(value, ast.Name):
+                self.escapes.add(value.id)
+            elif isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+                stack.extend(value.elts)
+            elif isinstance(value, ast.Dict):
+                stack.extend(value.values)
+            elif isinstance(value, (ast.Starred, ast.NamedExpr)):
+                stack.append(value.value)
+            elif isinstance(value, ast.IfExp):
+                stack.extend((value.body, value.orelse))
+            elif isinstance(value, ast.BoolOp):
+                stack.extend(value.values)
+            elif isinstance(value, ast.Call):
+                stack.extend(value.args)
+                stack.extend(k.value for k in value.keywords)
 
     def _find_aliases(self) -> None:
         """A local always bound to the same attribute of an object that outlives the function

@@ -47,6 +47,7 @@ class Scope:
         self.globals = module_globals  # assigned at module level
         self.non_objects = non_objects  # bound by import, def or class: not objects we track
         self.aliases: Dict[str, Handle] = {}
+        self.memo: Optional[Dict[int, Optional[Handle]]] = None  # id(chain link) -> its handle
 
     def name(self, name: str) -> Optional[Handle]:
         if name == self.self_name:
@@ -71,15 +72,32 @@ class Scope:
         return self.handle(e)
 
     def handle(self, e: ast.expr) -> Optional[Handle]:
-        if isinstance(e, ast.Name):
-            return self.name(e.id)
-        if isinstance(e, ast.Attribute):
-            return self._attribute(e.value, e.attr)
-        if isinstance(e, ast.Call) and _is_name(e.func, "getattr") and 2 <= len(e.args) <= 3:
-            name = e.args[1]
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                return self._attribute(e.args[0], name.value)
-        return None
+        # A loop, not recursion: an attribute chain may be as long as the source allows. While
+        # one element is walked (`memo` set), each link's handle is made once and shared, so a
+        # chain of n links costs n handles, not n * n / 2.
+        memo = self.memo
+        chain: List[Tuple[ast.AST, str]] = []
+        h: Optional[Handle] = None
+        while True:
+            if memo is not None and id(e) in memo:
+                h = memo[id(e)]
+                break
+            if isinstance(e, ast.Attribute):
+                chain.append((e, e.attr))
+                e = e.value
+            elif isinstance(e, ast.Call) and _is_name(e.func, "getattr") and 2 <= len(e.args) <= 3 \
+                    and isinstance(e.args[1], ast.Constant) and isinstance(e.args[1].value, str):
+                chain.append((e, e.args[1].value))
+                e = e.args[0]
+            else:
+                h = self.name(e.id) if isinstance(e, ast.Name) else None
+                break
+        for node, attr in reversed(chain):
+            if h is not None:
+                h = Handle(h.key + "." + attr, h.text + "." + attr, attr, h, h.root)
+            if memo is not None:
+                memo[id(node)] = h
+        return h
 
     def _attribute(self, value: ast.expr, attr: str) -> Optional[Handle]:
         parent = self.handle(value)
@@ -115,34 +133,37 @@ def empty_value(e: ast.expr) -> Optional[str]:
 def tested(scope: Scope, e: ast.expr, out: List[Handle]) -> None:
     """The handles `e` tests for None or truthiness: `h is not None`, `h`, `not h`, `bool(h)`,
     `isinstance(h, T)`, `hasattr(o, "x")`, `getattr(o, "x", None)`, `(m := h) is not None`."""
-    if isinstance(e, ast.NamedExpr):
-        return tested(scope, e.value, out)
-    h = scope.handle(e)
-    if h is not None:
-        out.append(h)
-        return
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-        tested(scope, e.operand, out)
-    elif isinstance(e, ast.BoolOp):
-        for v in e.values:
-            tested(scope, v, out)
-    elif isinstance(e, ast.Compare) and len(e.ops) == 1:
-        left, right = e.left, e.comparators[0]
-        if isinstance(e.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
-            if is_none(right):
-                tested(scope, left, out)
-            elif is_none(left):
-                tested(scope, right, out)
-    elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.args:
-        f = e.func.id
-        if f in ("bool", "isinstance", "callable", "len"):
-            tested(scope, e.args[0], out)
-        elif f == "hasattr" and len(e.args) == 2:
-            name = e.args[1]
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                h = scope._attribute(e.args[0], name.value)
-                if h is not None:
-                    out.append(h)
+    stack = [e]  # depth first, left to right, without recursion (`not not ... h` may be deep)
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.NamedExpr):
+            stack.append(e.value)
+            continue
+        h = scope.handle(e)
+        if h is not None:
+            out.append(h)
+            continue
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            stack.append(e.operand)
+        elif isinstance(e, ast.BoolOp):
+            stack.extend(reversed(e.values))
+        elif isinstance(e, ast.Compare) and len(e.ops) == 1:
+            left, right = e.left, e.comparators[0]
+            if isinstance(e.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+                if is_none(right):
+                    stack.append(left)
+                elif is_none(left):
+                    stack.append(right)
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.args:
+            f = e.func.id
+            if f in ("bool", "isinstance", "callable", "len"):
+                stack.append(e.args[0])
+            elif f == "hasattr" and len(e.args) == 2:
+                name = e.args[1]
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    h = scope._attribute(e.args[0], name.value)
+                    if h is not None:
+                        out.append(h)
 
 
 class Effects:
@@ -162,6 +183,10 @@ class Effects:
         self.removals: List[Tuple[Handle, str, ast.AST]] = []  # `del h[k]`, `h.pop(k)`
 
 
+# One node for EffectWalker._expr to walk: the node, whether it is on every path, the guards.
+_Visit = Tuple[ast.AST, bool, frozenset]
+
+
 class EffectWalker:
     def __init__(self, scope: Scope, release_methods: Set[str], store_methods: Set[str]):
         self.scope = scope
@@ -169,6 +194,14 @@ class EffectWalker:
         self.store_methods = store_methods
 
     def element(self, elem, condition: bool) -> Effects:
+        # The scope does not change while one element is walked: its handles can be shared.
+        self.scope.memo = {}
+        try:
+            return self._element(elem, condition)
+        finally:
+            self.scope.memo = None
+
+    def _element(self, elem, condition: bool) -> Effects:
         fx = Effects()
         if isinstance(elem, ast.stmt):
             self._statement(elem, fx)
@@ -270,56 +303,62 @@ class EffectWalker:
             fx.derefs.append((h, node, h.key in guards))
 
     def _expr(self, e: ast.AST, fx: Effects, certain: bool, guards: frozenset) -> None:
-        t = type(e)
-        if t is ast.Call:
-            self._call(e, fx, certain, guards)
-        elif t is ast.Attribute:
-            self._deref_parent(e.value, e, fx, guards)
-            self._expr(e.value, fx, certain, guards)
-        elif t is ast.Subscript:
-            self._deref_parent(e.value, e, fx, guards)
-            self._expr(e.value, fx, certain, guards)
-            self._expr(e.slice, fx, certain, guards)
-        elif t is ast.Name or t is ast.Constant:
-            return
-        elif t is ast.Lambda:
-            return
-        elif t is ast.IfExp:
-            self._expr(e.test, fx, certain, guards)
-            inner = guards | self._tested_keys(e.test)
-            self._expr(e.body, fx, False, inner)
-            self._expr(e.orelse, fx, False, inner)
-        elif t is ast.BoolOp:
-            inner = guards
-            for i, v in enumerate(e.values):
-                self._expr(v, fx, certain and i == 0, inner)
-                inner = inner | self._tested_keys(v)
-        elif t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
-            self._comprehension(e, fx, certain, guards)
-        else:
-            for child in ast.iter_child_nodes(e):
-                self._expr(child, fx, certain, guards)
+        """Walks `e` depth first, left to right, each node's own effects before its children's.
+        An explicit stack, not recursion: `a + a + ...` or `x.y.y...` nests as deep as the source
+        is long, and Python's recursion limit must not decide which files are checked."""
+        stack: List[_Visit] = [(e, certain, guards)]
+        while stack:
+            e, certain, guards = stack.pop()
+            t = type(e)
+            if t is ast.Call:
+                children = self._call(e, fx, certain, guards)
+            elif t is ast.Attribute:
+                self._deref_parent(e.value, e, fx, guards)
+                children = [(e.value, certain, guards)]
+            elif t is ast.Subscript:
+                self._deref_parent(e.value, e, fx, guards)
+                children = [(e.value, certain, guards), (e.slice, certain, guards)]
+            elif t is ast.Name or t is ast.Constant or t is ast.Lambda:
+                continue
+            elif t is ast.IfExp:
+                inner = guards | self._tested_keys(e.test)
+                children = [(e.test, certain, guards), (e.body, False, inner), (e.orelse, False, inner)]
+            elif t is ast.BoolOp:
+                children = []
+                inner = guards
+                for i, v in enumerate(e.values):
+                    children.append((v, certain and i == 0, inner))
+                    inner = inner | self._tested_keys(v)
+            elif t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+                children = self._comprehension(e, certain, guards)
+            else:
+                children = [(child, certain, guards) for child in ast.iter_child_nodes(e)]
+            stack.extend(reversed(children))
 
     def _tested_keys(self, e: ast.expr) -> frozenset:
         out: List[Handle] = []
         tested(self.scope, e, out)
         return frozenset(h.key for h in out)
 
-    def _comprehension(self, e, fx: Effects, certain: bool, guards: frozenset) -> None:
+    def _comprehension(self, e, certain: bool, guards: frozenset) -> List[_Visit]:
+        children: List[_Visit] = []
         inner = guards
         for i, gen in enumerate(e.generators):
-            self._expr(gen.iter, fx, certain and i == 0, inner)
+            children.append((gen.iter, certain and i == 0, inner))
             for cond in gen.ifs:
-                self._expr(cond, fx, False, inner)
+                children.append((cond, False, inner))
                 inner = inner | self._tested_keys(cond)
         if isinstance(e, ast.DictComp):
-            self._expr(e.key, fx, False, inner)
-            self._expr(e.value, fx, False, inner)
+            children.append((e.key, False, inner))
+            children.append((e.value, False, inner))
         else:
-            self._expr(e.elt, fx, False, inner)
+            children.append((e.elt, False, inner))
+        return children
 
-    def _call(self, c: ast.Call, fx: Effects, certain: bool, guards: frozenset) -> None:
+    def _call(self, c: ast.Call, fx: Effects, certain: bool, guards: frozenset) -> List[_Visit]:
+        """The call's own effects; returns what `_expr` walks next (receiver or callee, arguments)."""
         f = c.func
+        children: List[_Visit] = []
         if isinstance(f, ast.Attribute):
             recv = self.scope.handle(f.value)
             fx.calls.append((recv, f.attr, c, certain))
@@ -340,7 +379,7 @@ class EffectWalker:
                 tensor = self.scope.handle(f.value.func.value)
                 if tensor is not None:
                     fx.releases.append((tensor, "." + f.value.func.attr + "().resize_(0)", c))
-            self._expr(f.value, fx, certain, guards)
+            children.append((f.value, certain, guards))
         elif isinstance(f, ast.Name) and f.id == "setattr" and len(c.args) == 3:
             name = c.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
@@ -354,8 +393,7 @@ class EffectWalker:
         else:
             if isinstance(f, ast.Name):
                 fx.plain.append(c)
-            self._expr(f, fx, certain, guards)
-        for a in c.args:
-            self._expr(a, fx, certain, guards)
-        for k in c.keywords:
-            self._expr(k.value, fx, certain, guards)
+            children.append((f, certain, guards))
+        children.extend((a, certain, guards) for a in c.args)
+        children.extend((k.value, certain, guards) for k in c.keywords)
+        return children

@@ -83,12 +83,12 @@ _LIGHT_CALLS = frozenset({"len", "int", "float", "str", "bool", "repr", "hash", 
 
 def light_value(e: ast.expr) -> bool:
     """`e` is evidently no device memory: a number, a string, a bool, a size or a comparison."""
+    while isinstance(e, ast.UnaryOp):  # `- - x`: a loop, however many there are
+        e = e.operand
     if isinstance(e, ast.Constant):
         return e.value is not None and not isinstance(e.value, bytes)
     if isinstance(e, (ast.JoinedStr, ast.Compare)):
         return True
-    if isinstance(e, ast.UnaryOp):
-        return light_value(e.operand)
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
         return e.func.id in _LIGHT_CALLS
     return False

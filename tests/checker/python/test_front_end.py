@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import sys
 import tempfile
 import unittest
 
@@ -128,6 +129,30 @@ class FrontEnd(unittest.TestCase):
         for e in envelope["errors"]:
             self.assertIn(": cannot parse", e)
         json.dumps(envelope)
+
+    def test_expressions_deeper_than_the_recursion_limit_are_read(self):
+        # Each nests about twice as deep as Python's recursion limit. Besides the effect walk,
+        # `nots` goes through `tested`, `conditional` through `_escape` and `negations` through
+        # `light_value`: each of them recursed once per level.
+        n = 2 * sys.getrecursionlimit()
+        shapes = {
+            "sum": "x = (self.manager.use()" + " + x" * n + ")",
+            "chain": "x = (self.manager.use()" + ".T" * (n // 2) + ")",
+            "methods": "x = (self.manager.use()" + ".t()" * (n // 2) + ")",
+            "subscripts": "x = (self.manager.use()" + "[0]" * (n // 2) + ")",
+            "power": "x = (self.manager.use()" + " ** x" * (n // 2) + ")",
+            "nots": "if " + "not " * n + "self.manager.use():\n            pass",
+            "conditional": "return self.manager.use()" + " if x else x" * (n // 2),
+            "negations": "self.cache = " + "-" * n + "self.manager.use()",
+        }
+        for name, statement in shapes.items():
+            with self.subTest(name):
+                path = self.write(name + ".py", "class A:\n    def use(self):\n        pass\n"
+                                  "    def f(self, x):\n        " + statement + "\n")
+                envelope = collect([path], CONFIG, 1, [])
+                self.assertEqual([], envelope["errors"])
+                calls = [c for c in envelope["facts"]["calls"] if c["method"] == "*.use"]
+                self.assertEqual([5], [c["loc"]["line"] for c in calls])
 
     def test_bad_config_json_exits_2(self):
         self.assertEqual(2, main(["--config-json", "[1", self.dir.name]))
