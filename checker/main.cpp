@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "checker/checker.h"
+#include "checker/cpp/compilation_database.h"
 #include "checker/cpp/unit_runner.h"
 #include "checker/input_split.h"
 #include "checker/python_front_end.h"
@@ -47,16 +48,18 @@ cl::list<std::string> exclude("exclude",
                                        "(repeatable; added to python_exclude)"),
                               cl::cat(category));
 
-// CommonOptionsParser loads no database when no file is named. Then the files are all those of the
-// -p database, and the options are parsed again with them so that --extra-arg applies to them.
-std::vector<std::string> databaseFiles(std::string& error) {
+// The -p value as last parsed.
+std::string buildPath() {
   const auto& registered = cl::getRegisteredOptions();
   auto it = registered.find("p");
-  const std::string dir =
-      it == registered.end() ? "" : static_cast<cl::opt<std::string>*>(it->second)->getValue();
-  auto database =
-      clang::tooling::CompilationDatabase::autoDetectFromDirectory(dir.empty() ? "." : dir, error);
-  return database ? database->getAllFiles() : std::vector<std::string>{};
+  return it == registered.end() ? "" : static_cast<cl::opt<std::string>*>(it->second)->getValue();
+}
+
+// CommonOptionsParser loads no database when no file is named. Then the files are all those of the
+// -p database, and the options are parsed again with them so that --extra-arg applies to them.
+std::vector<std::string> databaseFiles() {
+  const std::string dir = buildPath();
+  return memfloor::checker::loadCompilationDatabase(dir.empty() ? "." : dir)->getAllFiles();
 }
 
 llvm::Expected<clang::tooling::CommonOptionsParser> parse(std::vector<const char*>& args) {
@@ -71,6 +74,31 @@ bool takesValue(std::string_view name) {
   const auto& registered = cl::getRegisteredOptions();
   auto it = registered.find(llvm::StringRef(name.data(), name.size()));
   return it != registered.end() && it->second->getValueExpectedFlag() == cl::ValueRequired;
+}
+
+// CommonOptionsParser runs "without flags" (and says so) when the database it looks for for the
+// named files is missing or does not load. So before it looks, the command line is parsed with a
+// `--` added (a fixed database: no lookup) and the database it would use is loaded here, strictly
+// (throws Error). With `--` already there the files are compiled with what follows it, as always.
+void requireDatabase(std::vector<const char*> args) {
+  if (std::find_if(args.begin(), args.end(),
+                   [](const char* a) { return a == std::string("--"); }) != args.end()) {
+    return;
+  }
+  args.push_back("--");
+  auto probe = parse(args);
+  if (!probe) {
+    llvm::consumeError(probe.takeError());  // the real parse reports it
+    return;
+  }
+  const std::vector<std::string>& files = probe->getSourcePathList();
+  if (files.empty()) return;
+  const std::string dir = buildPath();
+  if (dir.empty()) {
+    memfloor::checker::findCompilationDatabase(files.front());
+  } else {
+    memfloor::checker::loadCompilationDatabase(dir);
+  }
 }
 
 // Python inputs apart from the rest. CommonOptionsParser declares -p and --extra-arg when it
@@ -105,16 +133,25 @@ int main(int argc, const char** argv) {
   const std::vector<std::string>& python_inputs = split.python_inputs;
   std::vector<const char*> args;
   for (const std::string& a : split.args) args.push_back(a.c_str());
+  try {
+    requireDatabase(args);
+  } catch (const memfloor::Error& e) {
+    std::cerr << "memfloor-check: error: " << e.what() << "\n";
+    return 2;
+  }
   auto parser = parse(args);
   std::vector<std::string> all;
   if (parser && parser->getSourcePathList().empty() && load_facts.empty() &&
       python_inputs.empty()) {
-    std::string error;
-    all = databaseFiles(error);
+    try {
+      all = databaseFiles();
+    } catch (const memfloor::Error& e) {
+      std::cerr << "memfloor-check: error: " << e.what() << "\n";
+      return 2;
+    }
     if (all.empty()) {
-      std::cerr << "memfloor-check: error: no file named and no compilation database with files "
-                   "(use -p BUILD_DIR): "
-                << error << "\n";
+      std::cerr << "memfloor-check: error: no file named and the compilation database has no "
+                   "files (use -p BUILD_DIR)\n";
       return 2;
     }
     auto at = std::find_if(args.begin(), args.end(),

@@ -104,6 +104,22 @@ dispatch() {
   grep -Eq '^ +export ' "$work/help" || fail "memfloor --help does not list export"
 }
 
+# bad_database WHAT MESSAGE ARGS...: the real checker run with ARGS exits 2 with the one line
+# "memfloor-check: error: MESSAGE..." on stderr and nothing on stdout.
+bad_database() {
+  local what=$1 message=$2
+  shift 2
+  "$real" "$@" >"$work/db.out" 2>"$work/db.err"
+  local got=$?
+  if [ "$got" -ne 2 ] || [ -s "$work/db.out" ] || [ "$(wc -l <"$work/db.err")" -ne 1 ] ||
+    ! grep -qF -- "memfloor-check: error: $message" "$work/db.err"; then
+    fail "memfloor-check $* ($what) -> $got (want 2), stdout $(wc -c <"$work/db.out") bytes, stderr:"
+    cat "$work/db.err"
+  else
+    echo "ok: memfloor-check with database $what -> 2: $(cat "$work/db.err")"
+  fi
+}
+
 checker() {
   local testdata=$1 real=${2:-}
   if [ -z "$real" ]; then
@@ -128,6 +144,23 @@ checker() {
     -- -std=c++17
   grep -q '"MF002"' "$work/via.out" || fail "no MF002 finding through memfloor check"
   compare "$testdata/checker/no_such_file.cpp" -- -std=c++17
+
+  # A compilation database that is named (-p) and missing, unreadable or not JSON is an error: exit
+  # 2, one line naming the directory or the file, no findings (LLVM's tools run "without flags").
+  # Root is not stopped by file modes: a directory named compile_commands.json cannot be read.
+  mkdir -p "$work/unreadable/compile_commands.json" "$work/garbage"
+  echo '[{"directory": "/", "file": ' >"$work/garbage/compile_commands.json"
+  local source="$testdata/checker/mf002_retained_member.cpp"
+  bad_database "$work/nonexistent/build" "-p $work/nonexistent/build: No such file or directory" \
+    -p "$work/nonexistent/build" "$source"
+  bad_database "$work/unreadable" "$work/unreadable/compile_commands.json: not a usable" \
+    -p "$work/unreadable" "$source"
+  bad_database "$work/garbage" "$work/garbage/compile_commands.json: not a usable" \
+    -p "$work/garbage" "$source"
+  bad_database "$work/garbage, no file" "$work/garbage/compile_commands.json: not a usable" \
+    -p "$work/garbage"
+  bad_database "$work/garbage, = form" "$work/garbage/compile_commands.json: not a usable" \
+    -p="$work/garbage" --format json "$source"
 
   # A mistyped enumerated option is refused before any work: no facts file is written.
   rm -f "$work/facts.json"
