@@ -29,7 +29,8 @@ std::vector<std::unique_ptr<Rule>> makeRules(const Config& config);
 // The metadata of every rule (for SARIF and --list-rules), enabled or not.
 std::vector<RuleInfo> allRules();
 
-// All findings of the enabled rules on `facts`, sorted.
+// All findings of the enabled rules on `facts`, sorted. An MF004 at the receiver of a call that
+// MF001 reports (same line, function and handle) is folded into the MF001 finding as a note.
 std::vector<Finding> runRules(const Facts& facts, const Config& config);
 
 }  // namespace memfloor::checker

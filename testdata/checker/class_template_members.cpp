@@ -25,7 +25,7 @@ class Layer {
     }
   }
   Tensor replay() {
-    return manager_->commit();  // expect: MF001{{while 'Layer::finish' releases it}} MF004{{'Layer::finish' releases it}}
+    return manager_->commit();  // expect: MF001{{while 'Layer::finish' releases it}}
   }
   bool hasManager() const { return manager_ != nullptr; }
   Tensor checked() { return hasManager() ? manager_->peek() : Tensor(); }

@@ -1,5 +1,5 @@
-// Tests of MF001 on facts written by hand: the fix-it statement in the site's language, and
-// terminal methods named the C++ or the Python way.
+// Tests of MF001 on facts written by hand: the fix-it statement in the site's language, terminal
+// methods named the C++ or the Python way, and the MF004 at an MF001 site folded into it.
 #include "checker/rules/mf001_release_after_use.h"
 
 #include <catch2/catch.hpp>
@@ -112,6 +112,40 @@ TEST_CASE("Terminal methods match Python displays too", "[mf001]") {
   CHECK(mf001(facts, config).size() == 1);
   config.terminal_methods = {"mit"};  // a suffix of the name is not the name
   CHECK(mf001(facts, config).empty());
+}
+
+TEST_CASE("An unguarded use that MF001 explains is one finding, with MF004 as its note",
+          "[mf001][mf004]") {
+  // Layer.finish releases self.manager (an event); Layer.replay dereferences it unguarded at the
+  // site MF001 reports, and again on a later line where no call is kept.
+  Facts facts = program("layer.py", "= None");
+  facts.events.push_back({EventKind::kRelease, "layer.Layer.manager", "layer.Layer.finish",
+                          "= None", true, at("layer.py", kTeacherLine + 1)});
+  DerefSite deref;
+  deref.field = "layer.Layer.manager";
+  deref.function = "layer.Layer.replay";
+  deref.handle = "self.manager";
+  deref.loc = at("layer.py", kSiteLine);
+  facts.derefs = {deref};
+  const std::vector<Finding> folded = runRules(facts, Config{});
+  REQUIRE(folded.size() == 1);
+  CHECK(folded.front().rule == "MF001");
+  REQUIRE(folded.front().related.size() == 3);  // the teacher's call, its release, the MF004
+  CHECK(folded.front().related.back().loc.line == kSiteLine);
+  CHECK_THAT(folded.front().related.back().message,
+             Catch::StartsWith("'self.manager' is dereferenced in 'Layer.replay'") &&
+                 Catch::EndsWith("[MF004]"));
+  // With MF001 off, or on another line, MF004 is reported as before.
+  Config no_mf001;
+  no_mf001.disabled_rules = {"MF001"};
+  const std::vector<Finding> alone = runRules(facts, no_mf001);
+  REQUIRE(alone.size() == 1);
+  CHECK(alone.front().rule == "MF004");
+  facts.derefs.front().loc.line = kSiteLine + 1;
+  const std::vector<Finding> apart = runRules(facts, Config{});
+  REQUIRE(apart.size() == 2);
+  CHECK(apart[0].rule == "MF001");
+  CHECK(apart[1].rule == "MF004");
 }
 
 }  // namespace

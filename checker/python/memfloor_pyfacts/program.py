@@ -39,11 +39,24 @@ class Program:
             q: [self.resolve(b) or b for b in c.bases] for q, c in self.classes.items()}
         self._mro: Dict[str, List[str]] = {}
         self._owned: Dict[str, Set[str]] = {}  # class -> attributes its methods store or release
+        self._releasing: Set[Tuple[str, str]] = set()  # (class, attribute) its methods release
         for f in files:
             for e in f.events:
                 if e.through_self and e.cls:
                     self._owned.setdefault(e.cls, set()).add(e.attr)
+                    if e.kind == "release":
+                        self._releasing.add((e.cls, e.attr))
+        self._shared = self._shared_owners()
         self._judge()
+        # (field, method) of the calls through `self` that some method of the hierarchy releases
+        # the field after. Such a call is a use of that field whether or not the program defines
+        # the method (the commit of an offload interface from another package): the belief is
+        # keyed by the attribute and the call, whichever class's method holds the release.
+        self.taught: Set[Tuple[str, str]] = {
+            (self.field_key(s.cls, s.attr, True)[0], s.method)
+            for f in files for s in f.sites
+            if s.direct and s.through_self and s.attr is not None and not self._idiom(s.method)
+            and self.site_heavy(s)}
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -109,7 +122,44 @@ class Program:
         for c in self.mro(cls):
             if attr in self._owned.get(c, ()):
                 found = c
-        return found
+        return self._shared.get((found, attr), found)
+
+    def _shared_owners(self) -> Dict[Tuple[str, str], str]:
+        """(class, attribute) -> the class whose field the attribute is, for each class whose
+        methods store or release it. Classes that one object combines share the field: a class
+        and its bases, but also a mixin and the class beside it (`class L(Mixin, Base)`: the
+        mixin's method that releases `self.x` releases the `x` that Base's methods store). So
+        owners found in one MRO are joined, and a group's field is that of its most basic class
+        (the first by name when several are most basic, e.g. a mixin and a base). Only groups
+        where some class releases the attribute are joined: without a release there is nothing
+        to teach, and a joined field would carry one class's heavy stores into the other's."""
+        parent: Dict[Tuple[str, str], Tuple[str, str]] = {}
+
+        def find(x: Tuple[str, str]) -> Tuple[str, str]:
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for cls in self.classes:
+            first: Dict[str, str] = {}
+            for c in self.mro(cls):
+                for attr in self._owned.get(c, ()):
+                    other = first.setdefault(attr, c)
+                    if other != c:
+                        parent[find((c, attr))] = find((other, attr))
+        groups: Dict[Tuple[str, str], List[str]] = {}
+        for member in list(parent):
+            groups.setdefault(find(member), []).append(member[0])
+        shared: Dict[Tuple[str, str], str] = {}
+        for (_, attr), members in groups.items():
+            if len(members) < 2 or not any((c, attr) in self._releasing for c in members):
+                continue
+            basic = [c for c in members if not any(o != c and o in self.mro(c) for o in members)]
+            owner = min(basic)
+            for c in members:
+                shared[(c, attr)] = owner
+        return shared
 
     def field_key(self, cls: Optional[str], attr: str, through_self: bool) -> Tuple[str, str]:
         if through_self and cls:
@@ -173,14 +223,20 @@ class Program:
         classes = self.definers.get(name, [])
         return bool(classes) and all(self.heavy_class.get(c, False) for c in classes)
 
+    def _idiom(self, method: str) -> bool:
+        return method in self.settings.release_methods or method in self.settings.store_methods
+
     def is_site(self, s: SiteRaw) -> bool:
         """A call of a program method (library calls such as `d.keys()` are no uses) on a heavy
-        object; release and store idioms are events, not uses."""
-        if s.method in self.settings.release_methods or s.method in self.settings.store_methods:
+        object, or of any method on an attribute of `self` that the hierarchy releases after the
+        same call (`taught`); release and store idioms are events, not uses."""
+        if self._idiom(s.method):
             return False
         if s.root == "self" and s.attr is None:
             return self.find_method(s.cls, s.method) is not None and self.site_heavy(s)
-        return s.method in self.definers and self.site_heavy(s)
+        taught = s.through_self and s.attr is not None and \
+            (self.field_key(s.cls, s.attr, True)[0], s.method) in self.taught
+        return (s.method in self.definers or taught) and self.site_heavy(s)
 
     def site_heavy(self, s: SiteRaw) -> bool:
         if s.root == "self" and s.attr is None:

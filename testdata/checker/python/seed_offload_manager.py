@@ -1,6 +1,7 @@
 # Seed 000 in Python: the hyper-connection layer's fused post-MLP step calls group_offload() on the
 # layer's MLP-norm manager and, unlike the base class, never clears it (MF001). The replay path
-# that resumes the post-MLP step dereferences the member without a guard (MF004).
+# that resumes the post-MLP step also dereferences the member without a guard: MF001 explains
+# that line, and the missing guard (MF004) is its note.
 import torch
 
 
@@ -62,7 +63,7 @@ class HyperConnectionTransformerLayer(TransformerLayer):
 
     # A CUDA-graph replay that resumes the post-MLP step without re-running the pre-MLP step.
     def replay_post_mlp(self, hidden_states):
-        return self.mlp_norm_manager.group_offload(hidden_states)  # expect: MF001 MF004{{'TransformerLayer._forward_post_mlp' releases it}}
+        return self.mlp_norm_manager.group_offload(hidden_states)  # expect: MF001{{'TransformerLayer._forward_post_mlp' releases it}}
 
 
 class FixedHyperConnectionTransformerLayer(TransformerLayer):

@@ -154,6 +154,30 @@ class FrontEnd(unittest.TestCase):
                 calls = [c for c in envelope["facts"]["calls"] if c["method"] == "*.use"]
                 self.assertEqual([5], [c["loc"]["line"] for c in calls])
 
+    def test_the_hierarchy_keys_a_field_and_teaches_calls_of_methods_defined_elsewhere(self):
+        # `commit` is defined by no class here; the base releases self.manager after it, so the
+        # subclass's call is a site of the same field. A mixin's attribute is the field of the class
+        # beside it in a class that combines them.
+        path = self.write("layers.py", (
+            "from elsewhere import Interface\n"
+            "class Base:\n"
+            "    def start(self, x):\n        self.manager = Interface(x)\n"
+            "    def finish(self, x):\n        self.manager.commit(x)\n        self.manager = None\n"
+            "class Sub(Base):\n"
+            "    def fused(self, x):\n        self.manager.commit(x)\n        self.manager.describe()\n"
+            "class Mixin:\n"
+            "    def drop(self):\n        self.cache = None\n"
+            "class Owner:\n"
+            "    def fill(self, x):\n        self.cache = x\n"
+            "class Both(Mixin, Owner):\n"
+            "    pass\n"))
+        facts = collect([path], CONFIG, 1, [])["facts"]
+        calls = sorted((c["function"], c["method"], c["field"]) for c in facts["calls"])
+        self.assertEqual([("layers.Base.finish", "*.commit", "layers.Base.manager"),
+                          ("layers.Sub.fused", "*.commit", "layers.Base.manager")], calls)
+        fields = sorted({e["field"] for e in facts["events"] if e["field"].endswith(".cache")})
+        self.assertEqual(["layers.Mixin.cache"], fields)
+
     def test_bad_config_json_exits_2(self):
         self.assertEqual(2, main(["--config-json", "[1", self.dir.name]))
         self.assertEqual(2, main(["--config-json", "[]", self.dir.name]))
