@@ -127,7 +127,7 @@ TEST_CASE("The table shows a trend range's last window and its floor's step", "[
   CHECK_THAT(table, Catch::Contains("      iterations 2-38 (37): idle windows as after iteration 1 "
                                     "plus a step each, the last's shown"));
   // 38's window: the weights and 38 leaked allocations of 2 MiB.
-  CHECK_THAT(table, Catch::Contains("   140.0 MiB    64.0 MiB        0 B    76.0 MiB  peaks "));
+  CHECK_THAT(table, Catch::Contains("  140.0 MiB   64.0 MiB        0 B   76.0 MiB  peaks "));
   CHECK_THAT(table, Catch::Contains(", idle floor +2097152 B/iteration"));
 }
 
