@@ -19,8 +19,7 @@ TEST_CASE("an Error's message that quotes an escaped one is not escaped twice", 
   CHECK(std::string(outer.what()) == "run.json: a\\x0db");
 }
 
-TEST_CASE("an Error keeps line breaks and tabs: it may quote a child's standard error",
-          "[error]") {
+TEST_CASE("an Error keeps line breaks and tabs: it may quote a child's standard error", "[error]") {
   CHECK(std::string(Error("failed; its standard error:\nline 1\n\tline 2").what()) ==
         "failed; its standard error:\nline 1\n\tline 2");
 }
