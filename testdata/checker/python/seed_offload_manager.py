@@ -1,7 +1,6 @@
 # Seed 000 in Python: the hyper-connection layer's fused post-MLP step calls group_offload() on the
 # layer's MLP-norm manager and, unlike the base class, never clears it (MF001). The replay path
-# that resumes the post-MLP step also dereferences the member without a guard: MF001 explains
-# that line, and the missing guard (MF004) is its note.
+# that resumes the post-MLP step dereferences it unguarded too: MF001, the guard (MF004) its note.
 import torch
 
 
