@@ -47,6 +47,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/reference_model/ DESTINATION ${memfloor_
         COMPONENT tool FILES_MATCHING PATTERN "*.cpp" PATTERN "*.h")
 
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/memfloor COMPONENT tool)
+# RE2 is linked into every binary and the hook (third_party/re2): its BSD licence asks that its
+# notice come with them.
+install(FILES ${PROJECT_SOURCE_DIR}/third_party/re2/LICENSE DESTINATION share/doc/memfloor
+        RENAME LICENSE.re2 COMPONENT tool)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/memfloor/docs COMPONENT tool
         FILES_MATCHING PATTERN "*.md")
 
