@@ -1,6 +1,6 @@
 """The companion's promise under faults: whatever fails in it is one line on stderr, and the
-program runs with its own output and exit code. A small training script (nn.Linear, SGD, on CPU)
-runs with the companion loaded as `memfloor run` loads it (its folder first on PYTHONPATH), once
+program runs with its own output and exit code. A small training script (nn.Linear, SGD, on the GPU
+where there is one) runs with the companion loaded as `memfloor run` loads it (its folder first on PYTHONPATH), once
 untraced and once per fault: garbage in every setting the companion reads, a PyTorch whose APIs
 are missing or raise (faults/sitecustomize.py breaks it before the companion sees it), a census
 and a drain that raise, a hook that cannot be loaded."""
@@ -21,9 +21,10 @@ import sys
 import torch
 
 torch.manual_seed(0)
-model = torch.nn.Linear(4, 2)
+device = "cuda" if torch.cuda.is_available() else "cpu"  # the GPU where there is one
+model = torch.nn.Linear(4, 2).to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-x, y = torch.randn(8, 4), torch.randn(8, 2)
+x, y = torch.randn(8, 4).to(device), torch.randn(8, 2).to(device)
 for step in range(4):
     try:
         torch.cuda.nvtx.range_push(f"iteration {step}")
@@ -68,16 +69,24 @@ def run(exit_code=0, env_extra=None, traced=True, faults=""):
 class FaultsTest(unittest.TestCase):
     untraced = {}
 
-    def expect_unchanged(self, exit_code=0, **kwargs):
-        if exit_code not in self.untraced:
-            self.untraced[exit_code] = run(exit_code, traced=False)
-        plain = self.untraced[exit_code]
-        self.assertEqual(plain.returncode, exit_code, plain.stderr)
-        result = run(exit_code, **kwargs)
+    def expect_unchanged(self, exit_code=0, env_extra=None, faults=""):
+        # PYTORCH_* settings are the program's own: its untraced run has them too. A GPU build of
+        # PyTorch may refuse them (2.11 aborts on a garbled PYTORCH_CUDA_ALLOC_CONF); the traced
+        # run must then end just as the untraced one does.
+        own = {k: v for k, v in (env_extra or {}).items() if k.startswith("PYTORCH_")}
+        key = (exit_code, tuple(sorted(own.items())))
+        if key not in self.untraced:
+            self.untraced[key] = run(exit_code, env_extra=own, traced=False)
+        plain = self.untraced[key]
+        if not own:
+            self.assertEqual(plain.returncode, exit_code, plain.stderr)
+        result = run(exit_code, env_extra=env_extra, faults=faults)
         stderr = result.stderr.decode("utf-8", "replace")
         self.assertEqual((result.returncode, result.stdout), (plain.returncode, plain.stdout),
                          stderr)
         lines = stderr.splitlines()
+        if plain.returncode != exit_code:  # PyTorch's own failure, said in its own words
+            return lines
         # One line per failure: only memfloor's lines (no traceback), none said twice.
         self.assertTrue(all(line.startswith("memfloor: ") for line in lines), stderr)
         self.assertEqual(len(lines), len(set(lines)), stderr)
@@ -88,6 +97,14 @@ class FaultsTest(unittest.TestCase):
             with self.subTest(value=value[:20]):
                 self.expect_unchanged(env_extra={name: value for name in SETTINGS},
                                       faults="pytorch2")
+
+    def test_garbage_with_this_pytorch(self):
+        # The PyTorch installed as it is (on a GPU machine: 2.x and CUDA, nothing faked), garbage
+        # in the companion's settings alone, then in PyTorch's too.
+        for value in GARBAGE:
+            for names in ([name for name in SETTINGS if name.startswith("MEMFLOOR_")], SETTINGS):
+                with self.subTest(value=value[:20], settings=len(names)):
+                    self.expect_unchanged(env_extra={name: value for name in names})
 
     def test_the_exit_code_is_the_programs(self):
         self.expect_unchanged(3, env_extra=PLAIN, faults="pytorch2")

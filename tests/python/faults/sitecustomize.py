@@ -15,6 +15,17 @@ def boom(*args, **kwargs):
     raise RuntimeError("injected fault")
 
 
+def boom_for_memfloor(function):
+    """`function`, raising when the companion calls it (PyTorch's own calls go through)."""
+
+    def call(*args, **kwargs):
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("memfloor"):
+            boom()
+        return function(*args, **kwargs)
+
+    return call
+
+
 class Unsignable:
     """A callable whose signature cannot be read."""
 
@@ -54,8 +65,10 @@ def pytorch2(torch):
     memory._snapshot = boom if "drain_raises" in FAULTS else (
         lambda: {"segments": [], "device_traces": [[]]})
     if "compiling_raises" in FAULTS:
-        torch.compiler = type(sys)("torch.compiler")
-        torch.compiler.is_compiling = boom
+        if not hasattr(torch, "compiler"):  # PyTorch 1.x
+            torch.compiler = type(sys)("torch.compiler")
+        torch.compiler.is_compiling = boom_for_memfloor(
+            getattr(torch.compiler, "is_compiling", lambda: False))
 
 
 def break_torch(torch):
@@ -66,7 +79,10 @@ def break_torch(torch):
                             (torch.cuda.memory, "_record_memory_history"),
                             (torch.nn.modules.module, "register_module_forward_pre_hook"),
                             (torch.autograd, "_engine_run_backward"), (torch.cuda, "nvtx")):
-            if hasattr(owner, name):
+            # Only what PyTorch itself does not call: torch.autograd.backward calls
+            # _engine_run_backward by its global name from 2.3 on.
+            used = getattr(getattr(owner, "backward", None), "__code__", None)
+            if hasattr(owner, name) and name not in getattr(used, "co_names", ()):
                 delattr(owner, name)
     if "unsignable" in FAULTS:
         torch.cuda.memory._record_memory_history = Unsignable()
