@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -211,12 +212,8 @@ TEST_CASE("transformers' Trainer is cut at its training steps, floors as the pro
   }
 }
 
-// The same run's sites: each named by the frame that allocated with the user's line beside it.
-// Backward's blocks, made on the autograd engine's thread, carry the line that called backward
-// (here the Trainer's, reached from trainer.train()); at the allocated peak no listed bytes lack a
-// name.
-TEST_CASE("transformers' Trainer: sites name the library's frame and the user's line", "[golden]") {
-  analysis::Report r = replay(kDir / "trainer_steps.txt", trace::Writer::kDefaultChunkBytes);
+// The largest allocated (block) peak of a run, its composition listed.
+const analysis::IterationMemory* blockPeak(const analysis::Report& r) {
   const analysis::IterationMemory* peak = nullptr;
   for (const analysis::IterationRow& row : r.iterations) {
     for (const analysis::IterationMemory& m : row.memory) {
@@ -226,6 +223,16 @@ TEST_CASE("transformers' Trainer: sites name the library's frame and the user's 
       }
     }
   }
+  return peak;
+}
+
+// The same run's sites: each named by the frame that allocated with the user's line beside it.
+// Backward's blocks, made on the autograd engine's thread, carry the line that called backward
+// (here the Trainer's, reached from trainer.train()); at the allocated peak no listed bytes lack a
+// name.
+TEST_CASE("transformers' Trainer: sites name the library's frame and the user's line", "[golden]") {
+  analysis::Report r = replay(kDir / "trainer_steps.txt", trace::Writer::kDefaultChunkBytes);
+  const analysis::IterationMemory* peak = blockPeak(r);
   REQUIRE(peak != nullptr);
   uint64_t backward = 0, unnamed = 0;
   for (const analysis::PeakSite& site : peak->peak_composition->sites) {
@@ -238,6 +245,38 @@ TEST_CASE("transformers' Trainer: sites name the library's frame and the user's 
   }
   CHECK(backward >= 100 * units::kMiB);  // the largest part of the peak: logits' gradients
   CHECK(unnamed == 0);
+}
+
+// The same run's modules (recorded with MEMFLOOR_MODULES=1): the peak is told by the layers of
+// the model that made its blocks, the planted logits under the head that computed them, and what
+// no forward made (the optimizer's states, the weights moved to the GPU) under "(no module)".
+TEST_CASE("transformers' Trainer: the peak by module path", "[golden]") {
+  analysis::Report r = replay(kDir / "trainer_steps.txt", trace::Writer::kDefaultChunkBytes);
+  const analysis::IterationMemory* peak = blockPeak(r);
+  REQUIRE(peak != nullptr);
+  const std::vector<analysis::PeakModule>& modules = peak->peak_composition->modules;
+  REQUIRE(!modules.empty());
+  auto bytesOf = [&](std::string_view name) {
+    for (const analysis::PeakModule& m : modules)
+      if (m.module == name) return m.live.bytes;
+    return uint64_t{0};
+  };
+  CHECK(bytesOf("GPT2LMHeadModel.lm_head") >= 52428800);  // the logits the head made
+  std::set<std::string> blocks;  // the transformer's layers seen at the peak
+  for (const analysis::PeakModule& m : modules) {
+    if (m.module.starts_with("GPT2LMHeadModel.transformer.h."))
+      blocks.insert(m.module.substr(0, m.module.find('.', 30)));
+  }
+  CHECK(blocks == std::set<std::string>{"GPT2LMHeadModel.transformer.h.0",
+                                        "GPT2LMHeadModel.transformer.h.1"});
+  uint64_t optimizer = 0;
+  for (const analysis::PeakSite& site : peak->peak_composition->sites)
+    if (site.where.find("in Adam._init_group") != std::string::npos)
+      optimizer += site.live.total().bytes;
+  CHECK(optimizer > 0);
+  CHECK(bytesOf("(no module)") >= optimizer);
+  for (size_t i = 1; i < modules.size(); ++i)
+    CHECK(modules[i - 1].live.bytes >= modules[i].live.bytes);
 }
 
 }  // namespace
