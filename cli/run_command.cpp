@@ -145,6 +145,7 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
   setEnv(env, "MEMFLOOR_OUTPUT_DIR", output_dir);
   setEnv(env, "MEMFLOOR_STACKS", request.stacks);
   setEnv(env, "MEMFLOOR_CENSUS", request.census);
+  if (request.modules) setEnv(env, "MEMFLOOR_MODULES", "1");  // else the program's own setting
   if (!request.buffer_size.empty()) setEnv(env, "MEMFLOOR_BUFFER_SIZE", request.buffer_size);
   if (!request.iteration_pattern.empty()) {
     setEnv(env, "MEMFLOOR_ITERATION_PATTERN", request.iteration_pattern);
@@ -303,6 +304,11 @@ void addRunCommand(CLI::App& app, int& exit_code) {
                   "after optimizer steps: auto (steps 2, 4, 8, 16...), every, off, or the steps "
                   "(2,10)")
       ->capture_default_str();
+  cmd->add_flag("--modules", request->modules,
+                "in Python processes, each allocation made under an nn.Module's forward or "
+                "backward carries the module's path in the model (model.transformer.h.3.attn), "
+                "and the report sums each peak by module; costs a few percent of step time "
+                "(docs/python-companion.md)");
   cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so");
   cmd->add_flag(
       "!--no-companion", request->companion,

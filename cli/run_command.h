@@ -19,6 +19,7 @@ struct RunRequest {
   std::string census = "auto";    // auto | every | off | optimizer steps ("2,10")
   std::string hook_path;          // empty: MEMFLOOR_HOOK, then next to the executable
   bool companion = true;          // the Python companion (python/memfloor/) in Python processes
+  bool modules = false;           // the companion records module paths (MEMFLOOR_MODULES=1)
   std::string companion_dir;      // where it is (runTraced finds it; empty: none)
   bool analyze = false;
   symbols::SitePatterns site_patterns;  // for --analyze

@@ -57,6 +57,7 @@ TEST_CASE("the traced environment points CUDA and NVTX at the hook", "[runtime_h
   request.iteration_pattern = "step";
   request.buffer_size = "4m";
   request.census = "2,10";
+  request.modules = true;
   std::vector<std::string> notes;
   std::vector<std::string> env =
       tracedEnvironment(request, "/x/libmemfloor_hook.so", "/out", {"PATH=/bin"}, notes);
@@ -69,6 +70,7 @@ TEST_CASE("the traced environment points CUDA and NVTX at the hook", "[runtime_h
   CHECK(has(env, "MEMFLOOR_ITERATION_PATTERN=step"));
   CHECK(has(env, "MEMFLOOR_CENSUS=2,10"));
   CHECK(has(env, "MEMFLOOR_CENSUS_RANGES=step"));
+  CHECK(has(env, "MEMFLOOR_MODULES=1"));
   CHECK(notes.empty());
 }
 
@@ -79,6 +81,9 @@ TEST_CASE("the companion's census waits for ranges named as the analysis names i
   CHECK(has(env, "MEMFLOOR_CENSUS_RANGES=" + std::string(analysis::kDefaultIterationPattern)));
   CHECK_FALSE(std::any_of(env.begin(), env.end(), [](const std::string& e) {
     return e.rfind("MEMFLOOR_ITERATION_PATTERN=", 0) == 0;  // the trace keeps the analysis' own
+  }));
+  CHECK_FALSE(std::any_of(env.begin(), env.end(), [](const std::string& e) {
+    return e.rfind("MEMFLOOR_MODULES=", 0) == 0;  // module paths only when asked for
   }));
 }
 
