@@ -15,6 +15,7 @@ namespace {
 
 constexpr auto kDeviceKind = static_cast<uint8_t>(trace::MemoryKind::kDevice);
 constexpr auto kBlockKind = static_cast<uint8_t>(trace::MemoryKind::kBlock);
+constexpr std::string_view kCompiledProperty = "python.compiled:";  // + the generated file
 
 MemoryKey keyOf(const trace::Event& e) {
   // Kinds are a file-format enum: a value this build does not know is "unknown", not a crash.
@@ -248,6 +249,11 @@ void Analysis::onBoundary(Boundary boundary) {
 
 void Analysis::on(const trace::Property& r) {
   properties_.push_back(r);
+  // Written by the companion (python/memfloor/compiled_names.py): what a generated file holds.
+  if (const std::string_view key = symbols_.string(r.key); key.starts_with(kCompiledProperty)) {
+    site_namer_.nameCompiled(std::string(key.substr(kCompiledProperty.size())),
+                             std::string(symbols_.string(r.value)));
+  }
   // Written by the hook (runtime_hook/session.cpp): how often CUPTI delivers memory records.
   if (symbols_.string(r.key) == "hook.flush_period_ms") {
     const std::string_view value = symbols_.string(r.value);

@@ -122,6 +122,16 @@ __attribute__((visibility("default"))) uint32_t memfloor_module_stack_v1(uint32_
   }
 }
 
+__attribute__((visibility("default"))) uint32_t memfloor_property_v1(const char* key,
+                                                                     const char* value) {
+  try {
+    memfloor::hook::Session* session = memfloor::hook::Session::current();
+    return session != nullptr ? session->property(key, value) : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 __attribute__((visibility("default"))) memfloor_name_pattern_v1* memfloor_name_pattern_compile_v1(
     const char* pattern, uint64_t length, char* error, uint64_t error_size) {
   return memfloor::hook::compilePatternCall(pattern, length, error, error_size);

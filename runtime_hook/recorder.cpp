@@ -175,6 +175,14 @@ uint32_t Recorder::writeStep(const memfloor_step_event_v1* step) {
   return written ? 1 : 0;
 }
 
+uint32_t Recorder::writeProperty(std::string_view key, std::string_view value) {
+  TraceOutput::Batch batch(output_);
+  const bool written =
+      batch.write(trace::Record{trace::Property{batch.intern(key), batch.intern(value)}});
+  batch.flush();
+  return written ? 1 : 0;
+}
+
 void Recorder::onBuffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid) {
   auto keep = [this](Join join) {
     if (join != Join::kVmmDuplicate) return true;

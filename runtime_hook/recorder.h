@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <unordered_set>
 
 #include "include/memfloor/companion.h"
@@ -50,6 +51,8 @@ class Recorder {
   static void setModuleStack(trace::StackId stack);
   // One end of a training step, on the calling thread: 1 record written in one chunk, or 0.
   uint32_t writeStep(const memfloor_step_event_v1* step);
+  // A property the companion learned (memfloor_property_v1); 1 when written.
+  uint32_t writeProperty(std::string_view key, std::string_view value);
   // A census and its storages: count + 1 records written in one chunk, or 0.
   uint64_t writeCensus(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                        uint64_t count);

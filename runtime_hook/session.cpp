@@ -368,6 +368,11 @@ uint32_t Session::moduleStack(uint32_t stack) {
   return 1;
 }
 
+uint32_t Session::property(const char* key, const char* value) {
+  if (!tracing() || key == nullptr || value == nullptr || *key == '\0' || *value == '\0') return 0;
+  return recorder_->writeProperty(key, value);
+}
+
 uint64_t Session::census(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                          uint64_t count) {
   return tracing() ? recorder_->writeCensus(census, held, count) : 0;

@@ -32,7 +32,8 @@ class Session {
   uint64_t blocks(const memfloor_block_event_v1* events, uint64_t count);
   uint32_t step(const memfloor_step_event_v1* step);
   uint32_t backwardStack(uint32_t stack);
-  uint32_t moduleStack(uint32_t stack);  // the calling thread's
+  uint32_t moduleStack(uint32_t stack);                   // the calling thread's
+  uint32_t property(const char* key, const char* value);  // the companion's (companion.h)
   uint64_t census(const memfloor_census_header_v1* census, const memfloor_held_v1* held,
                   uint64_t count);
 

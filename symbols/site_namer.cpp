@@ -60,17 +60,6 @@ size_t sharedDepth(const std::vector<const FrameRefs*>& stacks) {
   return distinct ? depth : 0;
 }
 
-// Names the stacks `members` (indexes into `frames`, none empty) by their frame at the depth that
-// all of them share.
-void nameGroup(const std::vector<size_t>& members, const std::vector<FrameRefs>& frames,
-               std::vector<std::string>& names) {
-  std::vector<const FrameRefs*> group;
-  group.reserve(members.size());
-  for (size_t i : members) group.push_back(&frames[i]);
-  size_t depth = sharedDepth(group);
-  for (size_t i : members) names[i] = SiteNamer::write(*frames[i][depth]);
-}
-
 // Libraries that allocate device memory of their own, outside the program's allocator (NCCL's
 // communicator buffers; cuBLAS's and cuBLASLt's handle memory).
 constexpr std::array<std::string_view, 2> kOwningLibraries = {"libnccl*", "libcublas*"};
@@ -197,6 +186,30 @@ bool SiteNamer::isUserFrame(const Frame& frame) const {
   return !anyMatches(defaultExcludes(), frame) && !anyMatches(patterns_.exclude, frame);
 }
 
+// Names the stacks `members` (indexes into `frames`, none empty) by their frame at the depth that
+// all of them share.
+void SiteNamer::nameGroup(const std::vector<size_t>& members, const std::vector<FrameRefs>& frames,
+                          std::vector<std::string>& names) const {
+  std::vector<const FrameRefs*> group;
+  group.reserve(members.size());
+  for (size_t i : members) group.push_back(&frames[i]);
+  size_t depth = sharedDepth(group);
+  for (size_t i : members) names[i] = writeFrame(*frames[i][depth]);
+}
+
+void SiteNamer::nameCompiled(std::string file, std::string name) {
+  // By the file's name, a hash of its code: the same after `trace symbolize --prefix-map`.
+  compiled_.insert_or_assign(std::string(fileName(file)), std::move(name));
+}
+
+std::string SiteNamer::writeFrame(const Frame& frame) const {
+  if (frame.kind == trace::FrameKind::kPython && !compiled_.empty()) {
+    if (auto it = compiled_.find(fileName(frame.file)); it != compiled_.end())
+      return write(frame, it->second);
+  }
+  return write(frame);
+}
+
 std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const {
   std::vector<std::string> names(stacks.size(), "(empty stack)");
   std::vector<FrameRefs> all(stacks.size()), user(stacks.size());
@@ -236,7 +249,7 @@ std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const
       continue;
     }
     if (isUserFrame(**inner)) continue;  // the user's own line allocated: its name is that line
-    std::string library = write(**inner);
+    std::string library = writeFrame(**inner);
     names[i] = user[i].empty() ? std::move(library) : fmt::format("{} <- {}", library, names[i]);
   }
   for (size_t i = 0; i < stacks.size(); ++i) {
@@ -247,7 +260,7 @@ std::vector<std::string> SiteNamer::name(const std::vector<Stack>& stacks) const
   return names;
 }
 
-std::string SiteNamer::write(const Frame& frame) {
+std::string SiteNamer::write(const Frame& frame, std::string_view compiled) {
   std::string function = frame.function;
   if (frame.kind == trace::FrameKind::kNative) {
     if (std::string name = functionName(frame.function); !name.empty()) function = std::move(name);
@@ -255,7 +268,11 @@ std::string SiteNamer::write(const Frame& frame) {
   if (frame.file.empty()) return function.empty() ? Symbols::render(frame) : function;
   std::string file = frame.file;
   if (frame.kind == trace::FrameKind::kPython) {
-    file = isGenerated(file) ? std::string(kCompiledGraph) : std::string(packagePath(file));
+    if (!compiled.empty()) {
+      file = fmt::format("<compiled {}>", compiled);
+    } else {
+      file = isGenerated(file) ? std::string(kCompiledGraph) : std::string(packagePath(file));
+    }
   }
   std::string at = frame.line == 0 ? file : fmt::format("{}:{}", file, frame.line);
   return function.empty() ? at : fmt::format("{} in {}", at, function);

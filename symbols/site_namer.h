@@ -2,6 +2,7 @@
 // (docs/design.md, "Site names").
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,15 +47,27 @@ class SiteNamer {
   // One name per stack, in order (unknown stacks count as empty: "(empty stack)").
   std::vector<std::string> name(const std::vector<Stack>& stacks) const;
 
+  // What the code torch.compile generated in `file` was compiled from ("TransformerEncoder.forward
+  // (forward)"), as the companion learned it (trace property "python.compiled:<file>"): its frames
+  // are written "<compiled TransformerEncoder.forward (forward)>:873 in Runner.call".
+  void nameCompiled(std::string file, std::string name);
+
   // "file:line in function" (native functions without parameters or template arguments), "file
   // in function" without a line, "function" without a file, "file:line" without a function, and
   // "module+0xoffset" (the module's file name) for a frame that was not resolved. A Python file of
   // an installed package or the standard library is written from its package root
-  // ("transformers/trainer.py"), one that torch.compile generated as "<compiled graph>".
-  static std::string write(const Frame& frame);
+  // ("transformers/trainer.py"), one that torch.compile generated as "<compiled graph>", or as
+  // "<compiled `compiled`>" when what it was compiled from is known.
+  static std::string write(const Frame& frame, std::string_view compiled = {});
 
  private:
+  std::string writeFrame(const Frame& frame) const;  // write, with the compiled graphs' names
+  void nameGroup(const std::vector<size_t>& members,
+                 const std::vector<std::vector<const Frame*>>& frames,
+                 std::vector<std::string>& names) const;
+
   SitePatterns patterns_;
+  std::map<std::string, std::string, std::less<>> compiled_;  // generated file's name -> source
 };
 
 }  // namespace memfloor::symbols

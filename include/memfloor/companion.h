@@ -111,6 +111,12 @@ uint32_t memfloor_backward_stack_v1(uint32_t stack);
  * the node now running. Returns 1 when set, 0 when the process is not traced. */
 uint32_t memfloor_module_stack_v1(uint32_t stack);
 
+/* A fact the companion learned about the process, written into the trace as a property (key and
+ * value NUL-terminated UTF-8): "python.compiled:<file>" names the code torch.compile generated in
+ * <file> after what it was compiled from. Returns 1 when recorded, 0 when the process is not
+ * traced or key or value is NULL or empty. */
+uint32_t memfloor_property_v1(const char* key, const char* value);
+
 /* A name pattern, compiled once: the iteration pattern, read as the analysis reads it (RE2 syntax,
  * case-insensitive, matched against the whole name) and matched in time linear in the name, so
  * that no pattern can stall the caller. These three need no tracing: they work whether or not

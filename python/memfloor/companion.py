@@ -138,6 +138,23 @@ def _steps_and_censuses(torch: types.ModuleType) -> None:
         attempt("watching NVTX ranges", census.watch_ranges)
 
 
+def _compiled_names(torch: types.ModuleType) -> None:
+    from memfloor.compiled_names import CompiledNames
+    from memfloor.hook_api import find_hook
+
+    context = getattr(getattr(torch, "_guards", None), "CompileContext", None)
+    current_compile_id = getattr(context, "current_compile_id", None) or (lambda: None)
+
+    def tell(key: str, name: str) -> None:
+        hook = find_hook()  # loaded: a graph is compiled after CUDA has started
+        if hook is not None:
+            hook.write_property(key, name)
+
+    names = CompiledNames(tell, current_compile_id)
+    import_watch.when_imported("torch._inductor.codecache",
+                               guarded("naming compiled graphs", names.install))
+
+
 def _census_schedule(torch: types.ModuleType, steps):
     from memfloor import census_schedule
 
@@ -155,6 +172,8 @@ def _on_torch(torch: types.ModuleType) -> None:
         attempt("recording PyTorch's allocator blocks", _blocks, torch, backward)
     if os.environ.get("MEMFLOOR_STACKS", "") != "none" and _modules_on():
         attempt("naming the modules that allocate", _module_paths, torch, backward)
+    if os.environ.get("MEMFLOOR_STACKS", "") != "none":
+        attempt("naming compiled graphs", _compiled_names, torch)
     if _steps_on() or _census_on():  # independent of the blocks: either allocator
         attempt("training steps", _steps_and_censuses, torch)
 

@@ -126,7 +126,11 @@ class Hook:
         if self._module is not None:
             self._module.restype = ctypes.c_uint32
             self._module.argtypes = [ctypes.c_uint32]
-        self._compile = getattr(library, "memfloor_name_pattern_compile_v1", None)  # newest
+        self._property = getattr(library, "memfloor_property_v1", None)  # newest
+        if self._property is not None:
+            self._property.restype = ctypes.c_uint32
+            self._property.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        self._compile = getattr(library, "memfloor_name_pattern_compile_v1", None)
         self._match = getattr(library, "memfloor_name_pattern_match_v1", None)
         if self._compile is not None and self._match is not None:
             self._compile.restype = ctypes.c_void_p
@@ -164,6 +168,13 @@ class Hook:
         """Gives the calling thread's allocations `stack` outermost (0: none): the module whose
         forward runs; 1 when set, 0 when not (not traced, or an older hook)."""
         return int(self._module(stack)) if self._module is not None else 0
+
+    def write_property(self, key: str, value: str) -> int:
+        """Writes a fact about the process into the trace (memfloor_property_v1); 1 when
+        written, 0 when not (not traced, or an older hook)."""
+        if self._property is None:
+            return 0
+        return int(self._property(_encode(key), _encode(value)))
 
     @property
     def has_name_pattern(self) -> bool:

@@ -67,8 +67,9 @@ def remove(watcher: importlib.abc.MetaPathFinder) -> None:
 
 
 def when_imported(name: str, callback: Callback) -> Optional[importlib.abc.MetaPathFinder]:
-    """Calls callback(module) once `name` (a top-level module) is imported: now if it already is,
-    else right after its import completes. Returns the watcher (for remove), None if called now."""
+    """Calls callback(module) once `name` (a module, or a submodule of an imported package) is
+    imported: now if it already is, else right after its import completes. Returns the watcher
+    (for remove), None if called now."""
     module = sys.modules.get(name)
     if module is not None:
         callback(module)

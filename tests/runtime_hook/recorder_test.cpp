@@ -42,6 +42,7 @@ struct Written {
   std::vector<trace::Census> censuses;
   std::vector<trace::Held> held;
   std::vector<trace::Step> steps;
+  std::vector<trace::Property> properties;
   std::map<trace::StringId, std::string> strings;
   size_t stacks = 0;
 
@@ -55,6 +56,7 @@ struct Written {
       if (auto* c = std::get_if<trace::Census>(&r)) censuses.push_back(*c);
       if (auto* h = std::get_if<trace::Held>(&r)) held.push_back(*h);
       if (auto* s = std::get_if<trace::Step>(&r)) steps.push_back(*s);
+      if (auto* p = std::get_if<trace::Property>(&r)) properties.push_back(*p);
       if (std::holds_alternative<trace::StackDef>(r)) ++stacks;
     }
   }
@@ -285,4 +287,15 @@ TEST_CASE("a companion's step ends are written on the calling thread, in CUPTI's
   }
   CHECK(w.steps[0].thread == hook::osThreadId());
   CHECK(w.steps[0].thread != 0);
+}
+
+TEST_CASE("A property the companion learned is written with its key and value", "[runtime_hook]") {
+  uint32_t written = 0;
+  Written w = record(hook::StackMode::kNone, [&](hook::Recorder& r) {
+    written = r.writeProperty("python.compiled:/tmp/torchinductor_u/ab/cab.py", "Net.forward");
+  });
+  CHECK(written == 1);
+  REQUIRE(w.properties.size() == 1);
+  CHECK(w.text(w.properties[0].key) == "python.compiled:/tmp/torchinductor_u/ab/cab.py");
+  CHECK(w.text(w.properties[0].value) == "Net.forward");
 }

@@ -181,6 +181,26 @@ TEST_CASE("A graph that torch.compile generated is written as a compiled graph",
   CHECK(SiteNamer({.include = {"*/d3/*"}}).isUserFrame(python("/cache/d3/" + hashed, 5, "call")));
 }
 
+TEST_CASE("A compiled graph whose source the companion told is named after it", "[symbols]") {
+  SiteNamer namer;
+  const std::string hashed = "cd3nkxhwrdsj7gn4ghhp5arihk3duftxz6pkjsqwrj4xtsapjxoc.py";
+  // The companion saw the file written at the recording machine's path; the trace may have been
+  // symbolized with --prefix-map since: the file's hashed name is what tells it.
+  namer.nameCompiled("/tmp/torchinductor_root/d3/" + hashed, "TransformerEncoder.forward");
+  Stack s = pythonStack({python("d3/" + hashed, 873, "Runner.call"),
+                         python("/venv/lib/python3.12/site-packages/torch/_inductor/output_code.py",
+                                656, "CompiledFxGraph.__call__"),
+                         python("train.py", 36, "main")});
+  CHECK(nameOne(namer, s) ==
+        "<compiled TransformerEncoder.forward>:873 in Runner.call <- train.py:36 in main");
+  // Another graph, not told, keeps the plain name.
+  const std::string other = "cab7nkxhwrdsj7gn4ghhp5arihk3duftxz6pkjsqwrj4xtsapjxo.py";
+  Stack t = pythonStack({python("/tmp/torchinductor_root/ab/" + other, 12, "Runner.call"),
+                         python("train.py", 40, "main")});
+  CHECK(nameOne(namer, t) == "<compiled graph>:12 in Runner.call <- train.py:40 in main");
+  CHECK(SiteNamer::write(python("x/" + hashed, 5, "call"), "step") == "<compiled step>:5 in call");
+}
+
 TEST_CASE("Backward on the autograd engine's threads is named by its node", "[symbols]") {
   SiteNamer namer;
   const std::string cpu = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so";
