@@ -34,12 +34,63 @@ const clang::CallExpr* stdCall(const clang::Stmt* s, llvm::StringRef name) {
   return call;
 }
 
+// `e` is empty: an empty value, or a local variable declared empty (`std::shared_ptr<T> spare;`).
+bool isEmptyOperand(const clang::Expr* e) {
+  if (isEmptyValue(e)) return true;
+  const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto* var = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  return var != nullptr && var->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(var) &&
+         !var->getType()->isReferenceType() && var->getInit() != nullptr &&
+         isEmptyValue(var->getInit());
+}
+
+// A swap of `a` and `b`: a handle traded for an empty one is released; else `a` is assigned.
+std::optional<Store> swapOf(const clang::Expr* a, const clang::Expr* b, const char* idiom) {
+  const bool a_empty = isEmptyOperand(a);
+  const bool b_empty = isEmptyOperand(b);
+  std::optional<Handle> h = handleOf(a_empty && !b_empty ? b : a);
+  if (!h) return std::nullopt;
+  return Store{*h, a_empty || b_empty ? EventKind::kRelease : EventKind::kAssign, idiom};
+}
+
+// The store that hands over the object of a handle: std::exchange(x, v) and std::move(x) take it
+// out of `x` (a release, or an assignment when `v` is not empty), std::swap(x, y) and x.swap(y)
+// trade it (a release of the handle swapped with an empty one).
+std::optional<Store> handOverOf(const clang::Stmt* s) {
+  if (const clang::CallExpr* call = stdCall(s, "exchange"); call && call->getNumArgs() == 2) {
+    std::optional<Handle> h = handleOf(call->getArg(0));
+    if (!h) return std::nullopt;
+    const bool empty = isEmptyOperand(call->getArg(1));
+    return Store{*h, empty ? EventKind::kRelease : EventKind::kAssign, "std::exchange"};
+  }
+  if (const clang::CallExpr* call = stdCall(s, "move"); call && call->getNumArgs() == 1) {
+    std::optional<Handle> h = handleOf(call->getArg(0));
+    if (!h) return std::nullopt;
+    return Store{*h, EventKind::kRelease, "std::move"};
+  }
+  if (const clang::CallExpr* call = stdCall(s, "swap"); call && call->getNumArgs() == 2) {
+    return swapOf(call->getArg(0), call->getArg(1), "std::swap");
+  }
+  const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s);
+  const clang::CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+  if (method != nullptr && method->getDeclName().isIdentifier() && method->getName() == "swap" &&
+      call->getNumArgs() == 1) {
+    return swapOf(call->getImplicitObjectArgument(), call->getArg(0), ".swap()");
+  }
+  return std::nullopt;
+}
+
 // `init` makes a new object no one else holds: std::make_shared, std::allocate_shared, `new`, or
-// an empty value (default construction, nullptr); also through the converting and elided
-// constructors around them. A copy (of a member, a parameter, a call's result) is not new.
+// an empty value (default construction, nullptr); or takes the object over from a member (which
+// is released: `std::exchange(m_, nullptr)`, `std::move(m_)`) or from a variable that holds it
+// alone; also through the converting and elided constructors around them. A copy (of a member, a
+// parameter, a call's result) is not new, nor is an object moved out of a parameter or a copy.
 bool isFreshObject(const clang::Expr* init) {
   init = init->IgnoreImplicit()->IgnoreParens();
   if (llvm::isa<clang::CXXNewExpr>(init) || isEmptyValue(init)) return true;
+  if (std::optional<Store> taken = handOverOf(init)) {
+    return taken->handle.field != nullptr || !taken->handle.persistent;
+  }
   if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(init)) {
     return construct->getNumArgs() == 1 && isFreshObject(construct->getArg(0));
   }
@@ -95,6 +146,15 @@ std::optional<Handle> handleOf(const clang::Expr* e) {
     const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
     if (var == nullptr) return std::nullopt;
     const std::string name = var->getNameAsString();
+    // A local reference bound to a member stands for it: `auto& m = mgr_; m.reset();` releases
+    // mgr_, and a call through `m` is a call on mgr_.
+    if (var->getType()->isReferenceType() && var->hasLocalStorage() && !var->isImplicit() &&
+        !llvm::isa<clang::ParmVarDecl>(var) && var->getInit() != nullptr) {
+      if (std::optional<Handle> bound = handleOf(var->getInit()); bound && bound->field) {
+        bound->text = name;
+        return bound;
+      }
+    }
     const std::string key = var->hasGlobalStorage()
                                 ? var->getQualifiedNameAsString()
                                 : name + "@" + std::to_string(var->getLocation().getRawEncoding());
@@ -146,6 +206,7 @@ std::optional<Store> storeOf(const clang::Stmt* s, const Config& config) {
     if (op->getOperator() != clang::OO_Equal || op->getNumArgs() != 2) return std::nullopt;
     return assignment(op->getArg(0), op->getArg(1));
   }
+  if (std::optional<Store> handed = handOverOf(s)) return handed;
   if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s)) {
     const clang::CXXMethodDecl* method = call->getMethodDecl();
     if (method == nullptr || !method->getDeclName().isIdentifier()) return std::nullopt;
@@ -163,17 +224,6 @@ std::optional<Store> storeOf(const clang::Stmt* s, const Config& config) {
     std::optional<Handle> h = handleOf(del->getArgument());
     if (!h) return std::nullopt;
     return Store{*h, EventKind::kRelease, "delete"};
-  }
-  if (const clang::CallExpr* call = stdCall(s, "exchange"); call && call->getNumArgs() == 2) {
-    std::optional<Handle> h = handleOf(call->getArg(0));
-    if (!h) return std::nullopt;
-    const bool empty = isEmptyValue(call->getArg(1));
-    return Store{*h, empty ? EventKind::kRelease : EventKind::kAssign, "std::exchange"};
-  }
-  if (const clang::CallExpr* call = stdCall(s, "move"); call && call->getNumArgs() == 1) {
-    std::optional<Handle> h = handleOf(call->getArg(0));
-    if (!h) return std::nullopt;
-    return Store{*h, EventKind::kRelease, "std::move"};
   }
   return std::nullopt;
 }

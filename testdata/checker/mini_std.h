@@ -1,5 +1,6 @@
 // A minimal standard library for the checker's test inputs: the names and shapes the checker
-// matches (smart pointers, optional, vector, move, exchange) at a fraction of <memory>'s parse time.
+// matches (smart pointers, optional, vector, move, exchange, swap) at a fraction of <memory>'s
+// parse time.
 #pragma once
 #pragma clang system_header
 
@@ -26,6 +27,12 @@ T exchange(T& obj, U&& value) {
   obj = std::forward<U>(value);
   return old;
 }
+template <class T>
+void swap(T& a, T& b) noexcept {
+  T t = std::move(a);
+  a = std::move(b);
+  b = std::move(t);
+}
 
 template <class T>
 class shared_ptr {
@@ -39,6 +46,7 @@ class shared_ptr {
   shared_ptr& operator=(const shared_ptr& o) noexcept { p_ = o.p_; return *this; }
   shared_ptr& operator=(shared_ptr&& o) noexcept { p_ = o.p_; o.p_ = nullptr; return *this; }
   void reset() noexcept { p_ = nullptr; }
+  void swap(shared_ptr& o) noexcept { T* p = p_; p_ = o.p_; o.p_ = p; }
   T* get() const noexcept { return p_; }
   T& operator*() const noexcept { return *p_; }
   T* operator->() const noexcept { return p_; }
@@ -74,6 +82,7 @@ class unique_ptr {
   unique_ptr& operator=(unique_ptr&& o) noexcept { p_ = o.p_; o.p_ = nullptr; return *this; }
   unique_ptr& operator=(nullptr_t) noexcept { p_ = nullptr; return *this; }
   void reset(T* p = nullptr) noexcept { p_ = p; }
+  void swap(unique_ptr& o) noexcept { T* p = p_; p_ = o.p_; o.p_ = p; }
   T* get() const noexcept { return p_; }
   T& operator*() const noexcept { return *p_; }
   T* operator->() const noexcept { return p_; }

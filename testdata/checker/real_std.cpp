@@ -48,6 +48,36 @@ class Layer {
     std::shared_ptr<Manager> gone = std::move(manager_);
     return out;
   }
+  Tensor postExchangeLocal(const Tensor& t) {
+    Tensor out = t;
+    if (auto m = std::exchange(manager_, nullptr)) out = m->groupOffload(t);
+    return out;
+  }
+  Tensor postCopyLocal(const Tensor& t) {
+    Tensor out = t;
+    if (auto m = manager_) out = m->groupOffload(t);  // expect: MF001
+    return out;
+  }
+  Tensor postSwap(const Tensor& t) {
+    if (!manager_) return t;
+    Tensor out = manager_->groupOffload(t);
+    std::shared_ptr<Manager> empty;
+    std::swap(manager_, empty);
+    return out;
+  }
+  Tensor postSwapTemporary(const Tensor& t) {
+    if (!manager_) return t;
+    Tensor out = manager_->groupOffload(t);
+    std::shared_ptr<Manager>().swap(manager_);
+    return out;
+  }
+  Tensor postThroughReference(const Tensor& t) {
+    auto& m = manager_;
+    if (!m) return t;
+    Tensor out = m->groupOffload(t);
+    m.reset();
+    return out;
+  }
   Tensor postKept(const Tensor& t) {
     return unique_->groupOffload(t);  // expect: MF001
   }
