@@ -3,19 +3,26 @@
 # sources of a code base nobody here wrote (default: Debian's python3-torch, the torch/ package),
 # with one job and with every core. Each run is repeated and the fastest kept.
 #
-#   bench/checker_python_speed.sh BUILD_DIR [SOURCE_DIR] [REPEATS]
+#   bench/checker_python_speed.sh BUILD_DIR [SOURCE_DIR | --generate=MB] [REPEATS]
+#
+# --generate=MB checks a program of MB megabytes written by bench/gen_python_program.py (classes
+# of one tensor field each), the shape whose cost once grew with the square of its size.
 #
 # Prints files, MB of source, wall and CPU (user+sys) seconds, MB/s per core (source MB over CPU
 # seconds), peak RSS of the front end's processes and of memfloor-check, and the findings per rule.
 set -euo pipefail
-build=${1:?usage: checker_python_speed.sh BUILD_DIR [SOURCE_DIR] [REPEATS]}
+build=${1:?usage: checker_python_speed.sh BUILD_DIR [SOURCE_DIR | --generate=MB] [REPEATS]}
 src=${2:-/usr/lib/python3/dist-packages/torch}
 repeats=${3:-3}
 checker=$(realpath "$build")/checker/memfloor-check
 [ -x "$checker" ] || { echo "no $checker (build with MEMFLOOR_BUILD_CHECKER)" >&2; exit 2; }
-[ -d "$src" ] || { echo "no $src (apt install python3-torch, or name a directory)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [[ $src == --generate=* ]]; then
+  python3 "$(dirname "$(realpath "$0")")/gen_python_program.py" "$work/generated" "${src#*=}"
+  src=$work/generated
+fi
+[ -d "$src" ] || { echo "no $src (apt install python3-torch, or name a directory)" >&2; exit 2; }
 cd "$work"  # no .memfloor-check.json above: the defaults
 
 bytes=$(find "$src" -name '*.py' -type f -printf '%s\n' | awk '{s += $1} END {print s}')

@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <type_traits>
 
 #include "common/error.h"
 #include "common/json_input.h"
@@ -91,13 +92,19 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CallEdge, caller, callee, on_thi
 
 namespace {
 
-// Appends the sites of `from` whose (location, discriminator) is not already in `into`.
+// Appends the sites of `from` whose (location, discriminator) is not already in `into`. The keys
+// view the strings of the sites in `into`, which the reserve keeps in place: the set of a large
+// program's sites holds no copy of them.
 template <typename Site, typename Key>
 void appendNew(std::vector<Site>& into, std::vector<Site>& from, Key key) {
+  const std::size_t needed = into.size() + from.size();
+  if (needed > into.capacity()) into.reserve(std::max(needed, 2 * into.capacity()));
   std::set<decltype(key(into.front()))> seen;
   for (const Site& s : into) seen.insert(key(s));
   for (Site& s : from) {
-    if (seen.insert(key(s)).second) into.push_back(std::move(s));
+    if (seen.count(key(s)) > 0) continue;
+    into.push_back(std::move(s));
+    seen.insert(key(into.back()));
   }
 }
 
@@ -112,17 +119,19 @@ void Facts::merge(Facts other) {
   }
   fields.merge(other.fields);
   functions.merge(other.functions);
+  using View = std::string_view;
   appendNew(events, other.events, [](const FieldEvent& e) {
-    return std::tuple(e.loc.file, e.loc.line, e.loc.column, e.field, e.kind);
+    return std::tuple(View(e.loc.file), e.loc.line, e.loc.column, View(e.field), e.kind);
   });
   appendNew(calls, other.calls, [](const CallSite& c) {
-    return std::tuple(c.loc.file, c.loc.line, c.loc.column, c.method, c.handle);
+    return std::tuple(View(c.loc.file), c.loc.line, c.loc.column, View(c.method), View(c.handle));
   });
   appendNew(derefs, other.derefs, [](const DerefSite& d) {
-    return std::tuple(d.loc.file, d.loc.line, d.loc.column, d.field, d.function);
+    return std::tuple(View(d.loc.file), d.loc.line, d.loc.column, View(d.field), View(d.function));
   });
-  appendNew(call_edges, other.call_edges,
-            [](const CallEdge& e) { return std::tuple(e.caller, e.callee, e.on_this); });
+  appendNew(call_edges, other.call_edges, [](const CallEdge& e) {
+    return std::tuple(View(e.caller), View(e.callee), e.on_this);
+  });
   units.insert(units.end(), other.units.begin(), other.units.end());
 }
 
@@ -133,25 +142,43 @@ nlohmann::json toJson(const Facts& facts) {
       {"calls", facts.calls},   {"derefs", facts.derefs},       {"call_edges", facts.call_edges}};
 }
 
-Facts factsFromJson(const nlohmann::json& json, std::string_view name) {
+namespace {
+
+// Reads the sections of `json` into facts; when `json` is not const, each section is dropped once
+// read, so that the document and the facts are not held whole at the same time.
+template <typename Json>
+Facts readFacts(Json& json, std::string_view name) {
   common::checkSchema(json, kFactsDocument, name);
+  const auto read = [&json](const char* key, auto& into) {
+    auto& section = json.at(key);
+    section.get_to(into);
+    if constexpr (!std::is_const_v<Json>) section = nullptr;
+  };
   try {
     Facts facts;
-    json.at("units").get_to(facts.units);
-    json.at("records").get_to(facts.records);
-    json.at("fields").get_to(facts.fields);
-    json.at("functions").get_to(facts.functions);
-    json.at("events").get_to(facts.events);
-    json.at("calls").get_to(facts.calls);
-    json.at("derefs").get_to(facts.derefs);
+    read("units", facts.units);
+    read("records", facts.records);
+    read("fields", facts.fields);
+    read("functions", facts.functions);
+    read("events", facts.events);
+    read("calls", facts.calls);
+    read("derefs", facts.derefs);
     // Added within memfloor.facts/1: documents written before it have no call edges (then no
     // method counts as setup-only for MF002, and MF003 sees no helpers).
-    if (json.contains("call_edges")) json.at("call_edges").get_to(facts.call_edges);
+    if (json.contains("call_edges")) read("call_edges", facts.call_edges);
     return facts;
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string(name) + ": malformed facts document: " + e.what());
   }
 }
+
+}  // namespace
+
+Facts factsFromJson(const nlohmann::json& json, std::string_view name) {
+  return readFacts(json, name);
+}
+
+Facts factsFromJson(nlohmann::json&& json, std::string_view name) { return readFacts(json, name); }
 
 bool isElementRemoval(const FieldEvent& event) {
   static const std::set<std::string, std::less<>> kRemovals{

@@ -149,6 +149,9 @@ nlohmann::json toJson(const Facts& facts);
 // The facts of a document; throws memfloor::Error, naming `name`, when it is not one of
 // kFactsSchema's major (common::checkSchema) or is malformed.
 Facts factsFromJson(const nlohmann::json& json, std::string_view name = "facts");
+// The same, dropping each section of `json` once it is read (a large document and its facts are
+// not held whole at once).
+Facts factsFromJson(nlohmann::json&& json, std::string_view name = "facts");
 
 // `file` is a Python source (.py, .pyi): its facts come from the Python front end, and fix-its
 // there are written in Python.

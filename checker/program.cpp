@@ -40,13 +40,29 @@ void Program::findSetupOnly() {
         bases.insert(bases.end(), it->second.overrides.begin(), it->second.overrides.end());
     }
   }
-  for (bool added = true; added;) {
-    added = false;
-    for (const auto& [callee, from] : callers) {
-      const bool setup = std::all_of(from.begin(), from.end(), [&](const std::string& c) {
-        return kindOf(c) == FunctionKind::kConstructor || setup_only_.count(c) > 0;
-      });
-      if (setup && setup_only_.insert(callee).second) added = true;
+  // A worklist, not passes over every callee until none is added (as many passes as the longest
+  // chain of calls): each function waits for its callers that are not constructors, and joins the
+  // set when the last of them has.
+  std::map<std::string, std::size_t> waiting;               // callee -> callers not yet in
+  std::map<std::string, std::vector<std::string>> callees;  // caller -> the callees waiting on it
+  std::vector<std::string> ready;
+  for (const auto& [callee, from] : callers) {
+    std::size_t& count = waiting[callee];
+    for (const std::string& c : from) {
+      if (kindOf(c) == FunctionKind::kConstructor) continue;
+      ++count;
+      callees[c].push_back(callee);
+    }
+    if (count == 0) ready.push_back(callee);
+  }
+  while (!ready.empty()) {
+    const std::string function = std::move(ready.back());
+    ready.pop_back();
+    if (!setup_only_.insert(function).second) continue;
+    if (auto it = callees.find(function); it != callees.end()) {
+      for (const std::string& callee : it->second) {
+        if (--waiting[callee] == 0) ready.push_back(callee);
+      }
     }
   }
 }

@@ -77,9 +77,9 @@ std::string findPythonFrontEnd() {
               common::describeCandidates(common::Part::kCheckerPython, bin));
 }
 
-Facts readPythonFacts(const std::string& out, const std::string& name,
-                      std::vector<std::string>& errors) {
-  const nlohmann::json doc = common::parseJsonDocument(out, kEnvelope, name);
+Facts readPythonFacts(std::string out, const std::string& name, std::vector<std::string>& errors) {
+  nlohmann::json doc = common::parseJsonDocument(out, kEnvelope, name);
+  std::string().swap(out);  // the text, ten times the sources, is not kept beside its document
   if (!doc.contains("facts")) throw Error(name + ": no \"facts\" document");
   const auto errs = doc.find("errors");
   if (errs == doc.end() || !errs->is_array() ||
@@ -91,7 +91,7 @@ Facts readPythonFacts(const std::string& out, const std::string& name,
       throw Error(name + ": \"" + key + "\" should be a count (an integer >= 0)");
     }
   }
-  Facts facts = factsFromJson(doc.at("facts"), name);
+  Facts facts = factsFromJson(std::move(doc.at("facts")), name);
   for (const auto& e : *errs) errors.push_back(e.get<std::string>());
   return facts;
 }
@@ -120,7 +120,7 @@ Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& co
         run.err));
   }
   try {
-    return readPythonFacts(run.out, who + ": its output", errors);
+    return readPythonFacts(std::move(run.out), who + ": its output", errors);
   } catch (const Error& e) {
     throw Error(withStderr(e.what(), run.err));
   }

@@ -37,7 +37,6 @@ Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& co
 // The facts of the document `out` the front end printed (named `name` in errors); its "errors"
 // appended to `errors`. Throws memfloor::Error when it is not a kPyFactsSchema document or is
 // malformed.
-Facts readPythonFacts(const std::string& out, const std::string& name,
-                      std::vector<std::string>& errors);
+Facts readPythonFacts(std::string out, const std::string& name, std::vector<std::string>& errors);
 
 }  // namespace memfloor::checker

@@ -37,8 +37,51 @@ std::string readJsonFile(const std::string& path, std::string_view what) {
 
 namespace {
 
-// Thrown by the parse callback past kMaxJsonDepth, before any value that deep is built.
+// Thrown past kMaxJsonDepth, before any value that deep is built.
 struct TooDeep {};
+
+// nlohmann's DOM builder with a depth limit: a value (or an object's key) inside kMaxJsonDepth
+// open arrays and objects is refused. Not json::parse with a callback for the limit: that parser
+// scans its parent's elements at the end of every object and array (to drop a discarded one), so
+// an array of n objects costs n^2 (the Python front end's facts of a 5 MB program: a minute).
+class DepthLimitedDom {
+ public:
+  explicit DepthLimitedDom(json& result) : dom_(result, /*allow_exceptions=*/true) {}
+
+  // nlohmann's SAX interface, by its names.
+  // NOLINTBEGIN(readability-identifier-naming)
+  bool null() { return enter() && dom_.null(); }
+  bool boolean(bool v) { return enter() && dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return enter() && dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return enter() && dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return enter() && dom_.number_float(v, s);
+  }
+  bool string(json::string_t& v) { return enter() && dom_.string(v); }
+  bool binary(json::binary_t& v) { return enter() && dom_.binary(v); }
+  bool key(json::string_t& v) { return enter() && dom_.key(v); }
+  bool start_object(std::size_t n) { return open() && dom_.start_object(n); }
+  bool end_object() { return close() && dom_.end_object(); }
+  bool start_array(std::size_t n) { return open() && dom_.start_array(n); }
+  bool end_array() { return close() && dom_.end_array(); }
+  template <typename Exception>  // its own type, so that the parse_error thrown is one
+  bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    return dom_.parse_error(position, token, e);
+  }
+  // NOLINTEND(readability-identifier-naming)
+
+ private:
+  // A key counts as a level below its object, as json::parse's callback depth counts it.
+  bool enter() const {
+    if (open_ >= kMaxJsonDepth) throw TooDeep{};
+    return true;
+  }
+  bool open() { return enter() && ++open_ > 0; }
+  bool close() { return --open_ >= 0; }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  int open_ = 0;  // arrays and objects begun and not ended
+};
 
 // " and memfloor.report/2": the older majors a build reads, as its messages list them.
 std::string olderMajors(const SchemaName& schema, int oldest) {
@@ -52,12 +95,12 @@ std::string olderMajors(const SchemaName& schema, int oldest) {
 }  // namespace
 
 json parseJson(std::string_view text, std::string_view name, bool comments) {
-  const json::parser_callback_t depth_limit = [](int depth, json::parse_event_t, json&) {
-    if (depth >= kMaxJsonDepth) throw TooDeep{};  // depth counts the levels outside the value
-    return true;
-  };
   try {
-    return json::parse(text.begin(), text.end(), depth_limit, /*allow_exceptions=*/true, comments);
+    json result;
+    DepthLimitedDom dom(result);
+    json::sax_parse(text.begin(), text.end(), &dom, json::input_format_t::json, /*strict=*/true,
+                    comments);
+    return result;
   } catch (const TooDeep&) {
     throw Error(fmt::format("{}: not a memfloor document: nested deeper than {} levels", name,
                             kMaxJsonDepth));

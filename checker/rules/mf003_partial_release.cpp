@@ -102,13 +102,18 @@ void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out
     if (part) not_judged.insert(helper);
   }
   for (auto& [method, r] : released) methods[method].released = std::move(r);
+  // The methods of each record, in the order of their keys: a releaser is compared with those of
+  // its own record only, not with every method of the program.
+  std::map<std::string, std::vector<const std::pair<const std::string, MethodEvents>*>> by_record;
+  for (const auto& method : methods) by_record[recordOf(method.first)].push_back(&method);
   for (const auto& [releaser, r] : methods) {
     if (static_cast<int>(r.released.size()) < min_released_ || not_judged.count(releaser)) {
       continue;
     }
     std::set<std::string> reported;
-    for (const auto& [assigner, a] : methods) {
-      if (assigner == releaser || recordOf(assigner) != recordOf(releaser)) continue;
+    for (const auto* method : by_record[recordOf(releaser)]) {
+      const auto& [assigner, a] = *method;
+      if (assigner == releaser) continue;
       int common = 0;
       for (const auto& [field, event] : a.assigned) common += r.released.count(field) ? 1 : 0;
       if (common < min_released_) continue;

@@ -3,9 +3,9 @@
     python3 -I -c "...; from memfloor_pyfacts.main import main; ..." DIR --config-json JSON
         [--jobs N] [--exclude GLOB]... -- PATH...
 
-stdout: {"schema": "memfloor.pyfacts/1", "facts": <memfloor.facts/1>, "errors": [...], "files": N,
-"bytes": N}. A file that cannot be read or parsed is named in "errors" and skipped; the exit status
-is 0 whenever the envelope was written.
+stdout: {"schema": "memfloor.pyfacts/1", "errors": [...], "files": N, "bytes": N, "facts":
+<memfloor.facts/1>}, written as the facts are made (json_stream). A file that cannot be read or
+parsed is named in "errors" and skipped; the exit status is 0 whenever the envelope was written.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import multiprocessing
 import sys
 from typing import List, Optional, Tuple
 
+from . import json_stream
 from .file_scan import Settings, scan_source
 from .program import facts_document
 from .raw import FileFacts
@@ -46,7 +47,9 @@ def scan_file(source: SourceFile) -> Tuple[Optional[FileFacts], Optional[str], i
         return None, f"{source.path}: cannot parse: {type(e).__name__}: {e}", len(data)
 
 
-def collect(paths: List[str], config: dict, jobs: int, excludes: List[str]) -> dict:
+def envelope(paths: List[str], config: dict, jobs: int,
+             excludes: List[str]) -> json_stream.Members:
+    """The envelope, its facts made as they are written."""
     sources, errors = discover(paths, excludes)
     files: List[FileFacts] = []
     total = 0
@@ -64,8 +67,14 @@ def collect(paths: List[str], config: dict, jobs: int, excludes: List[str]) -> d
         if error is not None:
             errors.append(error)
     _init_worker(config)
-    return {"schema": ENVELOPE_SCHEMA, "facts": facts_document(files, _settings), "errors": errors,
-            "files": len(files), "bytes": total}
+    return json_stream.Members([("schema", ENVELOPE_SCHEMA), ("errors", errors),
+                                ("files", len(files)), ("bytes", total),
+                                ("facts", facts_document(files, _settings))])
+
+
+def collect(paths: List[str], config: dict, jobs: int, excludes: List[str]) -> dict:
+    """The envelope as one value."""
+    return json_stream.value(envelope(paths, config, jobs, excludes))
 
 
 def main(argv: List[str]) -> int:
@@ -87,8 +96,7 @@ def main(argv: List[str]) -> int:
     if not isinstance(config, dict):
         print("memfloor-check: --config-json: not an object", file=sys.stderr)
         return 2
-    envelope = collect(args.paths, config, max(1, args.jobs),
-                       args.exclude + list(config.get("python_exclude", [])))
-    json.dump(envelope, sys.stdout, separators=(",", ":"))
+    json_stream.write(sys.stdout, envelope(args.paths, config, max(1, args.jobs),
+                                           args.exclude + list(config.get("python_exclude", []))))
     sys.stdout.write("\n")
     return 0

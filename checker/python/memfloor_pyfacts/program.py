@@ -4,9 +4,10 @@ memfloor.facts/1 document with fields keyed by the class that owns the attribute
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .file_scan import Settings
+from .json_stream import Items, Members
 from .raw import Candidate, ClassRaw, FileFacts, FunctionRaw, Loc, SiteRaw
 
 FACTS_SCHEMA = "memfloor.facts/1"
@@ -262,30 +263,33 @@ class FactsWriter:
     def __init__(self, program: Program):
         self.p = program
         self.fields: Dict[str, dict] = {}
+        # Where each field was first met, (file, section): it is declared at the first event, call
+        # or dereference of the first file that names it, although all the files' events are
+        # written before their calls and their dereferences.
+        self._first: Dict[str, Tuple[int, int]] = {}
 
-    def document(self) -> dict:
+    def document(self) -> Members:
+        """The document, made as it is written (json_stream): "fields" comes last, as the events,
+        calls and dereferences written before it name the fields it holds."""
+        return Members(self._sections())
+
+    def _sections(self) -> Iterator[Tuple[str, Any]]:
         p = self.p
-        events, calls, derefs, edges = [], [], [], []
-        for f in p.files:
-            events.extend(self._events(f))
-            calls.extend(self._calls(f))
-            derefs.extend(self._derefs(f))
-            edges.extend(self._edges(f))
-        return {
-            "schema": FACTS_SCHEMA,
-            "units": [f.file for f in p.files],
-            "records": {q: p.bases[q] for q in sorted(p.classes)},
-            "fields": dict(sorted(self.fields.items())),
-            "functions": {k: self._function(fn) for k, fn in sorted(p.functions.items())},
-            "events": events,
-            "calls": calls,
-            "derefs": derefs,
-            "call_edges": edges,
-        }
+        yield "schema", FACTS_SCHEMA
+        yield "units", [f.file for f in p.files]
+        yield "records", Members((q, p.bases[q]) for q in sorted(p.classes))
+        yield "functions", Members((k, self._function(fn)) for k, fn in sorted(p.functions.items()))
+        yield "events", Items(e for i, f in enumerate(p.files) for e in self._events(f, (i, 0)))
+        yield "calls", Items(c for i, f in enumerate(p.files) for c in self._calls(f, (i, 1)))
+        yield "derefs", Items(d for i, f in enumerate(p.files) for d in self._derefs(f, (i, 2)))
+        yield "call_edges", Items(e for f in p.files for e in self._edges(f))
+        yield "fields", Members(sorted(self.fields.items()))
 
-    def _field(self, cls: Optional[str], attr: str, through_self: bool, file: str, loc: Loc) -> str:
+    def _field(self, cls: Optional[str], attr: str, through_self: bool, file: str, loc: Loc,
+               met: Tuple[int, int]) -> str:
         key, record = self.p.field_key(cls, attr, through_self)
-        if key not in self.fields:
+        if key not in self.fields or met < self._first[key]:
+            self._first[key] = met
             kind = "smart_pointer" if key in self.p.nulled or key not in self.p.released else "container"
             self.fields[key] = {"key": key, "name": attr, "record": record, "kind": kind,
                                 "loc": _loc(file, loc)}
@@ -309,12 +313,12 @@ class FactsWriter:
                 "overrides": overrides, "null_checks": checks,
                 "loc": _loc(p.file_of_function.get(fn.key, ""), fn.loc)}
 
-    def _events(self, f: FileFacts):
+    def _events(self, f: FileFacts, met: Tuple[int, int]):
         for e in f.events:
             key, _ = self.p.field_key(e.cls, e.attr, e.through_self)
             if key not in self.p.heavy_field:
                 continue
-            self._field(e.cls, e.attr, e.through_self, f.file, e.loc)
+            self._field(e.cls, e.attr, e.through_self, f.file, e.loc, met)
             yield {"kind": e.kind, "field": key, "function": e.function, "idiom": e.idiom,
                    "through_this": e.through_self, "loc": _loc(f.file, e.loc),
                    "per_call": e.per_call or e.kind == "release"}
@@ -325,12 +329,12 @@ class FactsWriter:
             return [k] if k else []
         return self.p.methods_named(c.name)
 
-    def _calls(self, f: FileFacts):
+    def _calls(self, f: FileFacts, met: Tuple[int, int]):
         p = self.p
         for s in f.sites:
             if not p.is_site(s):
                 continue
-            field = self._field(s.cls, s.attr, s.through_self, f.file, s.loc) if s.attr else ""
+            field = self._field(s.cls, s.attr, s.through_self, f.file, s.loc, met) if s.attr else ""
             candidates = []
             for c in s.candidates:
                 on_class = (c.kind == "self" and s.root == "self" and s.attr is None) or \
@@ -352,14 +356,14 @@ class FactsWriter:
                                 "event": _loc(f.file, s.event), "event_idiom": s.event_idiom},
                    "fix_after": _loc(f.file, s.fix_after), "fix_indent": s.fix_indent}
 
-    def _derefs(self, f: FileFacts):
+    def _derefs(self, f: FileFacts, met: Tuple[int, int]):
         p = self.p
         for d in f.derefs:
             key, _ = p.field_key(d.cls, d.attr, d.through_self)
             # Attributes of other objects are keyed by name only: too loose to call a use unsafe.
             if not d.through_self or key not in p.heavy_field or key not in p.nulled:
                 continue
-            self._field(d.cls, d.attr, d.through_self, f.file, d.loc)
+            self._field(d.cls, d.attr, d.through_self, f.file, d.loc, met)
             candidates = []
             for c in d.candidates:
                 for method in self._expand(c, d.cls, d.through_self):
@@ -394,5 +398,5 @@ class FactsWriter:
             yield {"caller": e.caller, "callee": callee, "on_this": e.on_this, "loc": _loc(f.file, e.loc)}
 
 
-def facts_document(files: List[FileFacts], settings: Settings) -> dict:
+def facts_document(files: List[FileFacts], settings: Settings) -> Members:
     return FactsWriter(Program(files, settings)).document()
