@@ -74,21 +74,29 @@ void ReleaseAfterUseRule::check(const Program& program, std::vector<Finding>& ou
       if (released) t.released.push_back(&c);
     }
   }
-  const auto belief = [&](const Key& key) -> const CallSite* {
+  // The belief's first teaching site in another function than `site`'s. A function that releases
+  // the object after one of its calls and keeps it after another (a size query in the test of the
+  // branch that drops it) decides by its own control flow which paths release: that is no other
+  // place's belief (PyTorch's FlatParamHandle.prepare_gradient, docs/checks/triage.md).
+  const auto belief = [&](const Key& key, const CallSite& site) -> const CallSite* {
     auto it = tallies.find(key);
     if (it == tallies.end() || it->second.released.empty()) return nullptr;
     const Tally& t = it->second;
     const double ratio = static_cast<double>(t.released.size()) / t.total;
     if (static_cast<int>(t.released.size()) < min_sites_ || ratio < min_ratio_) return nullptr;
-    return t.released.front();
+    const auto other = std::find_if(t.released.begin(), t.released.end(), [&](const CallSite* c) {
+      return c->function != site.function;
+    });
+    return other == t.released.end() ? nullptr : *other;
   };
   for (const auto& [site, released] : sites) {
     if (released || !site->persistent || site->handle == "this" ||
         program.kindOf(site->function) == FunctionKind::kDestructor) {
       continue;
     }
-    const CallSite* teacher = site->field.empty() ? nullptr : belief({site->field, site->method});
-    if (teacher == nullptr) teacher = belief({"", site->method});
+    const CallSite* teacher =
+        site->field.empty() ? nullptr : belief({site->field, site->method}, *site);
+    if (teacher == nullptr) teacher = belief({"", site->method}, *site);
     const bool terminal = matchesTerminal(terminal_methods_, *site);
     if (teacher == nullptr && !terminal) continue;
     Finding f;
