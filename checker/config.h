@@ -39,6 +39,9 @@ struct Config {
   int mf001_min_belief_sites = 1;
   double mf001_min_belief_ratio = kDefaultMinBeliefRatio;
   int mf003_min_released = 2;
+  // MF002 at Python sites is opt-in: on PyTorch's and torchvision's own sources almost all of its
+  // findings are state kept by design (docs/checks/triage.md).
+  bool mf002_python = false;
   // The Python front end's names of heavy objects: searched (Python `re` syntax) in attribute,
   // variable and class names.
   std::vector<std::string> python_heavy_name_patterns{"[Tt]ensor",    "[Ss]torage", "[Mm]anager",

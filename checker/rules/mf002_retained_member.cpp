@@ -5,7 +5,7 @@
 
 namespace memfloor::checker {
 
-RetainedMemberRule::RetainedMemberRule(const Config&) {}
+RetainedMemberRule::RetainedMemberRule(const Config& config) : python_(config.mf002_python) {}
 
 const RuleInfo& RetainedMemberRule::info() const {
   static const RuleInfo kInfo{
@@ -21,6 +21,9 @@ void RetainedMemberRule::check(const Program& program, std::vector<Finding>& out
     // A store of state the object rebuilds from itself (a running statistic, a lazily made
     // cache) is no call's data kept past its use.
     if (e.kind != EventKind::kAssign || !e.through_this || !e.per_call) continue;
+    // Opt-in in Python: without types, a store there is mostly a memo, a setter or a recorder
+    // kept by design, or not device memory at all (docs/checks/MF002.md).
+    if (!python_ && isPythonSource(e.loc.file)) continue;
     const FunctionKind kind = program.kindOf(e.function);
     if (kind != FunctionKind::kMethod && kind != FunctionKind::kFunction) continue;
     // Stores made while objects are built (a registry filled from constructors) are kept for the

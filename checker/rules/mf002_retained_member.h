@@ -11,6 +11,9 @@ class RetainedMemberRule : public Rule {
   explicit RetainedMemberRule(const Config& config);
   const RuleInfo& info() const override;
   void check(const Program& program, std::vector<Finding>& out) const override;
+
+ private:
+  bool python_;  // report stores at Python sites (the configuration's mf002_python)
 };
 
 }  // namespace memfloor::checker

@@ -30,6 +30,7 @@ TEST_CASE("The defaults cover tensors, storages and the common release idioms", 
         std::vector<std::string>{"[Tt]ensor", "[Ss]torage", "[Mm]anager", "[Oo]ffload", "[Cc]ache",
                                  "[Bb]uffer", "[Aa]ctivation"});
   CHECK(config.python_exclude.empty());
+  CHECK_FALSE(config.mf002_python);  // opt-in: docs/checks/triage.md
 }
 
 TEST_CASE("A configuration file overrides the keys it names", "[config]") {
@@ -53,6 +54,10 @@ TEST_CASE("The Python keys are read like the others", "[config]") {
   const Config config = loadConfig(dir / kConfigFileName);
   CHECK(config.python_heavy_name_patterns == std::vector<std::string>{"Blob$"});
   CHECK(config.python_exclude == std::vector<std::string>{"tests/*", "*_pb2.py"});
+  std::ofstream(dir / "opt-in.json") << R"({"mf002_python": true})";
+  CHECK(loadConfig(dir / "opt-in.json").mf002_python);
+  std::ofstream(dir / "opt-in-bad.json") << R"({"mf002_python": 1})";
+  CHECK_THROWS_WITH(loadConfig(dir / "opt-in-bad.json"), Catch::Contains("'mf002_python'"));
   std::ofstream(dir / "bad.json") << R"({"python_exclude": "tests/*"})";
   CHECK_THROWS_WITH(loadConfig(dir / "bad.json"),
                     Catch::Contains("key 'python_exclude' should be a list of strings"));
@@ -76,6 +81,7 @@ TEST_CASE("toJson gives every key, and reads back as the same configuration", "[
                                       "mf001_min_belief_sites",
                                       "mf001_min_belief_ratio",
                                       "mf003_min_released",
+                                      "mf002_python",
                                       "python_heavy_name_patterns",
                                       "python_exclude"};
   for (const std::string& key : keys) {

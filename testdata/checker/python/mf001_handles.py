@@ -1,6 +1,6 @@
 # MF001 through locals: a local that aliases an object which outlives the function (taken from an
 # attribute, an element, a parameter or a call's result) is not exempt; one made here is.
-# config: {"disabled_rules": ["MF004"], "mf001_min_belief_ratio": 0.2}
+# config: {"disabled_rules": ["MF004"], "mf001_min_belief_ratio": 0.2, "mf002_python": true}
 import torch
 
 

@@ -1,5 +1,6 @@
 # MF002: a heavy attribute assigned outside constructors (and the methods only they call) and
 # released nowhere keeps its last value between calls.
+# config: {"mf002_python": true}
 import torch
 
 

@@ -1,4 +1,5 @@
 # MF003: a method releases several heavy attributes assigned by another method but keeps one.
+# config: {"mf002_python": true}
 import torch
 
 
