@@ -16,34 +16,59 @@ _SIMPLE_FIX = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_SCOPE_TYPES = frozenset(_SCOPES)
 # The nodes _collect_locals looks at; the others are passed over at the cost of one set lookup.
 _BINDERS = frozenset({
     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal, ast.Assign,
     ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
     ast.AugAssign, ast.ExceptHandler, ast.Return, ast.Yield, ast.YieldFrom, ast.Call})
+# Fields that hold no node with children: names, flags, contexts, operators, aliases.
+_LEAF_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "asname", "name", "names", "conversion", "is_async",
+    "kind", "level", "lineno", "module", "n", "s", "simple", "tag", "type_comment", "kwd_attrs",
+    "rest", "type_ignores"})
 
 
-def own_nodes(body: List[ast.stmt]):
-    """Every node of a function body outside nested functions, classes and lambdas (whose
-    decorators and defaults are the body's)."""
-    stack: List[ast.AST] = list(reversed(body))
-    pop, push, extend, AST = stack.pop, stack.append, stack.extend, ast.AST
+def _child_fields(cls: type) -> Tuple[str, ...]:
+    if cls is ast.Constant:
+        return ()  # its value is a Python object, never a node
+    return tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+
+
+# Each node type's fields that own_nodes walks into, computed once rather than per node.
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {
+    cls: _child_fields(cls) for cls in vars(ast).values()
+    if isinstance(cls, type) and issubclass(cls, ast.AST)}
+
+
+def own_nodes(body: List[ast.stmt], wanted: frozenset) -> List[ast.AST]:
+    """The nodes of the types in `wanted` in a function body outside nested functions, classes and
+    lambdas (whose decorators and defaults are the body's), depth first, a node before its
+    children, the last child first. Values that are no nodes (None in `Dict.keys`, a constant)
+    may go on the stack: they have no fields, so popping them costs one lookup."""
+    found: List[ast.AST] = []
+    stack: List[object] = list(reversed(body))
+    pop, push, extend, keep = stack.pop, stack.append, stack.extend, found.append
+    fields_of = _CHILD_FIELDS.get
     while stack:
         n = pop()
-        yield n
-        if isinstance(n, _SCOPES):
+        t = type(n)
+        if t in wanted:
+            keep(n)
+        if t in _SCOPE_TYPES:
             extend(n.decorator_list)
-            if not isinstance(n, ast.ClassDef):
+            if t is not ast.ClassDef:
                 extend(n.args.defaults)
             continue
-        if type(n) is ast.Lambda:
+        if t is ast.Lambda:
             continue
-        for name in n._fields:
-            v = getattr(n, name, None)
+        for name in fields_of(t, ()):
+            v = getattr(n, name)
             if type(v) is list:
-                extend(x for x in v if isinstance(x, AST))
-            elif isinstance(v, AST):
+                extend(v)
+            else:
                 push(v)
+    return found
 
 
 class LocalInfo:
@@ -89,34 +114,37 @@ class FunctionScan:
     def _collect_locals(self, params: Set[str]) -> None:
         """One walk of the body: locals and where they come from, returns, nested scopes."""
         declared: Set[str] = set()
-        for n in own_nodes(self.node.body):
-            if type(n) not in _BINDERS:
-                continue
-            if isinstance(n, _SCOPES):
-                self.nested.append(n)
-            elif isinstance(n, (ast.Global, ast.Nonlocal)):
-                declared.update(n.names)
-            elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
-                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                for t in targets:
-                    self._bind(t, n.value, params)
-            elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+        store_methods = self.f.store_methods
+        for n in own_nodes(self.node.body, _BINDERS):
+            t = type(n)
+            if t is ast.Call:  # the most common by far: first
+                if type(n.func) is ast.Attribute and n.func.attr in store_methods:
+                    for a in n.args:
+                        self._escape(a)
+            elif t is ast.Assign:
+                for target in n.targets:
+                    self._bind(target, n.value, params)
+            elif t is ast.AnnAssign or t is ast.NamedExpr:
+                self._bind(n.target, n.value, params)
+            elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
                 self._bind(n.target, None, params)
-            elif isinstance(n, ast.withitem) and n.optional_vars is not None:
-                self._bind(n.optional_vars, None, params)
-            elif isinstance(n, ast.AugAssign):
+            elif t is ast.withitem:
+                if n.optional_vars is not None:
+                    self._bind(n.optional_vars, None, params)
+            elif t is ast.AugAssign:
                 self._bind(n.target, n, params)
-            elif isinstance(n, ast.ExceptHandler) and n.name:
-                self._local(n.name).persistent = True
-            elif isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)):
-                if isinstance(n, ast.Return):
+            elif t in _SCOPE_TYPES:
+                self.nested.append(n)
+            elif t is ast.Global or t is ast.Nonlocal:
+                declared.update(n.names)
+            elif t is ast.ExceptHandler:
+                if n.name:
+                    self._local(n.name).persistent = True
+            else:  # Return, Yield, YieldFrom
+                if t is ast.Return:
                     self.returns.append(n)
                 if n.value is not None:
                     self._escape(n.value)
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
-                    and n.func.attr in self.f.store_methods:
-                for a in n.args:
-                    self._escape(a)
         for name in declared:
             self.locals.pop(name, None)
 

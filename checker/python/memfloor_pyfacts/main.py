@@ -11,10 +11,12 @@ parsed is named in "errors" and skipped; the exit status is 0 whenever the envel
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import multiprocessing
 import sys
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from . import json_stream
 from .file_scan import Settings, scan_source
@@ -33,11 +35,34 @@ def _init_worker(config: dict) -> None:
     _settings = Settings(config)
 
 
+@contextlib.contextmanager
+def collected_once() -> Iterator[None]:
+    """The cycle collector held off while a file is scanned, then run once on what the scan
+    left. Left on, it runs every 700 allocations and walks the young objects each time: a
+    file's syntax tree, hundreds of thousands of objects that reference counting frees anyway
+    (on torch/, a third of the front end's time, ast.parse's share nearly doubled). The
+    scan's own cycles (control-flow graphs with loops) go at the end of the file."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect(0)
+
+
 def scan_file(source: SourceFile) -> Tuple[Optional[FileFacts], Optional[str], int]:
     """One file's raw facts, or the reason it has none."""
     data, error = read_source(source.path)
     if data is None:
         return None, error, 0
+    with collected_once():
+        return _scan_data(source, data)
+
+
+def _scan_data(source: SourceFile, data: bytes) -> Tuple[Optional[FileFacts], Optional[str], int]:
     try:
         return scan_source(source.path, data, source.module, _settings), None, len(data)
     except SyntaxError as e:
