@@ -10,7 +10,7 @@ question, as in the C++ front end (a noreturn call or a throw).
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 ORDINARY, EXIT, RAISE, CONDITION = 0, 1, 2, 3
 ALL = -1  # the set of every label, as a bit mask
@@ -61,6 +61,8 @@ class Graph:
         self.raise_exit = Node(None, RAISE, 1)
         self.nodes: List[Node] = [self.exit, self.raise_exit]
         self.positions: Dict[object, List[Node]] = {}
+        self._preds: Optional[List[List[Node]]] = None
+        self._into: Optional[List[List[Tuple[Node, bool]]]] = None
         self.entry = self._new(None)
         self.entry.succ.append(self._block(body, self.exit, _Targets(self.exit, self.raise_exit)))
 
@@ -174,13 +176,29 @@ class Graph:
     # -- questions ------------------------------------------------------------------------------
 
     def predecessors(self) -> List[List[Node]]:
-        preds: List[List[Node]] = [[] for _ in self.nodes]
-        for n in self.nodes:
-            for s in n.succ:
-                preds[s.index].append(n)
-            for s in n.exc:
-                preds[s.index].append(n)
-        return preds
+        """Each node's predecessors by index, along normal and exception edges (made once)."""
+        if self._preds is None:
+            preds: List[List[Node]] = [[] for _ in self.nodes]
+            for n in self.nodes:
+                for s in n.succ:
+                    preds[s.index].append(n)
+                for s in n.exc:
+                    preds[s.index].append(n)
+            self._preds = preds
+        return self._preds
+
+    def entering(self) -> List[List[Tuple[Node, bool]]]:
+        """Each node's incoming edges by index: (predecessor, True for a normal edge, False for
+        an exception edge), made once."""
+        if self._into is None:
+            into: List[List[Tuple[Node, bool]]] = [[] for _ in self.nodes]
+            for n in self.nodes:
+                for s in n.succ:
+                    into[s.index].append((n, True))
+                for s in n.exc:
+                    into[s.index].append((n, False))
+            self._into = into
+        return self._into
 
 
 _BUILDERS = {
@@ -200,8 +218,12 @@ def must_after(graph: Graph, events: Callable[[Node], int]) -> List[int]:
     """For each node n (by index), the labels L such that every path from n (n included) to the
     exit passes a node whose events hold L; ALL where every path ends in a raise or passes a node
     whose events are ALL. The greatest fixed point (loops that never exit satisfy everything)."""
+    return must_after_own(graph, [events(n) for n in graph.nodes])
+
+
+def must_after_own(graph: Graph, own: List[int]) -> List[int]:
+    """must_after with each node's events given by index (those of the exits are not read)."""
     preds = graph.predecessors()
-    own = [0 if n.kind in (EXIT, RAISE) else events(n) for n in graph.nodes]
     value = [ALL] * len(graph.nodes)
     value[graph.exit.index] = 0
     work = list(graph.nodes)
@@ -227,13 +249,12 @@ def must_before(graph: Graph, events: Callable[[Node], int]) -> List[int]:
     """For each node n (by index), the labels L such that every path from the entry to n (n
     excluded) passes a node whose events hold L. `events(n)` is what passing n gives (ALL for an
     assignment); an exception edge leaves a node before its effect."""
-    into: List[List[tuple]] = [[] for _ in graph.nodes]
-    for n in graph.nodes:
-        for s in n.succ:
-            into[s.index].append((n, True))
-        for s in n.exc:
-            into[s.index].append((n, False))
-    own = [events(n) for n in graph.nodes]
+    return must_before_own(graph, [events(n) for n in graph.nodes])
+
+
+def must_before_own(graph: Graph, own: List[int]) -> List[int]:
+    """must_before with each node's events given by index."""
+    into = graph.entering()
     value = [ALL] * len(graph.nodes)
     value[graph.entry.index] = 0
     work = [graph.entry]

@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from . import cfg
 from .handles import LOCAL, PARAM, SELF, EffectWalker, Effects, Handle, Scope, tested
 from .heavy import dotted, light_value, tensor_producing
+from .node_fields import CHILD_FIELDS
 from .raw import Candidate, DerefRaw, EdgeRaw, EventRaw, FunctionRaw, Loc, SiteRaw
 
 _SIMPLE_FIX = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)
@@ -22,23 +23,6 @@ _BINDERS = frozenset({
     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal, ast.Assign,
     ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
     ast.AugAssign, ast.ExceptHandler, ast.Return, ast.Yield, ast.YieldFrom, ast.Call})
-# Fields that hold no node with children: names, flags, contexts, operators, aliases.
-_LEAF_FIELDS = frozenset({
-    "ctx", "op", "ops", "id", "attr", "arg", "asname", "name", "names", "conversion", "is_async",
-    "kind", "level", "lineno", "module", "n", "s", "simple", "tag", "type_comment", "kwd_attrs",
-    "rest", "type_ignores"})
-
-
-def _child_fields(cls: type) -> Tuple[str, ...]:
-    if cls is ast.Constant:
-        return ()  # its value is a Python object, never a node
-    return tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
-
-
-# Each node type's fields that own_nodes walks into, computed once rather than per node.
-_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {
-    cls: _child_fields(cls) for cls in vars(ast).values()
-    if isinstance(cls, type) and issubclass(cls, ast.AST)}
 
 
 def own_nodes(body: List[ast.stmt], wanted: frozenset) -> List[ast.AST]:
@@ -49,7 +33,7 @@ def own_nodes(body: List[ast.stmt], wanted: frozenset) -> List[ast.AST]:
     found: List[ast.AST] = []
     stack: List[object] = list(reversed(body))
     pop, push, extend, keep = stack.pop, stack.append, stack.extend, found.append
-    fields_of = _CHILD_FIELDS.get
+    fields_of = CHILD_FIELDS.get
     while stack:
         n = pop()
         t = type(n)
@@ -108,6 +92,8 @@ class FunctionScan:
         self.walker = EffectWalker(self.scope, file.release_methods, file.store_methods)
         self.effects: Dict[int, Effects] = {}
         self.graph: Optional[cfg.Graph] = None
+        self.node_fx: List[Optional[Effects]] = []  # by node index; None where no element
+        self._touching: Optional[Dict[str, List[int]]] = None
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -262,6 +248,8 @@ class FunctionScan:
             if n.elem is not None and id(n.elem) not in seen:
                 seen.add(id(n.elem))
                 elems.append((n, self._effects(n)))
+        self.node_fx = [None if n.elem is None else self.effects[id(n.elem)]
+                        for n in self.graph.nodes]
         elems.sort(key=lambda p: _pos(p[0].elem))
         self._events(elems)
         self._sites(elems)
@@ -331,9 +319,9 @@ class FunctionScan:
         parent = h.parent.key if h.parent is not None else None
 
         def events(n: cfg.Node) -> int:
-            if n.elem is None:
+            fx = self.node_fx[n.index]
+            if fx is None:
                 return 0
-            fx = self._effects(n)
             if any(r.key == h.key for r, _, _ in fx.releases):
                 return cfg.ALL
             bits = 0
@@ -352,7 +340,37 @@ class FunctionScan:
         return events
 
     def _released_flow(self, h: Handle, names: List[Tuple[str, str]]) -> List[int]:
-        return cfg.must_after(self.graph, self._release_events(h, names))
+        return cfg.must_after_own(self.graph, self._own(self._release_events(h, names), h))
+
+    def _own(self, events, h: Handle) -> List[int]:
+        """events(n) for each node n by index, asked only of the nodes whose effects name `h` or
+        its parent (the others give 0), in the order of the nodes (which numbers the labels)."""
+        own = [0] * len(self.graph.nodes)
+        touching = self._nodes_touching()
+        indices = touching.get(h.key, [])
+        if h.parent is not None and h.parent.key in touching:
+            indices = sorted(set(indices).union(touching[h.parent.key]))
+        nodes = self.graph.nodes
+        for i in indices:
+            own[i] = events(nodes[i])
+        return own
+
+    def _nodes_touching(self) -> Dict[str, List[int]]:
+        """Handle key -> the nodes (indices, ascending) whose effects release, assign, test or
+        call on it; made once per function, when the first question is asked."""
+        if self._touching is None:
+            index: Dict[str, List[int]] = {}
+            for i, fx in enumerate(self.node_fx):
+                if fx is None:
+                    continue
+                keys = {r.key for r, _, _ in fx.releases}
+                keys.update(a.key for a, _, _, _ in fx.assigns)
+                keys.update(t.key for t in fx.tests)
+                keys.update(c.key for c, _, _, _ in fx.calls if c is not None)
+                for key in keys:
+                    index.setdefault(key, []).append(i)
+            self._touching = index
+        return self._touching
 
     def _site(self, node, recv: Handle, method: str, call: ast.Call, flow: List[int],
               names: List[Tuple[str, str]]) -> None:
@@ -427,7 +445,8 @@ class FunctionScan:
                     continue
                 if h.key not in flows:
                     names: List[str] = []
-                    flows[h.key] = (cfg.must_before(self.graph, self._guard_events(h, names)), names)
+                    flows[h.key] = (cfg.must_before_own(
+                        self.graph, self._own(self._guard_events(h, names), h)), names)
                 flow, names = flows[h.key]
                 result = cfg.ALL
                 for p in self.graph.positions.get(node.elem, [node]):
@@ -452,9 +471,9 @@ class FunctionScan:
             return 1 << index[label]
 
         def events(n: cfg.Node) -> int:
-            if n.elem is None:
+            fx = self.node_fx[n.index]
+            if fx is None:
                 return 0
-            fx = self._effects(n)
             if any(a.key == h.key for a, _, _, _ in fx.assigns):
                 return cfg.ALL
             if n.kind == cfg.CONDITION and any(t.key == h.key for t in fx.tests):

@@ -7,6 +7,8 @@ import ast
 import builtins
 from typing import Dict, List, Optional, Set, Tuple
 
+from .node_fields import child_nodes
+
 SELF, LOCAL, PARAM, GLOBAL = "self", "local", "param", "global"
 _BUILTINS = frozenset(dir(builtins))
 _STORAGE_GETTERS = frozenset({"untyped_storage", "storage", "_typed_storage"})
@@ -183,6 +185,7 @@ class Effects:
         self.removals: List[Tuple[Handle, str, ast.AST]] = []  # `del h[k]`, `h.pop(k)`
 
 
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 # One node for EffectWalker._expr to walk: the node, whether it is on every path, the guards.
 _Visit = Tuple[ast.AST, bool, frozenset]
 
@@ -250,7 +253,7 @@ class EffectWalker:
             for d in s.decorator_list:
                 self._expr(d, fx, True, frozenset())
         else:
-            for child in ast.iter_child_nodes(s):
+            for child in child_nodes(s):
                 if isinstance(child, ast.expr):
                     self._expr(child, fx, True, frozenset())
 
@@ -307,19 +310,23 @@ class EffectWalker:
         An explicit stack, not recursion: `a + a + ...` or `x.y.y...` nests as deep as the source
         is long, and Python's recursion limit must not decide which files are checked."""
         stack: List[_Visit] = [(e, certain, guards)]
+        push = stack.append
         while stack:
             e, certain, guards = stack.pop()
             t = type(e)
+            if t is ast.Name or t is ast.Constant or t is ast.Lambda:
+                continue
+            if t is ast.Attribute:
+                self._deref_parent(e.value, e, fx, guards)
+                push((e.value, certain, guards))
+                continue
+            if t is ast.Subscript:
+                self._deref_parent(e.value, e, fx, guards)
+                push((e.slice, certain, guards))
+                push((e.value, certain, guards))
+                continue
             if t is ast.Call:
                 children = self._call(e, fx, certain, guards)
-            elif t is ast.Attribute:
-                self._deref_parent(e.value, e, fx, guards)
-                children = [(e.value, certain, guards)]
-            elif t is ast.Subscript:
-                self._deref_parent(e.value, e, fx, guards)
-                children = [(e.value, certain, guards), (e.slice, certain, guards)]
-            elif t is ast.Name or t is ast.Constant or t is ast.Lambda:
-                continue
             elif t is ast.IfExp:
                 inner = guards | self._tested_keys(e.test)
                 children = [(e.test, certain, guards), (e.body, False, inner), (e.orelse, False, inner)]
@@ -329,10 +336,10 @@ class EffectWalker:
                 for i, v in enumerate(e.values):
                     children.append((v, certain and i == 0, inner))
                     inner = inner | self._tested_keys(v)
-            elif t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            elif t in _COMPREHENSIONS:
                 children = self._comprehension(e, certain, guards)
             else:
-                children = [(child, certain, guards) for child in ast.iter_child_nodes(e)]
+                children = [(child, certain, guards) for child in child_nodes(e)]
             stack.extend(reversed(children))
 
     def _tested_keys(self, e: ast.expr) -> frozenset:
