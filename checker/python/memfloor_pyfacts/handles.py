@@ -224,7 +224,9 @@ class EffectWalker:
             self._expr(e, fx, True, frozenset())
 
     def _statement(self, s: ast.stmt, fx: Effects) -> None:
-        if isinstance(s, ast.Assign):
+        if type(s) is ast.Expr:  # a call standing alone, the most common statement
+            self._expr(s.value, fx, True, frozenset())
+        elif isinstance(s, ast.Assign):
             self._expr(s.value, fx, True, frozenset())
             for t in s.targets:
                 self._assign(t, s.value, fx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
 # torch.<name>(...) that return tensors (factories and the common ops); torch.nn.functional.* all do.
 TORCH_TENSOR_FUNCTIONS = frozenset("""
@@ -29,9 +29,15 @@ class HeavyNames:
 
     def __init__(self, patterns: List[str]):
         self.patterns = [re.compile(p) for p in patterns]
+        self._answers: Dict[str, bool] = {}  # the same names come back in every function
 
     def __call__(self, name: Optional[str]) -> bool:
-        return bool(name) and any(p.search(name) for p in self.patterns)
+        if not name:
+            return False
+        answer = self._answers.get(name)
+        if answer is None:
+            answer = self._answers[name] = any(p.search(name) for p in self.patterns)
+        return answer
 
 
 def dotted(e: ast.expr) -> Optional[str]:
