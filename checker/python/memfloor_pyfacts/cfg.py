@@ -49,6 +49,10 @@ class _Targets:
         return t
 
 
+# Statements that go on to the next: the most common, answered first.
+_PLAIN_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass})
+
+
 def _always_true(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and bool(test.value)
 
@@ -89,18 +93,21 @@ class Graph:
         return nxt
 
     def _stmt(self, s: ast.stmt, nxt: Node, t: _Targets) -> Node:
-        builder = _BUILDERS.get(type(s).__name__)
+        kind = type(s)
+        builder = _BUILDERS.get(kind.__name__)
         if builder is not None:
             return builder(self, s, nxt, t)
-        if isinstance(s, ast.Return):
+        if kind in _PLAIN_STATEMENTS:
+            return self._simple(s, nxt, t)
+        if kind is ast.Return:
             return self._simple(s, t.ret, t)
-        if isinstance(s, ast.Raise):
+        if kind is ast.Raise:
             return self._simple(s, t.raise_, t)
-        if isinstance(s, ast.Break):
+        if kind is ast.Break:
             return self._simple(s, t.brk if t.brk is not None else nxt, t)
-        if isinstance(s, ast.Continue):
+        if kind is ast.Continue:
             return self._simple(s, t.cont if t.cont is not None else nxt, t)
-        if isinstance(s, ast.Assert):
+        if kind is ast.Assert:
             node = self._simple(s.test, nxt, t, CONDITION)
             node.succ.append(t.raise_)
             return node

@@ -55,6 +55,12 @@ def own_nodes(body: List[ast.stmt], wanted: frozenset) -> List[ast.AST]:
     return found
 
 
+# Values that make a fresh object the function owns, not one that outlives it.
+_PLAIN_VALUES = frozenset({
+    ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
+    ast.GeneratorExp, ast.Lambda, ast.JoinedStr, ast.BinOp, ast.Compare, ast.BoolOp, ast.UnaryOp})
+
+
 class LocalInfo:
     __slots__ = ("persistent", "ctors", "heavy", "origins")
 
@@ -141,35 +147,42 @@ class FunctionScan:
         return info
 
     def _bind(self, target: ast.expr, value, params: Set[str]) -> None:
-        if isinstance(target, ast.Starred):
+        t = type(target)
+        if t is ast.Starred:
             target = target.value
-        if isinstance(target, (ast.Tuple, ast.List)):
-            for t in target.elts:
-                self._bind(t, None, params)
+            t = type(target)
+        if t is ast.Tuple or t is ast.List:
+            for e in target.elts:
+                self._bind(e, None, params)
             return
-        if isinstance(target, (ast.Attribute, ast.Subscript)):
-            if value is not None and not isinstance(value, ast.AugAssign):
+        if t is ast.Attribute or t is ast.Subscript:
+            if value is not None and type(value) is not ast.AugAssign:
                 self._escape(value)
             return
-        if not isinstance(target, ast.Name) or target.id in params:
+        if t is not ast.Name or target.id in params:
             return
         info = self._local(target.id)
-        if isinstance(value, ast.AugAssign):
+        if type(value) is ast.AugAssign:
             return
         info.origins.append(value)
         if value is None:
             info.persistent = True
             return
-        if self.f.heavy_name(target.id) or self._tensor(value):
+        # For a call, whether it makes a tensor does not depend on `info.heavy`: asked once.
+        tensor: Optional[bool] = None
+        if self.f.heavy_name(target.id):
             info.heavy = True
-        if isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
-                              ast.DictComp, ast.SetComp, ast.GeneratorExp, ast.Lambda, ast.JoinedStr,
-                              ast.BinOp, ast.Compare, ast.BoolOp, ast.UnaryOp)):
+        else:
+            tensor = self._tensor(value)
+            if tensor:
+                info.heavy = True
+        if type(value) in _PLAIN_VALUES:
             return
-        if isinstance(value, ast.Call) and self._tensor(value):
-            return
-        if isinstance(value, ast.Call) and dotted(value.func):
-            qualified = self.f.qualify(dotted(value.func))
+        if type(value) is ast.Call:
+            if tensor if tensor is not None else self._tensor(value):
+                return
+            name = dotted(value.func)
+            qualified = self.f.qualify(name) if name else None
             if qualified:
                 info.ctors.add(qualified)
                 return

@@ -81,18 +81,20 @@ class Scope:
         chain: List[Tuple[ast.AST, str]] = []
         h: Optional[Handle] = None
         while True:
+            t = type(e)
+            if t is ast.Name:  # never in the memo, which holds the links of chains
+                h = self.name(e.id)
+                break
             if memo is not None and id(e) in memo:
                 h = memo[id(e)]
                 break
-            if isinstance(e, ast.Attribute):
+            if t is ast.Attribute:
                 chain.append((e, e.attr))
                 e = e.value
-            elif isinstance(e, ast.Call) and _is_name(e.func, "getattr") and 2 <= len(e.args) <= 3 \
-                    and isinstance(e.args[1], ast.Constant) and isinstance(e.args[1].value, str):
+            elif t is ast.Call and _is_getattr(e):
                 chain.append((e, e.args[1].value))
                 e = e.args[0]
             else:
-                h = self.name(e.id) if isinstance(e, ast.Name) else None
                 break
         for node, attr in reversed(chain):
             if h is not None:
@@ -110,6 +112,12 @@ class Scope:
 
 def _is_name(e: ast.expr, name: str) -> bool:
     return isinstance(e, ast.Name) and e.id == name
+
+
+def _is_getattr(c: ast.Call) -> bool:
+    """`getattr(o, "name")` or `getattr(o, "name", default)`."""
+    return _is_name(c.func, "getattr") and 2 <= len(c.args) <= 3 \
+        and isinstance(c.args[1], ast.Constant) and isinstance(c.args[1].value, str)
 
 
 def is_none(e: Optional[ast.expr]) -> bool:

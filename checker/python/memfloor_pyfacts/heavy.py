@@ -42,10 +42,10 @@ class HeavyNames:
 
 def dotted(e: ast.expr) -> Optional[str]:
     parts = []
-    while isinstance(e, ast.Attribute):
+    while type(e) is ast.Attribute:
         parts.append(e.attr)
         e = e.value
-    if not isinstance(e, ast.Name):
+    if type(e) is not ast.Name:
         return None
     parts.append(e.id)
     return ".".join(reversed(parts))
