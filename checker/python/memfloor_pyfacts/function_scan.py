@@ -29,30 +29,52 @@ def own_nodes(body: List[ast.stmt], wanted: frozenset) -> List[ast.AST]:
     """The nodes of the types in `wanted` in a function body outside nested functions, classes and
     lambdas (whose decorators and defaults are the body's), depth first, a node before its
     children, the last child first. Values that are no nodes (None in `Dict.keys`, a constant)
-    may go on the stack: they have no fields, so popping them costs one lookup."""
+    may go on the stack: they are not in the plan, so popping them costs one lookup, as does
+    popping a node with no children worth walking that is not wanted (a name, `pass`)."""
+    plan = _plans.get(wanted)
+    if plan is None:
+        plan = _plans[wanted] = _plan(wanted)
     found: List[ast.AST] = []
     stack: List[object] = list(reversed(body))
     pop, push, extend, keep = stack.pop, stack.append, stack.extend, found.append
-    fields_of = CHILD_FIELDS.get
+    step = plan.get
     while stack:
         n = pop()
-        t = type(n)
-        if t in wanted:
+        entry = step(type(n))
+        if entry is None:
+            continue
+        kept, fields = entry
+        if kept:
             keep(n)
-        if t in _SCOPE_TYPES:
-            extend(n.decorator_list)
-            if t is not ast.ClassDef:
-                extend(n.args.defaults)
+        if fields is None:  # a nested scope or a lambda
+            t = type(n)
+            if t is not ast.Lambda:
+                extend(n.decorator_list)
+                if t is not ast.ClassDef:
+                    extend(n.args.defaults)
             continue
-        if t is ast.Lambda:
-            continue
-        for name in fields_of(t, ()):
+        for name in fields:
             v = getattr(n, name)
             if type(v) is list:
                 extend(v)
             else:
                 push(v)
     return found
+
+
+# wanted -> {node type: (wanted?, the fields to walk, or None for a nested scope or a lambda)};
+# the types neither wanted nor with fields to walk are left out.
+_plans: Dict[frozenset, Dict[type, Tuple[bool, Optional[Tuple[str, ...]]]]] = {}
+
+
+def _plan(wanted: frozenset) -> Dict[type, Tuple[bool, Optional[Tuple[str, ...]]]]:
+    plan: Dict[type, Tuple[bool, Optional[Tuple[str, ...]]]] = {}
+    for t, fields in CHILD_FIELDS.items():
+        if t in _SCOPE_TYPES or t is ast.Lambda:
+            plan[t] = (t in wanted, None)
+        elif fields or t in wanted:
+            plan[t] = (t in wanted, fields)
+    return plan
 
 
 # Values that make a fresh object the function owns, not one that outlives it.
