@@ -7,7 +7,7 @@ import ast
 import builtins
 from typing import Dict, List, Optional, Set, Tuple
 
-from .node_fields import child_nodes
+from .node_fields import CHILD_FIELDS, child_nodes
 
 SELF, LOCAL, PARAM, GLOBAL = "self", "local", "param", "global"
 _BUILTINS = frozenset(dir(builtins))
@@ -49,7 +49,7 @@ class Scope:
         self.globals = module_globals  # assigned at module level
         self.non_objects = non_objects  # bound by import, def or class: not objects we track
         self.aliases: Dict[str, Handle] = {}
-        self.memo: Optional[Dict[int, Optional[Handle]]] = None  # id(chain link) -> its handle
+        self.memo: Optional[Dict[object, Optional[Handle]]] = None  # id(chain link), or a name -> its handle
 
     def name(self, name: str) -> Optional[Handle]:
         if name == self.self_name:
@@ -82,8 +82,13 @@ class Scope:
         h: Optional[Handle] = None
         while True:
             t = type(e)
-            if t is ast.Name:  # never in the memo, which holds the links of chains
-                h = self.name(e.id)
+            if t is ast.Name:  # in the memo by its name (str keys), the links by id (int keys)
+                if memo is None:
+                    h = self.name(e.id)
+                else:
+                    h = memo.get(e.id, memo)
+                    if h is memo:
+                        h = memo[e.id] = self.name(e.id)
                 break
             if memo is not None and id(e) in memo:
                 h = memo[id(e)]
@@ -321,6 +326,7 @@ class EffectWalker:
         is long, and Python's recursion limit must not decide which files are checked."""
         stack: List[_Visit] = [(e, certain, guards)]
         push = stack.append
+        fields_of = CHILD_FIELDS.get
         while stack:
             e, certain, guards = stack.pop()
             t = type(e)
@@ -348,8 +354,15 @@ class EffectWalker:
                     inner = inner | self._tested_keys(v)
             elif t in _COMPREHENSIONS:
                 children = self._comprehension(e, certain, guards)
-            else:
-                children = [(child, certain, guards) for child in child_nodes(e)]
+            else:  # the children, first on top; what is no node (None, a value) pops as nothing
+                for name in reversed(fields_of(t, ())):
+                    v = getattr(e, name)
+                    if type(v) is list:
+                        for x in reversed(v):
+                            push((x, certain, guards))
+                    else:
+                        push((v, certain, guards))
+                continue
             stack.extend(reversed(children))
 
     def _tested_keys(self, e: ast.expr) -> frozenset:
