@@ -276,16 +276,24 @@ class FunctionScan:
         return fx
 
     def run(self) -> None:
-        self.graph = cfg.Graph(self.node.body)
+        self.graph = graph = cfg.Graph(self.node.body)
+        # Each element with its first node, in the order of the nodes: `positions` holds the
+        # elements in the order their first nodes were made (ties in the sort below keep it).
         elems: List[Tuple[cfg.Node, Effects]] = []
-        seen: Set[int] = set()
-        for n in self.graph.nodes:
-            if n.elem is not None and id(n.elem) not in seen:
-                seen.add(id(n.elem))
-                elems.append((n, self._effects(n)))
-        self.node_fx = [None if n.elem is None else self.effects[id(n.elem)]
-                        for n in self.graph.nodes]
-        elems.sort(key=lambda p: _pos(p[0].elem))
+        node_fx: List[Optional[Effects]] = [None] * len(graph.nodes)
+        effects = self.effects
+        element = self.walker.element
+        for elem, nodes in graph.positions.items():
+            n = nodes[0]
+            if type(elem) is cfg.WithExit:
+                fx = self._effects(n)
+            else:
+                fx = effects[id(elem)] = element(elem, n.kind == cfg.CONDITION)
+            elems.append((n, fx))
+            for m in nodes:
+                node_fx[m.index] = fx
+        self.node_fx = node_fx
+        elems.sort(key=_elem_pos)
         self._events(elems)
         self._sites(elems)
         self._derefs(elems)
@@ -572,8 +580,12 @@ class FunctionScan:
         return sorted(common) if common else None
 
 
+def _elem_pos(p: Tuple[cfg.Node, Effects]) -> Tuple[int, int]:
+    return _pos(p[0].elem)
+
+
 def _pos(elem) -> Tuple[int, int]:
-    if isinstance(elem, cfg.WithExit):
+    if type(elem) is cfg.WithExit:
         elem = elem.stmt
         return (getattr(elem, "end_lineno", elem.lineno) or elem.lineno, 1 << 20)
     return (getattr(elem, "lineno", 0), getattr(elem, "col_offset", 0))

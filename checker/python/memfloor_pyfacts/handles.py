@@ -199,6 +199,8 @@ class Effects:
 
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+# What EffectWalker._expr passes over (a name's handle is asked by its parent): not pushed at all.
+_INERT = frozenset({ast.Name, ast.Constant, ast.Lambda, type(None)})
 # One node for EffectWalker._expr to walk: the node, whether it is on every path, the guards.
 _Visit = Tuple[ast.AST, bool, frozenset]
 
@@ -333,13 +335,18 @@ class EffectWalker:
             if t is ast.Name or t is ast.Constant or t is ast.Lambda:
                 continue
             if t is ast.Attribute:
-                self._deref_parent(e.value, e, fx, guards)
-                push((e.value, certain, guards))
+                v = e.value
+                self._deref_parent(v, e, fx, guards)
+                if type(v) not in _INERT:
+                    push((v, certain, guards))
                 continue
             if t is ast.Subscript:
-                self._deref_parent(e.value, e, fx, guards)
-                push((e.slice, certain, guards))
-                push((e.value, certain, guards))
+                v = e.value
+                self._deref_parent(v, e, fx, guards)
+                if type(e.slice) not in _INERT:
+                    push((e.slice, certain, guards))
+                if type(v) not in _INERT:
+                    push((v, certain, guards))
                 continue
             if t is ast.Call:
                 children = self._call(e, fx, certain, guards)
@@ -359,8 +366,9 @@ class EffectWalker:
                     v = getattr(e, name)
                     if type(v) is list:
                         for x in reversed(v):
-                            push((x, certain, guards))
-                    else:
+                            if type(x) not in _INERT:
+                                push((x, certain, guards))
+                    elif type(v) not in _INERT:
                         push((v, certain, guards))
                 continue
             stack.extend(reversed(children))
@@ -424,6 +432,7 @@ class EffectWalker:
             if isinstance(f, ast.Name):
                 fx.plain.append(c)
             children.append((f, certain, guards))
-        children.extend((a, certain, guards) for a in c.args)
-        children.extend((k.value, certain, guards) for k in c.keywords)
+        children.extend([(a, certain, guards) for a in c.args if type(a) not in _INERT])
+        children.extend([(k.value, certain, guards) for k in c.keywords
+                         if type(k.value) not in _INERT])
         return children
