@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 from typing import Dict, List, Optional, Set
 
@@ -50,11 +51,9 @@ class FileScan:
         self.module = module
         self.is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
         self.source = source
-        self.line_starts = [0]
-        at = source.find(b"\n")
-        while at != -1:
-            self.line_starts.append(at + 1)
-            at = source.find(b"\n", at + 1)
+        # Where each line starts: 0, then one past each newline.
+        self.line_starts = list(itertools.accumulate(
+            [len(line) + 1 for line in source.split(b"\n")[:-1]], initial=0))
         self.heavy_name = settings.heavy_name
         self.release_methods = settings.release_methods
         self.store_methods = settings.store_methods

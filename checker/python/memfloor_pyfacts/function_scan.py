@@ -403,15 +403,27 @@ class FunctionScan:
         call on it; made once per function, when the first question is asked."""
         if self._touching is None:
             index: Dict[str, List[int]] = {}
+            get = index.get
+
+            def add(key: str, i: int) -> None:
+                at = get(key)
+                if at is None:
+                    index[key] = [i]
+                elif at[-1] != i:  # the nodes come in order: a repeat is the last one
+                    at.append(i)
+
             for i, fx in enumerate(self.node_fx):
                 if fx is None:
                     continue
-                keys = {r.key for r, _, _ in fx.releases}
-                keys.update(a.key for a, _, _, _ in fx.assigns)
-                keys.update(t.key for t in fx.tests)
-                keys.update(c.key for c, _, _, _ in fx.calls if c is not None)
-                for key in keys:
-                    index.setdefault(key, []).append(i)
+                for r, _, _ in fx.releases:
+                    add(r.key, i)
+                for a, _, _, _ in fx.assigns:
+                    add(a.key, i)
+                for t in fx.tests:
+                    add(t.key, i)
+                for c, _, _, _ in fx.calls:
+                    if c is not None:
+                        add(c.key, i)
             self._touching = index
         return self._touching
 
