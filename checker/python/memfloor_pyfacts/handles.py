@@ -397,7 +397,8 @@ class EffectWalker:
         """The call's own effects; returns what `_expr` walks next (receiver or callee, arguments)."""
         f = c.func
         children: List[_Visit] = []
-        if isinstance(f, ast.Attribute):
+        t = type(f)
+        if t is ast.Attribute:
             recv = self.scope.handle(f.value)
             fx.calls.append((recv, f.attr, c, certain))
             if recv is None:
@@ -417,8 +418,9 @@ class EffectWalker:
                 tensor = self.scope.handle(f.value.func.value)
                 if tensor is not None:
                     fx.releases.append((tensor, "." + f.value.func.attr + "().resize_(0)", c))
-            children.append((f.value, certain, guards))
-        elif isinstance(f, ast.Name) and f.id == "setattr" and len(c.args) == 3:
+            if type(f.value) not in _INERT:
+                children.append((f.value, certain, guards))
+        elif t is ast.Name and f.id == "setattr" and len(c.args) == 3:
             name = c.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
                 h = self.scope._attribute(c.args[0], name.value)
@@ -428,11 +430,13 @@ class EffectWalker:
                         fx.releases.append((h, "setattr " + idiom, c))
                     else:
                         fx.assigns.append((h, "setattr", c.args[2], c))
+        elif t is ast.Name:
+            fx.plain.append(c)
         else:
-            if isinstance(f, ast.Name):
-                fx.plain.append(c)
             children.append((f, certain, guards))
-        children.extend([(a, certain, guards) for a in c.args if type(a) not in _INERT])
-        children.extend([(k.value, certain, guards) for k in c.keywords
-                         if type(k.value) not in _INERT])
+        if c.args:
+            children.extend([(a, certain, guards) for a in c.args if type(a) not in _INERT])
+        if c.keywords:
+            children.extend([(k.value, certain, guards) for k in c.keywords
+                             if type(k.value) not in _INERT])
         return children
