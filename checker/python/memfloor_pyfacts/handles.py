@@ -325,32 +325,39 @@ class EffectWalker:
     def _expr(self, e: ast.AST, fx: Effects, certain: bool, guards: frozenset) -> None:
         """Walks `e` depth first, left to right, each node's own effects before its children's.
         An explicit stack, not recursion: `a + a + ...` or `x.y.y...` nests as deep as the source
-        is long, and Python's recursion limit must not decide which files are checked."""
-        stack: List[_Visit] = [(e, certain, guards)]
-        push = stack.append
+        is long, and Python's recursion limit must not decide which files are checked. The stack
+        holds nodes, and (certain, guards) pairs where the nodes after them (popped later) are
+        walked in another context: the branches of `x if c else y`, the operands after the first
+        of `and`/`or`, the parts of a comprehension; a pair after them restores the context."""
+        stack: List[object] = [e]
+        pop, push = stack.pop, stack.append
         fields_of = CHILD_FIELDS.get
         while stack:
-            e, certain, guards = stack.pop()
+            e = pop()
             t = type(e)
-            if t is ast.Name or t is ast.Constant or t is ast.Lambda:
+            if t is tuple:
+                certain, guards = e
                 continue
             if t is ast.Attribute:
                 v = e.value
                 self._deref_parent(v, e, fx, guards)
                 if type(v) not in _INERT:
-                    push((v, certain, guards))
+                    push(v)
                 continue
             if t is ast.Subscript:
                 v = e.value
                 self._deref_parent(v, e, fx, guards)
                 if type(e.slice) not in _INERT:
-                    push((e.slice, certain, guards))
+                    push(e.slice)
                 if type(v) not in _INERT:
-                    push((v, certain, guards))
+                    push(v)
                 continue
             if t is ast.Call:
-                children = self._call(e, fx, certain, guards)
-            elif t is ast.IfExp:
+                stack.extend(reversed(self._call(e, fx, certain, guards)))
+                continue
+            if t is ast.Name or t is ast.Constant or t is ast.Lambda:
+                continue
+            if t is ast.IfExp:
                 inner = guards | self._tested_keys(e.test)
                 children = [(e.test, certain, guards), (e.body, False, inner), (e.orelse, False, inner)]
             elif t is ast.BoolOp:
@@ -367,11 +374,14 @@ class EffectWalker:
                     if type(v) is list:
                         for x in reversed(v):
                             if type(x) not in _INERT:
-                                push((x, certain, guards))
+                                push(x)
                     elif type(v) not in _INERT:
-                        push((v, certain, guards))
+                        push(v)
                 continue
-            stack.extend(reversed(children))
+            push((certain, guards))  # back to this context after the children
+            for child, c, g in reversed(children):
+                push(child)
+                push((c, g))
 
     def _tested_keys(self, e: ast.expr) -> frozenset:
         out: List[Handle] = []
@@ -393,10 +403,11 @@ class EffectWalker:
             children.append((e.elt, False, inner))
         return children
 
-    def _call(self, c: ast.Call, fx: Effects, certain: bool, guards: frozenset) -> List[_Visit]:
-        """The call's own effects; returns what `_expr` walks next (receiver or callee, arguments)."""
+    def _call(self, c: ast.Call, fx: Effects, certain: bool, guards: frozenset) -> List[ast.AST]:
+        """The call's own effects; returns what `_expr` walks next in the same context (receiver
+        or callee, arguments), names and constants left out."""
         f = c.func
-        children: List[_Visit] = []
+        children: List[ast.AST] = []
         t = type(f)
         if t is ast.Attribute:
             recv = self.scope.handle(f.value)
@@ -419,7 +430,7 @@ class EffectWalker:
                 if tensor is not None:
                     fx.releases.append((tensor, "." + f.value.func.attr + "().resize_(0)", c))
             if type(f.value) not in _INERT:
-                children.append((f.value, certain, guards))
+                children.append(f.value)
         elif t is ast.Name and f.id == "setattr" and len(c.args) == 3:
             name = c.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
@@ -433,10 +444,9 @@ class EffectWalker:
         elif t is ast.Name:
             fx.plain.append(c)
         else:
-            children.append((f, certain, guards))
+            children.append(f)
         if c.args:
-            children.extend([(a, certain, guards) for a in c.args if type(a) not in _INERT])
+            children.extend([a for a in c.args if type(a) not in _INERT])
         if c.keywords:
-            children.extend([(k.value, certain, guards) for k in c.keywords
-                             if type(k.value) not in _INERT])
+            children.extend([k.value for k in c.keywords if type(k.value) not in _INERT])
         return children
