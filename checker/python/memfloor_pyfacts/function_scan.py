@@ -122,6 +122,7 @@ class FunctionScan:
         self.graph: Optional[cfg.Graph] = None
         self.node_fx: List[Optional[Effects]] = []  # by node index; None where no element
         self._touching: Optional[Dict[str, List[int]]] = None
+        self._first_calls: Optional[Dict[Tuple[str, str], Loc]] = None
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -469,13 +470,17 @@ class FunctionScan:
 
     def _first_call(self, h: Handle, kind: str, name: str) -> Loc:
         key = h.key if kind == "self" else h.parent.key if h.parent is not None else None
-        best = None
-        for fx in self.effects.values():
-            for recv, method, call, _ in fx.calls:
-                if recv is not None and recv.key == key and method == name:
-                    loc = self.f.loc(call)
-                    best = loc if best is None or loc < best else best
-        return best or (0, 0, 0)
+        if self._first_calls is None:  # (receiver key, method) -> the first call; made once
+            first: Dict[Tuple[str, str], Loc] = {}
+            for fx in self.effects.values():
+                for recv, method, call, _ in fx.calls:
+                    if recv is not None:
+                        loc = self.f.loc(call)
+                        best = first.get((recv.key, method))
+                        if best is None or loc < best:
+                            first[(recv.key, method)] = loc
+            self._first_calls = first
+        return self._first_calls.get((key, name)) or (0, 0, 0)
 
     def _fix_anchor(self, elem) -> Tuple[Optional[Loc], str]:
         if not isinstance(elem, _SIMPLE_FIX) or getattr(elem, "end_lineno", None) is None:
