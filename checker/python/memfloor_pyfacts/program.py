@@ -48,6 +48,7 @@ class Program:
                     if e.kind == "release":
                         self._releasing.add((e.cls, e.attr))
         self._shared = self._shared_owners()
+        self._owners: Dict[Tuple[str, str], str] = {}  # (class, attribute) -> owner(class, attribute)
         self._judge()
         # (field, method) of the calls through `self` that some method of the hierarchy releases
         # the field after. Such a call is a use of that field whether or not the program defines
@@ -119,11 +120,14 @@ class Program:
         or releases it."""
         if cls not in self.classes:
             return cls
-        found = cls
-        for c in self.mro(cls):
-            if attr in self._owned.get(c, ()):
-                found = c
-        return self._shared.get((found, attr), found)
+        answer = self._owners.get((cls, attr))
+        if answer is None:  # asked again for each event, call and dereference: made once
+            found = cls
+            for c in self.mro(cls):
+                if attr in self._owned.get(c, ()):
+                    found = c
+            answer = self._owners[(cls, attr)] = self._shared.get((found, attr), found)
+        return answer
 
     def _shared_owners(self) -> Dict[Tuple[str, str], str]:
         """(class, attribute) -> the class whose field the attribute is, for each class whose
