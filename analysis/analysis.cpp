@@ -249,13 +249,14 @@ void Analysis::onBoundary(Boundary boundary) {
 
 void Analysis::on(const trace::Property& r) {
   properties_.push_back(r);
+  const std::string_view key = symbols_.string(r.key);
   // Written by the companion (python/memfloor/compiled_names.py): what a generated file holds.
-  if (const std::string_view key = symbols_.string(r.key); key.starts_with(kCompiledProperty)) {
+  if (key.starts_with(kCompiledProperty)) {
     site_namer_.nameCompiled(std::string(key.substr(kCompiledProperty.size())),
                              std::string(symbols_.string(r.value)));
   }
   // Written by the hook (runtime_hook/session.cpp): how often CUPTI delivers memory records.
-  if (symbols_.string(r.key) == "hook.flush_period_ms") {
+  if (key == "hook.flush_period_ms") {
     const std::string_view value = symbols_.string(r.value);
     uint64_t ms = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ms);

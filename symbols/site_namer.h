@@ -47,9 +47,9 @@ class SiteNamer {
   // One name per stack, in order (unknown stacks count as empty: "(empty stack)").
   std::vector<std::string> name(const std::vector<Stack>& stacks) const;
 
-  // What the code torch.compile generated in `file` was compiled from ("TransformerEncoder.forward
-  // (forward)"), as the companion learned it (trace property "python.compiled:<file>"): its frames
-  // are written "<compiled TransformerEncoder.forward (forward)>:873 in Runner.call".
+  // What the code torch.compile generated in `file` was compiled from ("TransformerEncoder", "step
+  // backward"), as the companion learned it (trace property "python.compiled:<file>"): its frames
+  // are written "<compiled TransformerEncoder>:873 in Runner.call".
   void nameCompiled(std::string file, std::string name);
 
   // "file:line in function" (native functions without parameters or template arguments), "file
