@@ -10,6 +10,11 @@
 #        torch-<allocator>-rounds.txt and torch-<allocator>-table.txt. ALLOCATORS ("async":
 #        cudaMallocAsync, one CUDA call per tensor; add "native" for PyTorch's caching allocator),
 #        ROUNDS (5), STEPS (30), WARMUP (5), MODES (all five; untraced must be among them).
+#        Further modes: modules (auto with --modules) and, to tell where its cost goes,
+#        modules-hooks and modules-forward (bench/module_cost.py). Each run's CPU part of a step
+#        (launch_ms: every kernel launched, before the final synchronize) goes to
+#        torch-<allocator>-launch.txt and its table: a step whose CPU part nears its time is
+#        bound by the CPU, and every microsecond the companion adds there shows.
 set -euo pipefail
 DIST=$(cd "$1" && pwd)
 OUTDIR=$2
@@ -29,26 +34,35 @@ run_mode() {  # run_mode ALLOCATOR MODE: torch_step's result line
     [ "$alloc" = async ] && conf=(env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync)
     "${conf[@]}" "${STEP[@]}" --label "$mode"
   else
-    local flags=()
+    local flags=() step=("${STEP[@]}") stacks=$mode
     [ "$alloc" = async ] && flags=(--torch-allocator async)
+    case $mode in
+      modules) stacks=auto flags+=(--modules) ;;
+      modules-*) stacks=auto flags+=(--modules)
+        step=(python3 "$HERE/module_cost.py" "${mode#modules-}" "${STEP[@]:1}") ;;
+    esac
     rm -rf "$WORK/trace"
-    "$DIST/memfloor" run -q "${flags[@]}" --stacks "$mode" -o "$WORK/trace" -- \
-      "${STEP[@]}" --label "$mode"
+    "$DIST/memfloor" run -q "${flags[@]}" --stacks "$stacks" -o "$WORK/trace" -- \
+      "${step[@]}" --label "$mode"
   fi
 }
 
 for alloc in $ALLOCATORS; do
-  rounds="$OUTDIR/torch-$alloc-rounds.txt"
+  rounds="$OUTDIR/torch-$alloc-rounds.txt" launch="$OUTDIR/torch-$alloc-launch.txt"
   echo "# ROUND MODE STEP_MS (bench/torch_step.py, allocator $alloc)" >"$rounds"
+  echo "# ROUND MODE LAUNCH_MS (the CPU's part of a step, allocator $alloc)" >"$launch"
   for r in $(seq "$ROUNDS"); do
     for i in "${!MODES[@]}"; do
       mode=${MODES[$(((i + r - 1) % ${#MODES[@]}))]}
-      ms=$(run_mode "$alloc" "$mode" 2>&1 | sed -nE 's/^torch_step .*step_ms_median=([0-9.]+).*/\1/p')
+      line=$(run_mode "$alloc" "$mode" 2>&1 | grep '^torch_step ' || true)
+      ms=$(sed -nE 's/.*step_ms_median=([0-9.]+).*/\1/p' <<<"$line")
+      cpu=$(sed -nE 's/.*launch_ms_median=([0-9.]+).*/\1/p' <<<"$line")
       if [ -z "$ms" ]; then
         echo "torch_rounds: round $r, $alloc, $mode: no result from torch_step.py" >&2
         continue
       fi
       echo "$r $mode $ms" | tee -a "$rounds"
+      if [ -n "$cpu" ]; then echo "$r $mode $cpu" >>"$launch"; fi
     done
   done
   limits=(--limit auto=3)  # the default at most +3% under either allocator
@@ -56,4 +70,7 @@ for alloc in $ALLOCATORS; do
   python3 "$HERE/rounds_table.py" "$rounds" --baseline untraced --unit ms --percent \
     --title "torch_step.py step time, allocator $alloc" "${limits[@]}" |
     tee "$OUTDIR/torch-$alloc-table.txt"
+  python3 "$HERE/rounds_table.py" "$launch" --baseline untraced --unit ms --percent \
+    --title "torch_step.py CPU part of a step, allocator $alloc" |
+    tee "$OUTDIR/torch-$alloc-launch-table.txt"
 done
