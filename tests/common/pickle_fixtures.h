@@ -1,14 +1,20 @@
-// What the pickle tests share: the fixtures of testdata/pickle/ and reading bytes in memory.
+// What the pickle tests share: the fixtures of testdata/pickle/, reading bytes in memory and
+// comparing documents.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/pickle.h"
@@ -52,6 +58,44 @@ inline std::vector<int64_t> ints(const PickleValue& list) {
   std::vector<int64_t> out;
   for (const PickleValue* item : list.items()) out.push_back(item->integer());
   return out;
+}
+
+// Whether `a` and `b` hold the same data (floats compared by their bits), each pair of values
+// compared once however often the DAGs share it.
+inline bool same(const PickleValue& a, const PickleValue& b,
+                 std::set<std::pair<const PickleValue*, const PickleValue*>>& seen) {
+  if (!seen.emplace(&a, &b).second) return true;
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case PickleKind::kNone:
+      return true;
+    case PickleKind::kBool:
+      return a.boolean() == b.boolean();
+    case PickleKind::kInt:
+      return a.integer() == b.integer();
+    case PickleKind::kFloat:
+      return std::bit_cast<uint64_t>(a.number()) == std::bit_cast<uint64_t>(b.number());
+    case PickleKind::kStr:
+    case PickleKind::kBytes:
+      return a.text() == b.text();
+    case PickleKind::kList:
+    case PickleKind::kTuple:
+    case PickleKind::kSet:
+      return std::equal(
+          a.items().begin(), a.items().end(), b.items().begin(), b.items().end(),
+          [&](const PickleValue* x, const PickleValue* y) { return same(*x, *y, seen); });
+    case PickleKind::kDict:
+      return std::equal(a.entries().begin(), a.entries().end(), b.entries().begin(),
+                        b.entries().end(), [&](const PickleEntry& x, const PickleEntry& y) {
+                          return same(*x.key, *y.key, seen) && same(*x.value, *y.value, seen);
+                        });
+  }
+  return false;
+}
+
+inline bool same(const PickleValue& a, const PickleValue& b) {
+  std::set<std::pair<const PickleValue*, const PickleValue*>> seen;
+  return same(a, b, seen);
 }
 
 // The fixtures Python wrote that the reader accepts.
