@@ -11,6 +11,8 @@
 #                         findings, suppression comments, the Python front end's output; the facts
 #                         then through the rules, the outputs and the fix-its
 #   fuzz_hook_config      the hook's environment (MEMFLOOR_*, rank and recorded variables)
+#   fuzz_pickle_reader    pickles (common/pickle.h: PyTorch's memory snapshots), with the pickle
+#                         writer's round trip
 #
 #   scripts/fuzz.sh [SECONDS]    seconds per target (default 30); exits non-zero on any crash
 #
@@ -20,7 +22,8 @@
 # testdata/trace/regressions/{binary,text}/, testdata/reports/regressions/,
 # testdata/checker/regressions/ and testdata/hook/regressions/ (inputs that once crashed; keep new
 # ones there), the reports, findings and gate results of testdata/, fuzz/checker-*.json and the
-# suppression comments of testdata/checker/.
+# suppression comments of testdata/checker/, the pickles of testdata/pickle/ (and its
+# regressions/, when there are any).
 # The growing corpus and any crash artifacts go to fuzz-corpus/ (not tracked).
 # Environment: MEMFLOOR_FUZZ_BUILD_DIR (default build-fuzz), JOBS (default 2), CLANGXX, CLANG.
 set -euo pipefail
@@ -44,11 +47,12 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMEMFLOOR_BUILD_REFERENCE_MODEL=OFF -DMEMFLOOR_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log" >&2; exit 2; }
 cmake --build "$build" -j "${JOBS:-2}" --target fuzz_binary_reader fuzz_text_reader \
-  fuzz_report_inputs fuzz_trace_analysis fuzz_checker_inputs fuzz_hook_config memfloor_make_seeds
+  fuzz_report_inputs fuzz_trace_analysis fuzz_checker_inputs fuzz_hook_config fuzz_pickle_reader \
+  memfloor_make_seeds
 
 mkdir -p "$work/binary" "$work/text" "$work/binary-seeds" "$work/artifacts" "$work/report" \
   "$work/report-seeds" "$work/analysis" "$work/checker" "$work/checker-seeds" "$work/hook" \
-  "$work/hook-seeds"
+  "$work/hook-seeds" "$work/pickle" "$work/pickle-seeds"
 "$build/fuzz/memfloor_make_seeds" "$work/binary-seeds" testdata/trace/corpus/*.txt
 
 status=0
@@ -110,4 +114,8 @@ printf '%s\0' '' python 512k 1 3600000 '' 0 -1 7 8 ' 5' '+2' 'expandable_segment
 # shellcheck disable=SC2046
 seconds=$(( seconds / 4 > 5 ? seconds / 4 : 5 )) run hook_config "$work/hook" "$work/hook-seeds" \
   $(existing testdata/hook/regressions)
+# The pickle reader: Python's own pickles of every protocol, and those it must refuse.
+cp testdata/pickle/*.pickle "$work/pickle-seeds/"
+# shellcheck disable=SC2046
+run pickle_reader "$work/pickle" "$work/pickle-seeds" $(existing testdata/pickle/regressions)
 exit $status
