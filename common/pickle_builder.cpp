@@ -105,7 +105,7 @@ PickleValue* PickleBuilder::make(PickleKind kind) {
 std::optional<uint16_t> PickleBuilder::place(std::span<PickleValue* const> items) {
   int depth = 1;
   for (PickleValue* item : items) {
-    close(*item);
+    if (item->open_) close(*item);
     depth = std::max(depth, item->depth_ + 1);
   }
   if (depth > kMaxPickleDepth) return std::nullopt;

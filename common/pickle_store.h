@@ -15,15 +15,16 @@
 namespace memfloor::common {
 
 // Arrays of T allocated one after another in chunks; an array stays where it is until the
-// arena goes. Value-initialized.
+// arena goes. Not zeroed: whoever allocates an array writes it.
 template <typename T>
 class ChunkArena {
  public:
   T* allocate(size_t n) {
     if (n > capacity_ - used_) {
       // A large array gets a chunk of its own, so that the current chunk's rest is not lost.
-      if (n >= kChunk / 4) return chunks_.emplace_back(std::make_unique<T[]>(n)).get();
-      chunks_.push_back(std::make_unique<T[]>(kChunk));
+      if (n >= kChunk / 4)
+        return chunks_.emplace_back(std::make_unique_for_overwrite<T[]>(n)).get();
+      chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunk));
       used_ = 0;
       capacity_ = kChunk;
       current_ = chunks_.back().get();
