@@ -181,6 +181,22 @@ TEST_CASE("pickle: os.system through GLOBAL or STACK_GLOBAL is refused where it 
                     stack + ": offset 28: the pickle names the global 'posix system'" + kPlain);
 }
 
+TEST_CASE("pickle: a name from the input is quoted in part, escaped", "[pickle]") {
+  const std::string module(300, 'm');
+  const std::string message = failure("c" + module + "\nsys\x1b[2Jtem\n.");
+  CHECK_THAT(message, Contains("the global '" + module.substr(0, 200) + "... sys\\x1b[2Jtem'"));
+}
+
+TEST_CASE("pickle: a key set twice is found with its later value, as Python keeps it", "[pickle]") {
+  // EMPTY_DICT, MARK, 'a' 1, 'a' 2, SETITEMS.
+  const PickleDocument doc = read(
+      "\x80\x04}(\x8c\x01"
+      "aK\x01\x8c\x01"
+      "aK\x02u.");
+  CHECK(doc.root().entries().size() == 2);
+  CHECK(doc.root().find("a")->integer() == 2);
+}
+
 TEST_CASE("pickle: every opcode that names, calls or builds an object is refused", "[pickle]") {
   using namespace std::string_literals;
   const std::vector<Refusal> cases{
