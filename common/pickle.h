@@ -31,7 +31,7 @@ namespace memfloor::common {
 
 // The largest pickle read: 4 GiB, as for JSON inputs (common/json_input.h).
 inline constexpr uint64_t kMaxPickleInputBytes = uint64_t{1} << 32;
-// The deepest nesting of containers read. A snapshot nests five levels; consumers may recurse
+// The deepest nesting of containers read. A snapshot nests seven levels; consumers may recurse
 // through a document without a stack of their own.
 inline constexpr int kMaxPickleDepth = 128;
 
@@ -95,7 +95,7 @@ class PickleValue {
     const char* text;
     const PickleValue* const* items;
     const PickleEntry* entries;
-    size_t builder;  // while open_: the machine's list of items so far, 0 for none yet
+    size_t builder;  // while open_: the builder's list of its items so far, 0 for none yet
   } u_{};
 };
 
