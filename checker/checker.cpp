@@ -32,9 +32,9 @@ OutputFormat parseOutputFormat(std::string_view name) {
   throw Error("--format: expected text, json or sarif, not '" + std::string(name) + "'");
 }
 
-CheckOutcome evaluate(const Facts& facts, const Config& config, const CheckOptions& options) {
+CheckOutcome evaluate(Facts facts, const Config& config, const CheckOptions& options) {
   CheckOutcome outcome;
-  outcome.findings = runRules(facts, config);
+  outcome.findings = runRules(std::move(facts), config);
   outcome.suppressed = dropSuppressed(outcome.findings);
   if (!options.baseline.empty()) {
     outcome.baselined =
@@ -50,7 +50,8 @@ int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
     common::writeOutputFile(options.emit_facts, "facts file", toJson(facts).dump(1) + "\n",
                             options.load_facts);
   }
-  const CheckOutcome outcome = evaluate(facts, config, options);
+  const std::size_t units = facts.units.size();
+  const CheckOutcome outcome = evaluate(std::move(facts), config, options);
   const std::string root = rootOf(options);
   switch (options.format) {
     case OutputFormat::kJson:
@@ -66,9 +67,8 @@ int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
   if (options.fix)
     err << "memfloor-check: applied " << applyFixits(outcome.findings) << " fix-its\n";
   for (const std::string& e : unit_errors) err << "memfloor-check: error: " << e << "\n";
-  err << "memfloor-check: " << outcome.findings.size() << " finding(s) in " << facts.units.size()
-      << " unit(s); " << outcome.suppressed << " suppressed, " << outcome.baselined
-      << " in the baseline\n";
+  err << "memfloor-check: " << outcome.findings.size() << " finding(s) in " << units << " unit(s); "
+      << outcome.suppressed << " suppressed, " << outcome.baselined << " in the baseline\n";
   if (!unit_errors.empty()) return 2;
   return outcome.findings.empty() ? 0 : 1;
 }

@@ -33,8 +33,9 @@ struct CheckOutcome {
   std::size_t baselined = 0;
 };
 
-// Rules on the facts, then in-source suppressions, then the baseline.
-CheckOutcome evaluate(const Facts& facts, const Config& config, const CheckOptions& options);
+// Rules on the facts, then in-source suppressions, then the baseline. The facts are the rules'
+// (runRules): pass them moved where the caller is done with them.
+CheckOutcome evaluate(Facts facts, const Config& config, const CheckOptions& options);
 
 // Everything after fact collection: loads and emits facts, evaluates, prints `out`, applies
 // fix-its. Returns the exit code: 0 no findings, 1 findings, 2 a unit failed (errors are printed

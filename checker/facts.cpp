@@ -2,12 +2,14 @@
 #include "checker/facts.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <type_traits>
 
+#include "checker/facts_reader.h"
 #include "common/error.h"
 #include "common/json_input.h"
 
@@ -180,6 +182,38 @@ Facts factsFromJson(const nlohmann::json& json, std::string_view name) {
 
 Facts factsFromJson(nlohmann::json&& json, std::string_view name) { return readFacts(json, name); }
 
+namespace {
+
+// The names of an enum's kCount values, as its NLOHMANN_JSON_SERIALIZE_ENUM writes them.
+template <typename Enum, int kCount>
+bool fromName(std::string_view name, Enum& kind) {
+  static const std::array<std::string, kCount> kNames = [] {
+    std::array<std::string, kCount> names;
+    for (int i = 0; i < kCount; ++i)
+      names[i] = nlohmann::json(static_cast<Enum>(i)).get<std::string>();
+    return names;
+  }();
+  for (int i = 0; i < kCount; ++i) {
+    if (kNames[i] == name) {
+      kind = static_cast<Enum>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool enumFromName(std::string_view name, HandleKind& kind) {
+  return fromName<HandleKind, static_cast<int>(HandleKind::kContainer) + 1>(name, kind);
+}
+bool enumFromName(std::string_view name, FunctionKind& kind) {
+  return fromName<FunctionKind, static_cast<int>(FunctionKind::kAssignment) + 1>(name, kind);
+}
+bool enumFromName(std::string_view name, EventKind& kind) {
+  return fromName<EventKind, static_cast<int>(EventKind::kRelease) + 1>(name, kind);
+}
+
 bool isElementRemoval(const FieldEvent& event) {
   static const std::set<std::string, std::less<>> kRemovals{
       "del []", ".pop()", ".popitem()", ".popleft()", ".remove()", ".discard()"};
@@ -191,7 +225,10 @@ bool isPythonSource(std::string_view file) {
 }
 
 Facts loadFacts(const std::string& path) {
-  return factsFromJson(common::loadJsonDocument(path, kFactsDocument, "facts file"), path);
+  const std::string text = common::readJsonFile(path, "facts file");
+  if (std::optional<Facts> facts = readFactsText(text)) return std::move(*facts);
+  // Not in the form memfloor writes, or not facts: the DOM reader's answer, or its message.
+  return factsFromJson(common::parseJsonDocument(text, kFactsDocument, path), path);
 }
 
 }  // namespace memfloor::checker

@@ -153,6 +153,13 @@ Facts factsFromJson(const nlohmann::json& json, std::string_view name = "facts")
 // not held whole at once).
 Facts factsFromJson(nlohmann::json&& json, std::string_view name = "facts");
 
+// The value of an enum named `name` in the JSON form; false (and `kind` untouched) for any other
+// name. For readers other than nlohmann's conversions (facts_reader.h), which take an unknown name
+// for the first value.
+bool enumFromName(std::string_view name, HandleKind& kind);
+bool enumFromName(std::string_view name, FunctionKind& kind);
+bool enumFromName(std::string_view name, EventKind& kind);
+
 // `file` is a Python source (.py, .pyi): its facts come from the Python front end, and fix-its
 // there are written in Python.
 bool isPythonSource(std::string_view file);

@@ -2,6 +2,8 @@
 #include "checker/program.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 namespace memfloor::checker {
 
@@ -28,39 +30,52 @@ Program::Program(Facts facts) : facts_(std::move(facts)) {
 // nothing). A method's callers include those of the methods it overrides (a virtual call may
 // reach it).
 void Program::findSetupOnly() {
-  std::map<std::string, std::set<std::string>> callers;
-  for (const CallEdge& edge : facts_.call_edges) callers[edge.callee].insert(edge.caller);
+  // Views of the strings of facts_, which stay in place: no copy of a name per call edge.
+  using Name = std::string_view;
+  std::unordered_map<Name, std::vector<Name>> callers;
+  for (const CallEdge& edge : facts_.call_edges) callers[edge.callee].push_back(edge.caller);
+  std::unordered_map<Name, std::vector<Name>> inherited;  // callers of the methods overridden
   for (const auto& [key, function] : facts_.functions) {
-    for (std::vector<std::string> bases = function.overrides; !bases.empty();) {
-      const std::string base = bases.back();
+    std::vector<Name>* into = nullptr;
+    for (std::vector<Name> bases(function.overrides.begin(), function.overrides.end());
+         !bases.empty();) {
+      const Name base = bases.back();
       bases.pop_back();
-      if (auto it = callers.find(base); it != callers.end())
-        callers[key].insert(it->second.begin(), it->second.end());
-      if (auto it = facts_.functions.find(base); it != facts_.functions.end())
+      if (auto it = callers.find(base); it != callers.end()) {
+        if (into == nullptr) into = &inherited[key];
+        into->insert(into->end(), it->second.begin(), it->second.end());
+      }
+      if (auto it = facts_.functions.find(std::string(base)); it != facts_.functions.end())
         bases.insert(bases.end(), it->second.overrides.begin(), it->second.overrides.end());
     }
+  }
+  for (auto& [key, from] : inherited) {
+    std::vector<Name>& mine = callers[key];
+    mine.insert(mine.end(), from.begin(), from.end());
   }
   // A worklist, not passes over every callee until none is added (as many passes as the longest
   // chain of calls): each function waits for its callers that are not constructors, and joins the
   // set when the last of them has.
-  std::map<std::string, std::size_t> waiting;               // callee -> callers not yet in
-  std::map<std::string, std::vector<std::string>> callees;  // caller -> the callees waiting on it
-  std::vector<std::string> ready;
-  for (const auto& [callee, from] : callers) {
+  std::unordered_map<Name, std::size_t> waiting;        // callee -> callers not yet in
+  std::unordered_map<Name, std::vector<Name>> callees;  // caller -> the callees waiting on it
+  std::vector<Name> ready;
+  for (auto& [callee, from] : callers) {
+    std::sort(from.begin(), from.end());
+    from.erase(std::unique(from.begin(), from.end()), from.end());
     std::size_t& count = waiting[callee];
-    for (const std::string& c : from) {
-      if (kindOf(c) == FunctionKind::kConstructor) continue;
+    for (const Name c : from) {
+      if (kindOf(std::string(c)) == FunctionKind::kConstructor) continue;
       ++count;
       callees[c].push_back(callee);
     }
     if (count == 0) ready.push_back(callee);
   }
   while (!ready.empty()) {
-    const std::string function = std::move(ready.back());
+    const Name function = ready.back();
     ready.pop_back();
-    if (!setup_only_.insert(function).second) continue;
+    if (!setup_only_.emplace(function).second) continue;
     if (auto it = callees.find(function); it != callees.end()) {
-      for (const std::string& callee : it->second) {
+      for (const Name callee : it->second) {
         if (--waiting[callee] == 0) ready.push_back(callee);
       }
     }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "checker/facts_reader.h"
 #include "checker/subprocess.h"
 #include "common/error.h"
 #include "common/json_input.h"
@@ -78,6 +79,12 @@ std::string findPythonFrontEnd() {
 }
 
 Facts readPythonFacts(std::string out, const std::string& name, std::vector<std::string>& errors) {
+  if (std::optional<FrontEndOutput> read = readFrontEndText(out, kPyFactsSchema)) {
+    errors.insert(errors.end(), std::make_move_iterator(read->errors.begin()),
+                  std::make_move_iterator(read->errors.end()));
+    return std::move(read->facts);
+  }
+  // Not in the form the front end writes: the DOM reader's answer, or its message.
   nlohmann::json doc = common::parseJsonDocument(out, kEnvelope, name);
   std::string().swap(out);  // the text, ten times the sources, is not kept beside its document
   if (!doc.contains("facts")) throw Error(name + ": no \"facts\" document");

@@ -4,7 +4,8 @@
 // comments in a source file (checker/suppression.h), 4 the Python front end's output
 // (checker/python_front_end.h). The facts of 1 and 4 then go through the rules, the three outputs
 // and the fix-its (applied to the input's text, in memory). Each reader must either accept the
-// input or throw memfloor::Error; what it accepts must read back the same.
+// input or throw memfloor::Error; what it accepts must read back the same. The facts readers' fast
+// path (checker/facts_reader.h) must read an input only as the DOM reader does.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,12 +13,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "checker/config.h"
 #include "checker/facts.h"
+#include "checker/facts_reader.h"
 #include "checker/finding.h"
 #include "checker/findings_json.h"
 #include "checker/fixit_apply.h"
@@ -27,6 +30,7 @@
 #include "checker/suppression.h"
 #include "checker/text_output.h"
 #include "common/error.h"
+#include "common/json_input.h"
 
 namespace {
 
@@ -68,6 +72,14 @@ void checkConfig(const std::string& bytes) {
   const std::string text = toJson(loadConfig(scratchFile(bytes))).dump();
   const Config again = readBack("loadConfig", [&] { return loadConfig(scratchFile(text, 1)); });
   if (toJson(again).dump() != text) fail("config round trip");
+}
+
+// What the fast path reads, the DOM reader reads the same: `dom` reads `bytes` through the DOM.
+template <typename Dom>
+void checkFastPath(const Facts* fast, const Dom& dom) {
+  if (fast == nullptr) return;  // the DOM reader's answer is the answer
+  const Facts facts = readBack("the DOM reader (the fast path read it)", dom);
+  if (toJson(facts).dump() != toJson(*fast).dump()) fail("fast path and DOM disagree");
 }
 
 // What any facts document goes through after it is read: JSON and back, the rules, the outputs
@@ -133,9 +145,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 0:
         checkConfig(bytes);
         break;
-      case 1:
+      case 1: {
+        const std::optional<Facts> fast = readFactsText(bytes);
+        checkFastPath(fast ? &*fast : nullptr, [&] {
+          return factsFromJson(memfloor::common::parseJson(bytes, "fuzz.json"));
+        });
         checkFacts(loadFacts(scratchFile(bytes)), bytes);
         break;
+      }
       case 2:
         readBaseline(scratchFile(bytes));
         break;
@@ -143,6 +160,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         checkSuppressions(bytes);
         break;
       case 4: {
+        const std::optional<FrontEndOutput> fast = readFrontEndText(bytes, kPyFactsSchema);
+        checkFastPath(fast ? &fast->facts : nullptr, [&] {
+          return factsFromJson(memfloor::common::parseJson(bytes, "fuzz.json").at("facts"));
+        });
         std::vector<std::string> errors;
         checkFacts(readPythonFacts(bytes, "fuzz.json", errors), bytes);
         break;

@@ -72,8 +72,8 @@ std::vector<RuleInfo> allRules() {
   return infos;
 }
 
-std::vector<Finding> runRules(const Facts& facts, const Config& config) {
-  const Program program(facts);
+std::vector<Finding> runRules(Facts facts, const Config& config) {
+  const Program program(std::move(facts));
   std::vector<Finding> findings;
   for (const auto& rule : makeRules(config)) rule->check(program, findings);
   foldDereferencesIntoMf001(findings);

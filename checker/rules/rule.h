@@ -31,6 +31,8 @@ std::vector<RuleInfo> allRules();
 
 // All findings of the enabled rules on `facts`, sorted. An MF004 at the receiver of a call that
 // MF001 reports (same line, function and handle) is folded into the MF001 finding as a note.
-std::vector<Finding> runRules(const Facts& facts, const Config& config);
+// The program the rules read owns the facts: a caller done with them moves them in (on the facts of
+// torch/'s Python sources, a copy took 7 % of memfloor-check's own time).
+std::vector<Finding> runRules(Facts facts, const Config& config);
 
 }  // namespace memfloor::checker
