@@ -3,6 +3,8 @@
 #include "checker/facts_reader.h"
 
 #include <array>
+#include <cstddef>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -372,34 +374,88 @@ class FactsReader {
   std::vector<Frame> stack_;
 };
 
-// Reads `text` into `root`; false when the reader gave up.
-template <typename Root>
-bool readInto(std::string_view text, Root& root) {
+// The characters of a text in pieces, as nlohmann's iterator input reads them (an input iterator
+// of char); the default one is the end.
+class PieceIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  PieceIterator() = default;
+  explicit PieceIterator(const std::vector<std::string>& pieces) : pieces_(&pieces) { settle(); }
+
+  reference operator*() const { return *at_; }
+  PieceIterator& operator++() {
+    if (++at_ == end_) {
+      ++piece_;
+      settle();
+    }
+    return *this;
+  }
+  bool operator==(const PieceIterator& other) const { return at_ == other.at_; }
+  bool operator!=(const PieceIterator& other) const { return at_ != other.at_; }
+
+ private:
+  // At the start of the first piece from piece_ on that is not empty, or at the end (null).
+  void settle() {
+    at_ = end_ = nullptr;
+    for (; piece_ < pieces_->size(); ++piece_) {
+      const std::string& piece = (*pieces_)[piece_];
+      if (!piece.empty()) {
+        at_ = piece.data();
+        end_ = piece.data() + piece.size();
+        return;
+      }
+    }
+  }
+
+  const std::vector<std::string>* pieces_ = nullptr;
+  std::size_t piece_ = 0;
+  const char* at_ = nullptr;
+  const char* end_ = nullptr;
+};
+
+// Reads the text from `first` to `last` into `root`; false when the reader gave up.
+template <typename Root, typename Iterator>
+bool readInto(Iterator first, Iterator last, Root& root) {
   FactsReader reader(&root);
   try {
-    return json::sax_parse(text.begin(), text.end(), &reader, json::input_format_t::json,
+    return json::sax_parse(std::move(first), std::move(last), &reader, json::input_format_t::json,
                            /*strict=*/true);
   } catch (const NotRead&) {
     return false;
   }
 }
 
-}  // namespace
-
-std::optional<Facts> readFactsText(std::string_view text) {
-  FactsDocument doc;
-  if (!readInto(text, doc) || doc.schema != kFactsSchema) return std::nullopt;
-  return std::move(doc.facts);
-}
-
-std::optional<FrontEndOutput> readFrontEndText(std::string_view text, std::string_view schema) {
+template <typename Iterator>
+std::optional<FrontEndOutput> readEnvelope(Iterator first, Iterator last, std::string_view schema) {
   Envelope envelope;
-  if (!readInto(text, envelope) || envelope.schema != schema ||
+  if (!readInto(std::move(first), std::move(last), envelope) || envelope.schema != schema ||
       envelope.facts.schema != kFactsSchema) {
     return std::nullopt;
   }
   envelope.out.facts = std::move(envelope.facts.facts);
   return std::move(envelope.out);
+}
+
+}  // namespace
+
+std::optional<Facts> readFactsText(std::string_view text) {
+  FactsDocument doc;
+  if (!readInto(text.begin(), text.end(), doc) || doc.schema != kFactsSchema) return std::nullopt;
+  return std::move(doc.facts);
+}
+
+std::optional<FrontEndOutput> readFrontEndText(std::string_view text, std::string_view schema) {
+  return readEnvelope(text.begin(), text.end(), schema);
+}
+
+std::optional<FrontEndOutput> readFrontEndText(const std::vector<std::string>& pieces,
+                                               std::string_view schema) {
+  return readEnvelope(PieceIterator(pieces), PieceIterator(), schema);
 }
 
 }  // namespace memfloor::checker

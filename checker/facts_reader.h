@@ -35,5 +35,8 @@ struct FrontEndOutput {
   uint64_t bytes = 0;
 };
 std::optional<FrontEndOutput> readFrontEndText(std::string_view text, std::string_view schema);
+// The same on a text in pieces (subprocess.h's PiecewiseText), read where they are.
+std::optional<FrontEndOutput> readFrontEndText(const std::vector<std::string>& pieces,
+                                               std::string_view schema);
 
 }  // namespace memfloor::checker

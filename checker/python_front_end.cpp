@@ -78,13 +78,17 @@ std::string findPythonFrontEnd() {
               common::describeCandidates(common::Part::kCheckerPython, bin));
 }
 
-Facts readPythonFacts(std::string out, const std::string& name, std::vector<std::string>& errors) {
-  if (std::optional<FrontEndOutput> read = readFrontEndText(out, kPyFactsSchema)) {
-    errors.insert(errors.end(), std::make_move_iterator(read->errors.begin()),
-                  std::make_move_iterator(read->errors.end()));
-    return std::move(read->facts);
-  }
-  // Not in the form the front end writes: the DOM reader's answer, or its message.
+namespace {
+
+Facts take(FrontEndOutput read, std::vector<std::string>& errors) {
+  errors.insert(errors.end(), std::make_move_iterator(read.errors.begin()),
+                std::make_move_iterator(read.errors.end()));
+  return std::move(read.facts);
+}
+
+// Through the DOM: for a document not in the form the front end writes (facts_reader.h), the DOM
+// reader's answer, or its message.
+Facts readThroughDom(std::string out, const std::string& name, std::vector<std::string>& errors) {
   nlohmann::json doc = common::parseJsonDocument(out, kEnvelope, name);
   std::string().swap(out);  // the text, ten times the sources, is not kept beside its document
   if (!doc.contains("facts")) throw Error(name + ": no \"facts\" document");
@@ -101,6 +105,15 @@ Facts readPythonFacts(std::string out, const std::string& name, std::vector<std:
   Facts facts = factsFromJson(std::move(doc.at("facts")), name);
   for (const auto& e : *errs) errors.push_back(e.get<std::string>());
   return facts;
+}
+
+}  // namespace
+
+Facts readPythonFacts(std::string out, const std::string& name, std::vector<std::string>& errors) {
+  if (std::optional<FrontEndOutput> read = readFrontEndText(out, kPyFactsSchema)) {
+    return take(std::move(*read), errors);
+  }
+  return readThroughDom(std::move(out), name, errors);
 }
 
 Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& config,
@@ -127,7 +140,11 @@ Facts collectPythonFacts(const std::vector<std::string>& paths, const Config& co
         run.err));
   }
   try {
-    return readPythonFacts(std::move(run.out), who + ": its output", errors);
+    // Read where the pieces are: joined only for the DOM reader.
+    if (std::optional<FrontEndOutput> read = readFrontEndText(run.out.pieces, kPyFactsSchema)) {
+      return take(std::move(*read), errors);
+    }
+    return readThroughDom(run.out.joined(), who + ": its output", errors);
   } catch (const Error& e) {
     throw Error(withStderr(e.what(), run.err));
   }

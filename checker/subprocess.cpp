@@ -84,6 +84,27 @@ bool drain(int fd, std::vector<char>& buffer, std::string& to, std::size_t max, 
   return true;
 }
 
+// The same into pieces of kOutPieceBytes, each allocated once; `kept` counts the bytes kept.
+bool drain(int fd, std::vector<char>& buffer, PiecewiseText& to, std::size_t& kept, std::size_t max,
+           bool& truncated) {
+  const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return false;
+  const std::size_t keep = std::min(max - std::min(max, kept), static_cast<std::size_t>(n));
+  for (std::size_t done = 0; done < keep;) {
+    if (to.pieces.empty() || to.pieces.back().size() == kOutPieceBytes) {
+      to.pieces.emplace_back().reserve(kOutPieceBytes);
+    }
+    std::string& piece = to.pieces.back();
+    const std::size_t part = std::min(keep - done, kOutPieceBytes - piece.size());
+    piece.append(buffer.data() + done, part);
+    done += part;
+  }
+  kept += keep;
+  if (keep < static_cast<std::size_t>(n)) truncated = true;
+  return true;
+}
+
 int waitFor(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -92,6 +113,19 @@ int waitFor(pid_t pid) {
 }
 
 }  // namespace
+
+std::size_t PiecewiseText::size() const {
+  std::size_t total = 0;
+  for (const std::string& piece : pieces) total += piece.size();
+  return total;
+}
+
+std::string PiecewiseText::joined() const {
+  std::string text;
+  text.reserve(size());
+  for (const std::string& piece : pieces) text += piece;
+  return text;
+}
 
 SubprocessResult runSubprocess(const std::vector<std::string>& argv, std::size_t max_out) {
   if (argv.empty()) throw Error("cannot run a program: no command given");
@@ -102,6 +136,7 @@ SubprocessResult runSubprocess(const std::vector<std::string>& argv, std::size_t
   err.write.reset();
   SubprocessResult result;
   bool err_truncated = false;
+  std::size_t out_kept = 0;
   std::vector<char> buffer(kReadChunk);
   std::array<pollfd, 2> fds{pollfd{out.read.get(), POLLIN, 0}, pollfd{err.read.get(), POLLIN, 0}};
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
@@ -115,7 +150,7 @@ SubprocessResult runSubprocess(const std::vector<std::string>& argv, std::size_t
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       const bool open =
-          i == 0 ? drain(fds[i].fd, buffer, result.out, max_out, result.out_truncated)
+          i == 0 ? drain(fds[i].fd, buffer, result.out, out_kept, max_out, result.out_truncated)
                  : drain(fds[i].fd, buffer, result.err, kMaxSubprocessErrBytes, err_truncated);
       if (!open) fds[i].fd = -1;  // poll skips negative descriptors; Fd closes it
     }

@@ -118,6 +118,20 @@ TEST_CASE("The front end's envelope is read with its errors and counts", "[facts
   CHECK(read->errors == std::vector<std::string>{"c.py:1: cannot parse"});
   CHECK(read->files == 2);
   CHECK(read->bytes == 90);
+  // In pieces, as a child's output is read: cut anywhere, empty ones between.
+  const std::string whole = envelope.dump();
+  for (const std::size_t cut : {std::size_t{1}, std::size_t{7}, whole.size() / 2}) {
+    std::vector<std::string> pieces{""};
+    for (std::size_t at = 0; at < whole.size(); at += cut) {
+      pieces.push_back(whole.substr(at, cut));
+      pieces.emplace_back();
+    }
+    const std::optional<FrontEndOutput> again = readFrontEndText(pieces, kPyFactsSchema);
+    REQUIRE(again);
+    CHECK(toJson(again->facts) == toJson(sample()));
+    CHECK(again->errors == read->errors);
+  }
+  CHECK_FALSE(readFrontEndText(std::vector<std::string>{"", whole.substr(1)}, kPyFactsSchema));
   CHECK_FALSE(readFrontEndText(envelope.dump(), "memfloor.pyfacts/2"));
   envelope["files"] = -1;
   CHECK_FALSE(readFrontEndText(envelope.dump(), kPyFactsSchema));

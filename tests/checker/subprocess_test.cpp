@@ -24,7 +24,8 @@ TEST_CASE("Both outputs are read as they come, however large", "[subprocess]") {
   CHECK(r.exit_code == 0);
   CHECK(r.signal == 0);
   CHECK(r.out.size() == kLarge + 4);
-  CHECK(r.out.substr(kLarge) == "end\n");
+  CHECK(r.out.joined().substr(kLarge) == "end\n");
+  CHECK(r.out.pieces.front().size() == kOutPieceBytes);  // pieces allocated once each
   CHECK_FALSE(r.out_truncated);
   CHECK(r.err.size() == kMaxSubprocessErrBytes);  // the start of standard error only
 }
@@ -42,13 +43,13 @@ TEST_CASE("Standard input is empty and arguments are passed without a shell", "[
   const SubprocessResult r = runSubprocess(
       {"/bin/sh", "-c", "cat; printf '%s|' \"$@\"", "sh", "a b", "$HOME", ";"}, kNoLimit);
   CHECK(r.exit_code == 0);
-  CHECK(r.out == "a b|$HOME|;|");
+  CHECK(r.out.joined() == "a b|$HOME|;|");
 }
 
 TEST_CASE("Output past the limit is read but not kept", "[subprocess]") {
   const SubprocessResult r = runSubprocess(shell("echo 0123456789"), 4);
   CHECK(r.exit_code == 0);
-  CHECK(r.out == "0123");
+  CHECK(r.out.joined() == "0123");
   CHECK(r.out_truncated);
 }
 
