@@ -255,6 +255,8 @@ void Analysis::on(const trace::Property& r) {
     site_namer_.nameCompiled(std::string(key.substr(kCompiledProperty.size())),
                              std::string(symbols_.string(r.value)));
   }
+  // Written where a trace is made from another record (trace/torch_snapshot.cpp): what it lost.
+  if (key == trace::kWarningProperty) warnings_.add(std::string(symbols_.string(r.value)));
   // Written by the hook (runtime_hook/session.cpp): how often CUPTI delivers memory records.
   if (key == "hook.flush_period_ms") {
     const std::string_view value = symbols_.string(r.value);

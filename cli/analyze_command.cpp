@@ -88,7 +88,8 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                                      "Replay traces: idle floors per iteration, "
                                      "what holds them up, the floor trend");
   cmd->add_option("traces", request->traces.trace_paths,
-                  "trace files (.mftrace, or text form .txt), or directories of them (one per "
+                  "trace files (.mftrace, or text form .txt), PyTorch memory snapshots "
+                  "(_dump_snapshot's pickle, or its JSON), or directories of traces (one per "
                   "rank or process)")
       ->required();
   cmd->add_option("-o,--output", request->report_path, "write the JSON report here")

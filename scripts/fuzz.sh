@@ -13,6 +13,8 @@
 #   fuzz_hook_config      the hook's environment (MEMFLOOR_*, rank and recorded variables)
 #   fuzz_pickle_reader    pickles (common/pickle.h: PyTorch's memory snapshots), with the pickle
 #                         writer's round trip
+#   fuzz_torch_snapshot   a snapshot's pickle read, encoded as a trace and analysed
+#                         (trace/torch_snapshot_reader.h)
 #
 #   scripts/fuzz.sh [SECONDS]    seconds per target (default 30); exits non-zero on any crash
 #
@@ -48,11 +50,11 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   { cat "$build/configure.log" >&2; exit 2; }
 cmake --build "$build" -j "${JOBS:-2}" --target fuzz_binary_reader fuzz_text_reader \
   fuzz_report_inputs fuzz_trace_analysis fuzz_checker_inputs fuzz_hook_config fuzz_pickle_reader \
-  memfloor_make_seeds
+  fuzz_torch_snapshot memfloor_make_seeds
 
 mkdir -p "$work/binary" "$work/text" "$work/binary-seeds" "$work/artifacts" "$work/report" \
   "$work/report-seeds" "$work/analysis" "$work/checker" "$work/checker-seeds" "$work/hook" \
-  "$work/hook-seeds" "$work/pickle" "$work/pickle-seeds"
+  "$work/hook-seeds" "$work/pickle" "$work/pickle-seeds" "$work/snapshot" "$work/snapshot-seeds"
 "$build/fuzz/memfloor_make_seeds" "$work/binary-seeds" testdata/trace/corpus/*.txt
 
 status=0
@@ -118,4 +120,9 @@ seconds=$(( seconds / 4 > 5 ? seconds / 4 : 5 )) run hook_config "$work/hook" "$
 cp testdata/pickle/*.pickle "$work/pickle-seeds/"
 # shellcheck disable=SC2046
 run pickle_reader "$work/pickle" "$work/pickle-seeds" $(existing testdata/pickle/regressions)
+# A snapshot's pickle through the analysis: the loop's snapshot and the snapshot-shaped pickle.
+cp testdata/snapshots/loop_snapshot.pickle testdata/pickle/snapshot.p4.pickle "$work/snapshot-seeds/"
+# shellcheck disable=SC2046
+run torch_snapshot -max_len=65536 "$work/snapshot" "$work/snapshot-seeds" \
+  $(existing testdata/snapshots/regressions)
 exit $status

@@ -20,10 +20,8 @@ struct Frame {
   bool operator==(const Frame&) const = default;
 };
 
-// The file of the Python frame that the companion puts outermost in an allocation's stack for the
-// module whose forward (or backward) made it; its function is the module's path in the model,
-// "GPT2LMHeadModel.transformer.h.3.attn" (docs/design.md, "Module paths"). No frame of code.
-inline constexpr std::string_view kModuleFile = "<nn.Module>";
+// The module frame's file (trace/records.h).
+inline constexpr std::string_view kModuleFile = trace::kModuleFrameFile;
 
 inline bool isModuleFrame(const Frame& frame) {
   return frame.kind == trace::FrameKind::kPython && frame.file == kModuleFile;

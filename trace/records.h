@@ -102,6 +102,11 @@ struct FrameDef {
   bool operator==(const FrameDef&) const = default;
 };
 
+// The file of the Python frame put outermost in an allocation's stack for the module whose forward
+// (or backward) made it; its function is the module's path in the model,
+// "GPT2LMHeadModel.transformer.h.3.attn" (docs/design.md, "Module paths"). No frame of code.
+inline constexpr std::string_view kModuleFrameFile = "<nn.Module>";
+
 // A call stack, innermost frame first.
 struct StackDef {
   StackId id = kNoId;
@@ -132,6 +137,9 @@ struct DeviceInfo {
 };
 
 // A free-form setting, e.g. key "env.PYTORCH_CUDA_ALLOC_CONF" or "hook.stacks".
+// Key kWarningProperty: what a trace made from another record lost (trace/torch_snapshot.h); the
+// analysis lists it with its own warnings.
+inline constexpr std::string_view kWarningProperty = "memfloor.warning";
 struct Property {
   StringId key = kNoId;
   StringId value = kNoId;

@@ -5,9 +5,11 @@
 
 #include "common/error.h"
 #include "common/input_file.h"
+#include "common/pickle.h"
 #include "trace/reader.h"
 #include "trace/sink.h"
 #include "trace/text.h"
+#include "trace/torch_snapshot_reader.h"
 
 namespace memfloor::trace {
 
@@ -46,11 +48,16 @@ std::vector<uint8_t> encodeTextTraceFile(const std::string& path) {
 TraceFile::TraceFile(const std::string& path) {
   auto file = std::make_unique<FileSource>(path);
   if (file->size() == 0) throw Error(fmt::format("{}: empty file", path));
-  if (looksLikeBinaryTrace(*file) || !path.ends_with(".txt")) {
+  uint8_t head[2] = {};
+  const size_t got = file->readAt(0, head, sizeof head);
+  if (common::looksLikePickle(std::span<const uint8_t>(head, got)) || path.ends_with(".json")) {
+    encoded_ = encodeTorchSnapshotFile(path, !path.ends_with(".json"));
+  } else if (looksLikeBinaryTrace(*file) || !path.ends_with(".txt")) {
     source_ = std::move(file);  // the reader explains what is wrong with a non-trace
     return;
+  } else {
+    encoded_ = encodeTextTraceFile(path);
   }
-  encoded_ = encodeTextTraceFile(path);
   source_ = std::make_unique<MemorySource>(encoded_, path);
 }
 

@@ -27,13 +27,14 @@ std::vector<uint8_t> encodeTextTrace(std::istream& in, const std::string& name,
 // most kMaxTextTraceBytes; a pipe or a device is refused, never read).
 std::vector<uint8_t> encodeTextTraceFile(const std::string& path);
 
-// A binary trace is read from the file; a text trace (.txt) is encoded into memory first so that
-// both go through the same readers. Throws memfloor::Error naming the path on unusable input.
+// A binary trace is read from the file; a text trace (.txt) and a PyTorch memory snapshot (a
+// pickle, or .json: trace/torch_snapshot_reader.h) are encoded into memory first, so that all go
+// through the same readers. Throws memfloor::Error naming the path on unusable input.
 class TraceFile {
  public:
   explicit TraceFile(const std::string& path);
   const Source& source() const { return *source_; }
-  bool wasText() const { return !encoded_.empty(); }
+  bool wasText() const { return !encoded_.empty(); }  // or a snapshot: encoded in memory
 
  private:
   std::vector<uint8_t> encoded_;

@@ -17,6 +17,20 @@ expect 2 "newer.mftrace.*major version 2" -- analyze "$work/newer.mftrace"
 printf 'alloc t=oops\n' >"$work/bad.txt"
 expect 2 "bad.txt:1:" -- analyze "$work/bad.txt"
 expect 2 "unknown-command|following argument|subcommand" -- no-such-command
+# A pickle is code: one that names os.system is refused before anything in it runs.
+python3 - "$work/evil.pickle" "$work/ran" <<'PY'
+import os, pickle, sys
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("touch " + sys.argv[2],))
+with open(sys.argv[1], "wb") as f:
+    pickle.dump({"segments": [], "device_traces": [[Evil()]]}, f)
+PY
+expect 2 "evil.pickle: offset [0-9]+: the pickle names the global '(posix|os) system'" -- \
+  analyze "$work/evil.pickle"
+[ -e "$work/ran" ] && fail "a refused pickle ran its code"
+expect 2 "loop_snapshot.log.json: neither 'segments' nor 'device_traces'" -- \
+  analyze "$testdata/snapshots/loop_snapshot.log.json"
 expect 2 "missing.mftrace.*(No such file|does not exist)" -- export --perfetto "$work/missing.mftrace" -o "$work/out.json"
 expect 2 "perfetto.*required" -- export "$work/empty.mftrace" -o "$work/out.json"
 expect 2 "--site-include: an empty pattern" -- analyze "$testdata/demo/retention.mftrace" --site-include ''

@@ -1,0 +1,89 @@
+// A PyTorch memory snapshot (torch.cuda.memory._snapshot(), the pickle _dump_snapshot writes, or
+// the same data as JSON) as the records of a trace, so that the analysis reads it as it reads a
+// trace (docs/torch-snapshots.md).
+//
+// The snapshot's device traces become allocations and frees: its blocks (`alloc`,
+// `free_completed`) of kind block, its segments (`segment_alloc`/`free`, and `segment_map`/`unmap`
+// of expandable segments) of kind device; each entry's frames become a Python stack, and a
+// `user_metadata` of `module:<path>` its module frame. The history is a ring of `max_entries`:
+// what it dropped is reconciled from the allocator's state at the dump (and from frees of blocks
+// the ring no longer shows allocated), placed at the trace's start, and said in a warning the
+// report carries. Iterations come from the optimizer's frames: each run of allocations made under
+// torch/optim/ ends a training step (step records), and the next allocation begins the next.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memfloor::trace {
+
+struct SnapshotFrame {
+  std::string file;
+  std::string name;
+  uint32_t line = 0;
+  bool operator==(const SnapshotFrame&) const = default;
+};
+
+enum class SnapshotAction : uint8_t {
+  kAlloc,
+  kFreeRequested,
+  kFreeCompleted,
+  kSegmentAlloc,
+  kSegmentFree,
+  kSegmentMap,
+  kSegmentUnmap,
+  kOom,
+  kOther,  // "snapshot", or an action this build does not know: skipped
+};
+
+// One entry of a device's trace. `stack` is 1 + an index into TorchSnapshot::stacks, 0 for none.
+struct SnapshotEntry {
+  SnapshotAction action = SnapshotAction::kOther;
+  uint64_t address = 0;  // for kOom: the device's free bytes
+  uint64_t size = 0;     // a block's: the size asked for; a segment's: its size
+  uint64_t stream = 0;
+  uint64_t time_us = 0;
+  uint32_t stack = 0;
+  std::string module;  // from user_metadata "module:<path>", else empty
+};
+
+enum class SnapshotBlockState : uint8_t { kAllocated, kPendingFree, kInactive };
+
+struct SnapshotBlock {
+  uint64_t address = 0;
+  uint64_t size = 0;  // the block's own size
+  SnapshotBlockState state = SnapshotBlockState::kInactive;
+  uint32_t stack = 0;
+};
+
+struct SnapshotSegment {
+  uint32_t device = 0;
+  uint64_t address = 0;
+  uint64_t total_size = 0;
+  uint64_t stream = 0;
+  bool expandable = false;
+  uint32_t stack = 0;
+  std::vector<SnapshotBlock> blocks;  // in address order, tiling the segment
+};
+
+// The allocator's settings that decide a block's size (c10's CUDAAllocatorConfig).
+struct SnapshotSettings {
+  bool expandable_segments = false;
+  uint64_t max_split_size = UINT64_MAX;  // blocks this large are never split
+  bool roundup_power2 = false;           // roundup_power2_divisions set: sizes not modelled
+};
+
+struct TorchSnapshot {
+  std::vector<SnapshotFrame> frames;                      // distinct frames
+  std::vector<std::vector<uint32_t>> stacks;              // innermost first, indices into frames
+  std::vector<std::vector<SnapshotEntry>> device_traces;  // by device, each in time order
+  std::vector<SnapshotSegment> segments;                  // the allocator's state at the dump
+  SnapshotSettings settings;
+};
+
+// The snapshot as a binary trace in memory. Throws memfloor::Error naming `name` when it holds
+// nothing to analyse (no trace entry and no segment).
+std::vector<uint8_t> encodeTorchSnapshot(const TorchSnapshot& snapshot, const std::string& name);
+
+}  // namespace memfloor::trace

@@ -1,0 +1,303 @@
+// The snapshot's document (a pickle's plain values, or JSON) into a TorchSnapshot: one reader over
+// both, through a view of each kind of value.
+#include "trace/torch_snapshot_reader.h"
+
+#include <fmt/core.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "common/json_input.h"
+#include "common/pickle.h"
+
+namespace memfloor::trace {
+namespace {
+
+constexpr std::string_view kModulePrefix = "module:";  // python/memfloor/module_paths.py
+
+// Where in the document a value is, for messages: "device_traces[0][12]".
+struct Place {
+  std::string_view section;
+  int64_t i = -1, j = -1;
+  std::string str() const {
+    std::string s(section);
+    if (i >= 0) s += fmt::format("[{}]", i);
+    if (j >= 0) s += fmt::format("[{}]", j);
+    return s;
+  }
+};
+
+struct JsonView {
+  using Value = nlohmann::json;
+  static const Value* get(const Value& v, std::string_view key) {
+    if (!v.is_object()) return nullptr;
+    const auto it = v.find(key);
+    return it == v.end() ? nullptr : &*it;
+  }
+  static bool isDict(const Value& v) { return v.is_object(); }
+  static bool isList(const Value& v) { return v.is_array(); }
+  static size_t size(const Value& v) { return v.size(); }
+  static const Value& at(const Value& v, size_t i) { return v[i]; }
+  static std::optional<int64_t> integer(const Value& v) {
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+      return static_cast<int64_t>(u);
+    }
+    if (v.is_number_integer()) return v.get<int64_t>();
+    return std::nullopt;
+  }
+  static std::optional<std::string_view> text(const Value& v) {
+    if (!v.is_string()) return std::nullopt;
+    return std::string_view(v.get_ref<const std::string&>());
+  }
+  static std::optional<bool> boolean(const Value& v) {
+    if (!v.is_boolean()) return std::nullopt;
+    return v.get<bool>();
+  }
+  template <typename F>
+  static void forEachValue(const Value& dict, F f) {
+    for (const auto& item : dict.items()) f(item.value());
+  }
+};
+
+struct PickleView {
+  using Value = common::PickleValue;
+  using Kind = common::PickleKind;
+  static const Value* get(const Value& v, std::string_view key) { return v.find(key); }
+  static bool isDict(const Value& v) { return v.kind() == Kind::kDict; }
+  static bool isList(const Value& v) { return v.kind() == Kind::kList || v.kind() == Kind::kTuple; }
+  static size_t size(const Value& v) { return v.items().size(); }
+  static const Value& at(const Value& v, size_t i) { return *v.items()[i]; }
+  static std::optional<int64_t> integer(const Value& v) {
+    if (v.kind() != Kind::kInt) return std::nullopt;
+    return v.integer();
+  }
+  static std::optional<std::string_view> text(const Value& v) {
+    if (v.kind() != Kind::kStr) return std::nullopt;
+    return v.text();
+  }
+  static std::optional<bool> boolean(const Value& v) {
+    if (v.kind() != Kind::kBool) return std::nullopt;
+    return v.boolean();
+  }
+  template <typename F>
+  static void forEachValue(const Value& dict, F f) {
+    for (const common::PickleEntry& entry : dict.entries()) f(*entry.value);
+  }
+};
+
+template <typename View>
+class Reader {
+  using Value = typename View::Value;
+
+ public:
+  explicit Reader(std::string name) : name_(std::move(name)) {}
+
+  TorchSnapshot read(const Value& root) {
+    if (!View::isDict(root)) fail({}, "the document is not a dict: not a PyTorch memory snapshot");
+    const Value* segments = View::get(root, "segments");
+    const Value* traces = View::get(root, "device_traces");
+    if (segments == nullptr && traces == nullptr) {
+      fail({}, "neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");
+    }
+    if (const Value* settings = View::get(root, "allocator_settings")) readSettings(*settings);
+    if (segments != nullptr) {
+      list(*segments, {"segments"});
+      for (size_t i = 0; i < View::size(*segments); ++i) {
+        readSegment(View::at(*segments, i), {"segments", static_cast<int64_t>(i)});
+      }
+    }
+    if (traces != nullptr) {
+      list(*traces, {"device_traces"});
+      for (size_t d = 0; d < View::size(*traces); ++d) {
+        const Value& device = View::at(*traces, d);
+        list(device, {"device_traces", static_cast<int64_t>(d)});
+        auto& entries = out_.device_traces.emplace_back();
+        entries.reserve(View::size(device));
+        for (size_t i = 0; i < View::size(device); ++i) {
+          entries.push_back(
+              readEntry(View::at(device, i),
+                        {"device_traces", static_cast<int64_t>(d), static_cast<int64_t>(i)}));
+        }
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void fail(const Place& place, const std::string& what) const {
+    const std::string where = place.section.empty() ? "" : place.str() + ": ";
+    throw Error(fmt::format("{}: {}{}", name_, where, what));
+  }
+
+  void list(const Value& v, const Place& place) const {
+    if (!View::isList(v)) fail(place, "not a list");
+  }
+
+  uint64_t number(const Value& dict, std::string_view key, const Place& place,
+                  bool required = true) const {
+    const Value* v = View::get(dict, key);
+    if (v == nullptr) {
+      if (required) fail(place, fmt::format("no '{}'", key));
+      return 0;
+    }
+    const std::optional<int64_t> n = View::integer(*v);
+    if (!n) fail(place, fmt::format("'{}' is not an integer", key));
+    return static_cast<uint64_t>(*n);  // a stream's handle may be negative: kept as its bits
+  }
+
+  std::string_view text(const Value& dict, std::string_view key, const Place& place) const {
+    const Value* v = View::get(dict, key);
+    if (v == nullptr) fail(place, fmt::format("no '{}'", key));
+    const std::optional<std::string_view> t = View::text(*v);
+    if (!t) fail(place, fmt::format("'{}' is not a string", key));
+    return *t;
+  }
+
+  void readSettings(const Value& settings) {
+    if (const Value* v = View::get(settings, "expandable_segments")) {
+      out_.settings.expandable_segments = View::boolean(*v).value_or(false);
+    }
+    if (const Value* v = View::get(settings, "max_split_size")) {
+      const std::optional<int64_t> n = View::integer(*v);
+      if (n && *n > 0) out_.settings.max_split_size = static_cast<uint64_t>(*n);
+    }
+    if (const Value* v = View::get(settings, "roundup_power2_divisions"); v && View::isDict(*v)) {
+      View::forEachValue(*v, [&](const Value& value) {
+        if (View::integer(value).value_or(0) != 0) out_.settings.roundup_power2 = true;
+      });
+    }
+  }
+
+  // 1 + the index of the entry's or block's stack in out_.stacks; 0 for none. Frames and stacks
+  // are taken once per value (a pickle shares them) and once per content.
+  uint32_t stack(const Value& owner, const Place& place) {
+    const Value* frames = View::get(owner, "frames");
+    if (frames == nullptr) return 0;
+    list(*frames, place);
+    if (View::size(*frames) == 0) return 0;
+    if (const auto it = stack_by_value_.find(frames); it != stack_by_value_.end()) {
+      return it->second;
+    }
+    std::vector<uint32_t> indices;
+    indices.reserve(View::size(*frames));
+    for (size_t i = 0; i < View::size(*frames); ++i)
+      indices.push_back(frame(View::at(*frames, i), place));
+    auto [it, added] = stack_by_content_.try_emplace(indices, 0);
+    if (added) {
+      out_.stacks.push_back(std::move(indices));
+      it->second = static_cast<uint32_t>(out_.stacks.size());
+    }
+    stack_by_value_[frames] = it->second;
+    return it->second;
+  }
+
+  uint32_t frame(const Value& f, const Place& place) {
+    if (const auto it = frame_by_value_.find(&f); it != frame_by_value_.end()) return it->second;
+    if (!View::isDict(f)) fail(place, "a frame is not a dict");
+    SnapshotFrame frame{std::string(text(f, "filename", place)),
+                        std::string(text(f, "name", place)),
+                        static_cast<uint32_t>(number(f, "line", place, false))};
+    auto [it, added] =
+        frame_by_content_.try_emplace(std::make_tuple(frame.file, frame.name, frame.line), 0);
+    if (added) {
+      it->second = static_cast<uint32_t>(out_.frames.size());
+      out_.frames.push_back(std::move(frame));
+    }
+    frame_by_value_[&f] = it->second;
+    return it->second;
+  }
+
+  void readSegment(const Value& seg, const Place& place) {
+    if (!View::isDict(seg)) fail(place, "not a dict");
+    SnapshotSegment& s = out_.segments.emplace_back();
+    s.device = static_cast<uint32_t>(number(seg, "device", place));
+    s.address = number(seg, "address", place);
+    s.total_size = number(seg, "total_size", place);
+    s.stream = number(seg, "stream", place, false);
+    if (const Value* v = View::get(seg, "is_expandable")) {
+      s.expandable = View::boolean(*v).value_or(false);
+    }
+    s.stack = stack(seg, place);
+    const Value* blocks = View::get(seg, "blocks");
+    if (blocks == nullptr) return;
+    list(*blocks, place);
+    for (size_t i = 0; i < View::size(*blocks); ++i) {
+      const Value& b = View::at(*blocks, i);
+      const Place block_place{"segments", place.i, static_cast<int64_t>(i)};
+      if (!View::isDict(b)) fail(block_place, "a block is not a dict");
+      SnapshotBlock& block = s.blocks.emplace_back();
+      block.address = number(b, "address", block_place);
+      block.size = number(b, "size", block_place);
+      const std::string_view state = text(b, "state", block_place);
+      block.state = state == "active_allocated"      ? SnapshotBlockState::kAllocated
+                    : state == "active_pending_free" ? SnapshotBlockState::kPendingFree
+                                                     : SnapshotBlockState::kInactive;
+      block.stack = stack(b, block_place);
+    }
+  }
+
+  SnapshotEntry readEntry(const Value& e, const Place& place) {
+    if (!View::isDict(e)) fail(place, "not a dict");
+    static const std::map<std::string_view, SnapshotAction> kActions = {
+        {"alloc", SnapshotAction::kAlloc},
+        {"free_requested", SnapshotAction::kFreeRequested},
+        {"free_completed", SnapshotAction::kFreeCompleted},
+        {"segment_alloc", SnapshotAction::kSegmentAlloc},
+        {"segment_free", SnapshotAction::kSegmentFree},
+        {"segment_map", SnapshotAction::kSegmentMap},
+        {"segment_unmap", SnapshotAction::kSegmentUnmap},
+        {"oom", SnapshotAction::kOom}};
+    SnapshotEntry entry;
+    const auto action = kActions.find(text(e, "action", place));
+    entry.action = action == kActions.end() ? SnapshotAction::kOther : action->second;
+    if (entry.action == SnapshotAction::kOther) return entry;
+    entry.address = entry.action == SnapshotAction::kOom ? number(e, "device_free", place, false)
+                                                         : number(e, "addr", place);
+    entry.size = number(e, "size", place);
+    entry.stream = number(e, "stream", place, false);
+    entry.time_us = number(e, "time_us", place, false);
+    entry.stack = stack(e, place);
+    if (const Value* metadata = View::get(e, "user_metadata")) {
+      const std::string_view m = View::text(*metadata).value_or("");
+      if (m.starts_with(kModulePrefix) && m.size() > kModulePrefix.size()) {
+        entry.module = std::string(m.substr(kModulePrefix.size()));
+      }
+    }
+    return entry;
+  }
+
+  std::string name_;
+  TorchSnapshot out_;
+  std::unordered_map<const void*, uint32_t> stack_by_value_, frame_by_value_;
+  std::map<std::vector<uint32_t>, uint32_t> stack_by_content_;
+  std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> frame_by_content_;
+};
+
+}  // namespace
+
+TorchSnapshot readTorchSnapshot(const nlohmann::json& root, const std::string& name) {
+  return Reader<JsonView>(name).read(root);
+}
+
+TorchSnapshot readTorchSnapshot(const common::PickleValue& root, const std::string& name) {
+  return Reader<PickleView>(name).read(root);
+}
+
+std::vector<uint8_t> encodeTorchSnapshotFile(const std::string& path, bool pickle) {
+  if (pickle) {
+    const common::PickleDocument document = common::readPickleFile(path, "PyTorch memory snapshot");
+    return encodeTorchSnapshot(readTorchSnapshot(document.root(), path), path);
+  }
+  const nlohmann::json root =
+      common::parseJson(common::readJsonFile(path, "PyTorch memory snapshot"), path);
+  return encodeTorchSnapshot(readTorchSnapshot(root, path), path);
+}
+
+}  // namespace memfloor::trace
