@@ -8,14 +8,15 @@
 # Each run's site names follow: its top retaining sites and the sites at each memory's largest
 # peak, and how much of a peak has no name (tests/gpu/pytorch/site_names.py; over 1% fails).
 # usage: scripts/gpu-loops.sh [DIST] [parts]   DIST from scripts/gpu-dist.sh (default
-#        build-hook/dist); parts: any of "trainer accelerate compile ddp gpt2 ship" (default all
-#        but ship); gpt2 is a plain loop over transformers' GPT-2 with its own AdamW and NVTX
-#        ranges (sites only: its log is not the others'); ship also records the small Trainer
-#        trace that testdata/analysis/ ships.
+#        build-hook/dist); parts: any of "trainer accelerate compile ddp gpt2 snapshot ship"
+#        (default all but ship); gpt2 is a plain loop over transformers' GPT-2 with its own AdamW and NVTX
+#        ranges (sites only: its log is not the others'); snapshot: a loop's own PyTorch memory
+#        snapshot (no memfloor run) read by `memfloor analyze`; ship also records the small
+#        Trainer trace that testdata/analysis/ ships.
 #        ALLOCATORS ("native async"), LIMIT_S (seconds a run may take, 240).
 set -u
 DIST=$(cd "${1:-build-hook/dist}" && pwd)
-PARTS=${2:-trainer accelerate compile ddp gpt2}
+PARTS=${2:-trainer accelerate compile ddp gpt2 snapshot}
 FINAL=${OUT:-$PWD/gpu-loops-out}  # summary.txt, loops.tgz (reports, tables, logs), shipped trace
 mkdir -p "$FINAL"
 WORK=$(mktemp -d /tmp/memfloor-gpu-loops.XXXXXX)
@@ -78,6 +79,24 @@ for alloc in ${ALLOCATORS:-native async}; do
       --iterations 8 --count-log "$WORK/ddp-$alloc"
   fi
 done
+
+if [[ " $PARTS " == *" snapshot "* ]]; then
+  # PyTorch's own memory snapshot of a loop run under no memfloor, read by `memfloor analyze`:
+  # a full history, and one whose ring (--max-entries 3000) dropped the weights' allocations.
+  for entries in 100000 3000; do
+    name=snapshot-$entries
+    python3 $T/snapshot_loop.py --max-entries $entries --log "$WORK/$name.log.json" \
+      --snapshot "$WORK/$name.pickle" --json "$WORK/$name.json" >"$KEEP/$name.out" 2>&1
+    for form in pickle json; do
+      "$M" analyze --top 1000 "$WORK/$name.$form" -o "$KEEP/$name-$form.report.json" \
+        >"$KEEP/$name-$form.table.txt" 2>&1 || echo "  $name.$form: analyze failed"
+      python3 $T/check_steps.py "$KEEP/$name-$form.report.json" "$WORK/$name.log.json" \
+        --label "$name/$form" --no-census | tee -a "$SUMMARY"
+    done
+    cp "$WORK/$name.log.json" "$KEEP/"
+    ls -la "$WORK/$name.pickle" "$WORK/$name.json"
+  done
+fi
 
 if [[ " $PARTS " == *" ship "* ]]; then
   # The trace testdata/analysis/trainer_steps.txt is made from (scripts/ship-trace notes there).
