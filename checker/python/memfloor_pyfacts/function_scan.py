@@ -145,7 +145,7 @@ class FunctionScan:
                 self._bind(n.target, None, params)
             elif t is ast.withitem:
                 if n.optional_vars is not None:
-                    self._bind(n.optional_vars, None, params)
+                    self._bind_managed(n.optional_vars, n.context_expr, params)
             elif t is ast.AugAssign:
                 self._bind(n.target, n, params)
             elif t in _SCOPE_TYPES:
@@ -210,6 +210,15 @@ class FunctionScan:
                 info.ctors.add(qualified)
                 return
         info.persistent = True
+
+    def _bind_managed(self, target: ast.expr, manager: ast.expr, params: Set[str]) -> None:
+        """`with manager as target`: a manager a call made (`open(...)`, a temporary file) is
+        closed when the block ends, so the name does not keep it past the function; another
+        (`with self.lock as lock`) is bound as `target = manager` (__enter__ mostly returns it)."""
+        if type(manager) is ast.Call and type(target) is ast.Name and target.id not in params:
+            self._local(target.id).origins.append(manager)
+            return
+        self._bind(target, manager, params)
 
     def _escape(self, value: Optional[ast.expr]) -> None:
         """The names whose objects `value` hands on (not those it only reads from)."""
