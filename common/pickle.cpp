@@ -104,4 +104,30 @@ bool looksLikePickle(std::span<const uint8_t> first) {
          first[1] >= kFirstWithProto && first[1] <= kHighestPickleProtocol;
 }
 
+std::string_view toString(PickleKind kind) {
+  switch (kind) {
+    case PickleKind::kNone:
+      return "None";
+    case PickleKind::kBool:
+      return "bool";
+    case PickleKind::kInt:
+      return "int";
+    case PickleKind::kFloat:
+      return "float";
+    case PickleKind::kStr:
+      return "str";
+    case PickleKind::kBytes:
+      return "bytes";
+    case PickleKind::kList:
+      return "list";
+    case PickleKind::kTuple:
+      return "tuple";
+    case PickleKind::kSet:
+      return "set";
+    case PickleKind::kDict:
+      return "dict";
+  }
+  return "value";
+}
+
 }  // namespace memfloor::common

@@ -48,6 +48,9 @@ enum class PickleKind : uint8_t {
   kDict,   // entries()
 };
 
+// Python's name of a kind: "dict", "str", "None".
+std::string_view toString(PickleKind kind);
+
 class PickleValue;
 
 // One key and its value, in the order the dict's items were set.

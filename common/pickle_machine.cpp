@@ -29,32 +29,6 @@ std::string quoted(std::string_view text) {
   return fmt::format("{}...", text.substr(0, kQuotedBytes));
 }
 
-std::string_view kindName(PickleKind kind) {
-  switch (kind) {
-    case PickleKind::kNone:
-      return "None";
-    case PickleKind::kBool:
-      return "bool";
-    case PickleKind::kInt:
-      return "int";
-    case PickleKind::kFloat:
-      return "float";
-    case PickleKind::kStr:
-      return "str";
-    case PickleKind::kBytes:
-      return "bytes";
-    case PickleKind::kList:
-      return "list";
-    case PickleKind::kTuple:
-      return "tuple";
-    case PickleKind::kSet:
-      return "set";
-    case PickleKind::kDict:
-      return "dict";
-  }
-  return "value";
-}
-
 }  // namespace
 
 PickleMachine::PickleMachine(std::unique_ptr<PickleStore> store, std::string name)
@@ -351,10 +325,10 @@ bool PickleMachine::stepAdd(uint8_t op) {
       return false;
   }
   if (first <= fence())
-    fail(fmt::format("stack underflow: {} has no {} to add to", pickleOpName(op), kindName(kind)));
+    fail(fmt::format("stack underflow: {} has no {} to add to", pickleOpName(op), toString(kind)));
   if (stack_[first - 1]->kind() != kind) {
     fail(fmt::format("{} adds to a {}, not to a {}", pickleOpName(op),
-                     kindName(stack_[first - 1]->kind()), kindName(kind)));
+                     toString(stack_[first - 1]->kind()), toString(kind)));
   }
   add(kind, first);
   return true;
@@ -481,7 +455,7 @@ void PickleMachine::add(PickleKind kind, size_t first) {
       fail(
           fmt::format("{} adds to a {} already placed in a container: recursive data (a "
                       "container inside itself) is not read",
-                      pickleOpName(op_), kindName(kind)));
+                      pickleOpName(op_), toString(kind)));
   }
   stack_.resize(first);
 }
