@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -190,7 +191,9 @@ void Encoder::memory(bool alloc, uint64_t time, uint32_t device, MemoryKind kind
 // shows made (the state's, where no entry touches their address, and those the first entry at
 // their address frees), at the trace's start.
 void Encoder::initial(uint32_t device, uint64_t start_ns, TorchBlockSizes& sizes) {
-  const std::vector<SnapshotEntry>& entries = s_.device_traces[device];
+  static const std::vector<SnapshotEntry> kNoEntries;
+  const std::vector<SnapshotEntry>& entries =
+      device < s_.device_traces.size() ? s_.device_traces[device] : kNoEntries;
   std::unordered_map<uint64_t, const SnapshotEntry*> first_block, first_segment;
   for (const SnapshotEntry& e : entries) {
     if (e.action == SnapshotAction::kAlloc || isBlockFree(e.action)) {
@@ -389,9 +392,10 @@ std::vector<uint8_t> Encoder::encode() {
   process.start_unix_ns = start_us * kNsPerUs;
   process.command_line = string("PyTorch memory snapshot");
   check(writer_.write(process));
-  uint32_t devices = static_cast<uint32_t>(s_.device_traces.size());
-  for (const SnapshotSegment& seg : s_.segments) devices = std::max(devices, seg.device + 1);
-  for (uint32_t d = 0; d < devices; ++d) {
+  std::set<uint32_t> devices;  // those with a trace, and those the state names
+  for (uint32_t d = 0; d < s_.device_traces.size(); ++d) devices.insert(d);
+  for (const SnapshotSegment& seg : s_.segments) devices.insert(seg.device);
+  for (const uint32_t d : devices) {
     check(writer_.write(DeviceInfo{d, kNoId, 0}));
     if (d < s_.device_traces.size()) {
       device(d, start_us * kNsPerUs);

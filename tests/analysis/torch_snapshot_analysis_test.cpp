@@ -2,6 +2,7 @@
 // snapshot, pickled and as JSON (testdata/snapshots/make_loop_snapshot.py), against the loop's own
 // memory_allocated() after each step.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -9,6 +10,8 @@
 #include "common/error.h"
 #include "common/json_input.h"
 #include "invariants.h"
+#include "trace/source.h"
+#include "trace/torch_snapshot.h"
 
 namespace memfloor::analysis::test {
 namespace {
@@ -64,6 +67,32 @@ TEST_CASE("A snapshot's sites are its frames, and its modules its user_metadata"
   }
   CHECK(module);
   CHECK(adam);
+}
+
+TEST_CASE("Each input that once crashed the snapshot's reading is analysed or refused",
+          "[torch_snapshot]") {
+  for (const auto& entry : std::filesystem::directory_iterator(kDir + "regressions")) {
+    INFO(entry.path().string());
+    try {
+      checkInvariants(analyzeTrace(entry.path().string(), {}));
+    } catch (const Error&) {  // refused with a message: as good an answer
+    }
+  }
+}
+
+TEST_CASE("A device the state names but no trace has is read", "[torch_snapshot]") {
+  trace::TorchSnapshot s;
+  s.device_traces.resize(1);
+  s.segments.push_back({4'000'000'000u, 0x1000, 2 << 20, 0, false, 0, {}});
+  s.segments.back().blocks.push_back({0x1000, 4096, trace::SnapshotBlockState::kAllocated, 0});
+  const std::vector<uint8_t> bytes = trace::encodeTorchSnapshot(s, "state.pickle");
+  const Report report = analyzeTrace(trace::MemorySource(bytes, "state.pickle"), {});
+  checkInvariants(report);
+  uint64_t blocks = 0;
+  for (const MemorySummary& m : report.memory) {
+    if (m.key == MemoryKey{4'000'000'000u, trace::MemoryKind::kBlock}) blocks = m.peak;
+  }
+  CHECK(blocks == 4096);
 }
 
 TEST_CASE("A file that is no snapshot is refused with its name and the place", "[torch_snapshot]") {
