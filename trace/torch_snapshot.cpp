@@ -34,10 +34,9 @@ bool isSegmentFree(SnapshotAction a) {
   return a == SnapshotAction::kSegmentFree || a == SnapshotAction::kSegmentUnmap;
 }
 
-// One timed record and where it goes: sorted by time, then by when it was made.
+// One timed record: sorted by time, stably (as made where times are equal).
 struct Timed {
   uint64_t time = 0;
-  uint64_t order = 0;
   Record record;
   bool optimizer = false;  // a block allocation under torch/optim/
   bool forward = false;    // a block allocation under an nn.Module's call
@@ -64,7 +63,8 @@ class Encoder {
   enum class Caller : int8_t { kUnknown = -1, kOther, kOptimizer, kForward };
   Caller caller(uint32_t snapshot_stack);
   void device(uint32_t device, uint64_t start_ns);
-  void initial(uint32_t device, uint64_t start_ns, TorchBlockSizes& sizes);
+  void initial(uint32_t device, const std::vector<SnapshotEntry>& entries, uint64_t start_ns,
+               TorchBlockSizes& sizes);
   // What a block allocation is to steps().
   struct Role {
     Caller caller = Caller::kOther;
@@ -173,12 +173,8 @@ void Encoder::memory(bool alloc, uint64_t time, uint32_t device, MemoryKind kind
   e.device = device;
   e.kind = kind;
   e.flags = flags;
-  Timed t{time,
-          timed_.size(),
-          {},
-          role.caller == Caller::kOptimizer,
-          role.caller == Caller::kForward,
-          role.initial};
+  Timed t{
+      time, {}, role.caller == Caller::kOptimizer, role.caller == Caller::kForward, role.initial};
   if (alloc) {
     t.record = Alloc{e};
   } else {
@@ -190,10 +186,8 @@ void Encoder::memory(bool alloc, uint64_t time, uint32_t device, MemoryKind kind
 // What the trace starts with on `device`: the segments and blocks in use that the ring no longer
 // shows made (the state's, where no entry touches their address, and those the first entry at
 // their address frees), at the trace's start.
-void Encoder::initial(uint32_t device, uint64_t start_ns, TorchBlockSizes& sizes) {
-  static const std::vector<SnapshotEntry> kNoEntries;
-  const std::vector<SnapshotEntry>& entries =
-      device < s_.device_traces.size() ? s_.device_traces[device] : kNoEntries;
+void Encoder::initial(uint32_t device, const std::vector<SnapshotEntry>& entries, uint64_t start_ns,
+                      TorchBlockSizes& sizes) {
   std::unordered_map<uint64_t, const SnapshotEntry*> first_block, first_segment;
   for (const SnapshotEntry& e : entries) {
     if (e.action == SnapshotAction::kAlloc || isBlockFree(e.action)) {
@@ -246,10 +240,14 @@ void Encoder::initial(uint32_t device, uint64_t start_ns, TorchBlockSizes& sizes
   }
 }
 
+// A device's records: what it starts with, then its trace's entries (none where only the state
+// names the device).
 void Encoder::device(uint32_t device, uint64_t start_ns) {
-  const std::vector<SnapshotEntry>& entries = s_.device_traces[device];
+  static const std::vector<SnapshotEntry> kNoEntries;
+  const std::vector<SnapshotEntry>& entries =
+      device < s_.device_traces.size() ? s_.device_traces[device] : kNoEntries;
   TorchBlockSizes sizes(s_.settings);
-  initial(device, start_ns, sizes);
+  initial(device, entries, start_ns, sizes);
   // The size of each block still in use at the dump is the state's.
   std::unordered_map<uint64_t, uint64_t> state_sizes;
   for (const SnapshotSegment& seg : s_.segments) {
@@ -334,7 +332,7 @@ void Encoder::steps() {
     r.step = step;
     r.optimizer_steps = phase == StepPhase::kEnd ? 1 : 0;
     r.phase = phase;
-    out.insert(out.begin() + static_cast<std::ptrdiff_t>(at), Timed{time, 0, r});
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(at), Timed{time, r});
   };
   for (Timed& t : timed_) {
     if (t.initial || !std::holds_alternative<Alloc>(t.record) ||
@@ -397,12 +395,7 @@ std::vector<uint8_t> Encoder::encode() {
   for (const SnapshotSegment& seg : s_.segments) devices.insert(seg.device);
   for (const uint32_t d : devices) {
     check(writer_.write(DeviceInfo{d, kNoId, 0}));
-    if (d < s_.device_traces.size()) {
-      device(d, start_us * kNsPerUs);
-    } else {  // a device with state and no trace
-      TorchBlockSizes sizes(s_.settings);
-      initial(d, start_us * kNsPerUs, sizes);
-    }
+    device(d, start_us * kNsPerUs);
   }
   std::stable_sort(timed_.begin(), timed_.end(),
                    [](const Timed& a, const Timed& b) { return a.time < b.time; });

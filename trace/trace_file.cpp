@@ -50,8 +50,9 @@ TraceFile::TraceFile(const std::string& path) {
   if (file->size() == 0) throw Error(fmt::format("{}: empty file", path));
   uint8_t head[2] = {};
   const size_t got = file->readAt(0, head, sizeof head);
-  if (common::looksLikePickle(std::span<const uint8_t>(head, got)) || path.ends_with(".json")) {
-    encoded_ = encodeTorchSnapshotFile(path, !path.ends_with(".json"));
+  const bool pickle = common::looksLikePickle(std::span<const uint8_t>(head, got));
+  if (pickle || path.ends_with(".json")) {
+    encoded_ = encodeTorchSnapshotFile(path, pickle);
   } else if (looksLikeBinaryTrace(*file) || !path.ends_with(".txt")) {
     source_ = std::move(file);  // the reader explains what is wrong with a non-trace
     return;
