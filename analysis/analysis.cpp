@@ -8,6 +8,7 @@
 #include <charconv>
 #include <string_view>
 
+#include "analysis/allocation_ledger.h"
 #include "common/units.h"
 
 namespace memfloor::analysis {
@@ -38,6 +39,7 @@ Analysis::Analysis(AnalysisOptions options)
       site_namer_(options_.site_patterns) {
   tracker_.keepRanges(options_.keep_ranges);
   tracker_.warnInto(&warnings_);
+  if (options_.ledger != nullptr) options_.ledger->clear();  // each replay fills it afresh
   if (options_.markers_only) tracker_.markersOnly();
   retention_.keepWindowSites(!options_.links.empty());
   if (!options_.cut_at) {  // a cutting replay needs nothing but next_cut_
@@ -115,6 +117,8 @@ void Analysis::allocate(const trace::Event& a) {
     recent_.add(a.timestamp, true, replaced.size);
     close(replaced, a.timestamp);
   });
+  if (options_.ledger != nullptr) [[unlikely]]
+    options_.ledger->onAlloc(a, alloc);
   if (a.kind == kBlockKind) [[unlikely]] {
     checkBlock(a);
   } else if (blocks_seen_ && a.kind == kDeviceKind) {
@@ -202,6 +206,8 @@ void Analysis::onCensus(const trace::Event& e) {
 }
 
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
+  if (options_.ledger != nullptr) [[unlikely]]
+    options_.ledger->onClose(alloc, timestamp, static_cast<uint32_t>(retention_.windowCount()));
   if ((alloc.flags & kHeldByCensus) != 0) [[unlikely]]
     holders_.onClose(alloc, timestamp);
   if (blocks_seen_) {
@@ -297,6 +303,7 @@ void Analysis::endIteration() {
   timeline_.endIteration();
   peaks_.endIteration();
   retention_.beginWindow(started - 1);
+  if (options_.ledger != nullptr) options_.ledger->onIterationEnd();
   birth_window_ = started;
   birth_flags_ = static_cast<uint8_t>(
       (started <= options_.warmup_iterations ? kBornPersistent : 0) | kBornInWindow);

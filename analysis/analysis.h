@@ -30,6 +30,8 @@
 
 namespace memfloor::analysis {
 
+class AllocationLedger;
+
 struct AnalysisOptions {
   // RE2 regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
   std::string iteration_pattern{kDefaultIterationPattern};
@@ -48,7 +50,8 @@ struct AnalysisOptions {
   bool compact_iterations = true;
   std::vector<LinkRule> links{};  // findings to link to retaining sites (analysis/site_links.h)
   symbols::FrameResolver* resolver = nullptr;  // resolves native frames at finish(); not owned
-  symbols::SitePatterns site_patterns{};       // which frames name sites (symbols/site_namer.h)
+  AllocationLedger* ledger = nullptr;     // every allocation and its class (exports); not owned
+  symbols::SitePatterns site_patterns{};  // which frames name sites (symbols/site_namer.h)
   // Iterations of a trace with neither iteration markers nor step records take three replays
   // (docs/design.md, "Detected iterations"). 1: with detect_iterations, follow the allocations to
   // find a period (detectedPeriod()); 2: with find_cuts, find where its idle windows end

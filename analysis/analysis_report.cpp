@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "analysis/allocation_ledger.h"
 #include "analysis/analysis.h"
 #include "analysis/iteration_ranges.h"
 #include "analysis/memory_levels.h"
@@ -109,6 +110,9 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
   const std::vector<bool> reserved = reservedSlots(timeline_);
   std::vector<RetainedWindow> retained = retention_.finish(live_, reserved);
   const NeverFreed never_freed = retention_.neverFreed(live_, reserved);
+  if (options_.ledger != nullptr) {
+    options_.ledger->classify(never_freed, static_cast<uint32_t>(retention_.windowCount()));
+  }
   std::vector<std::vector<PeakComposition::Peak>> peaks =
       peaks_.finish(never_freed, timeline_.slotCount());
   assert(peaks.size() == spans.size() && "an iteration without its peak");

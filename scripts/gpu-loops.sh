@@ -96,6 +96,24 @@ if [[ " $PARTS " == *" snapshot "* ]]; then
     cp "$WORK/$name.log.json" "$KEEP/"
     ls -la "$WORK/$name.pickle" "$WORK/$name.json"
   done
+  # The other way: a memfloor trace of the same loop exported for PyTorch's viewer, which its own
+  # _memory_viz draws (trace_plot, segment_plot) and sums (stats, trace); the export analysed again.
+  "$M" run -q -o "$WORK/viz" -- python3 $T/snapshot_loop.py --max-entries 100000 \
+    --log "$WORK/viz.log.json" --snapshot "$WORK/viz-own.pickle" >"$KEEP/viz.out" 2>&1
+  trace=$(ls -S "$WORK/viz"/*.mftrace | head -1)
+  "$M" export --format memory-viz "$trace" -o "$WORK/viz.pickle" 2>&1 | tail -3
+  "$M" analyze --top 1000 "$WORK/viz.pickle" -o "$KEEP/viz-export.report.json" >"$KEEP/viz-export.table.txt" 2>&1
+  python3 $T/check_steps.py "$KEEP/viz-export.report.json" "$WORK/viz.log.json" \
+    --label "memfloor trace exported/memory-viz" --no-census | tee -a "$SUMMARY"
+  for cmd in trace_plot segment_plot; do
+    python3 -m torch.cuda._memory_viz $cmd "$WORK/viz.pickle" -o "$KEEP/viz-$cmd.html" \
+      && echo "$cmd: $(wc -c <"$KEEP/viz-$cmd.html") bytes of HTML" || echo "$cmd: FAILED"
+  done
+  python3 -m torch.cuda._memory_viz stats "$WORK/viz.pickle" | tail -n 12 >"$KEEP/viz-stats.txt" \
+    && tail -n 12 "$KEEP/viz-stats.txt" | head -4 || echo "stats: FAILED"
+  python3 -m torch.cuda._memory_viz trace "$WORK/viz.pickle" >"$KEEP/viz-trace.txt" \
+    && echo "trace: $(wc -l <"$KEEP/viz-trace.txt") lines" || echo "trace: FAILED"
+  cp "$WORK/viz.pickle" "$FINAL/viz-export.pickle"
 fi
 
 if [[ " $PARTS " == *" ship "* ]]; then

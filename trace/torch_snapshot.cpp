@@ -24,6 +24,15 @@ constexpr std::string_view kOptimizerPath = "/torch/optim/";
 constexpr std::string_view kSchedulerFile = "lr_scheduler.py";
 constexpr std::string_view kNnModuleFile = "/torch/nn/modules/module.py";
 
+// An entry's time: memfloor's exports keep the nanoseconds, PyTorch's have microseconds.
+uint64_t timeOf(const SnapshotEntry& e) {
+  return e.time_ns != 0 ? e.time_ns : e.time_us * kNsPerUs;
+}
+
+bool isBlock(SnapshotAction a) {
+  return a == SnapshotAction::kAlloc || a == SnapshotAction::kFreeRequested ||
+         a == SnapshotAction::kFreeCompleted;
+}
 bool isBlockFree(SnapshotAction a) {
   return a == SnapshotAction::kFreeRequested || a == SnapshotAction::kFreeCompleted;
 }
@@ -52,7 +61,11 @@ struct Reconciled {
 class Encoder {
  public:
   Encoder(const TorchSnapshot& snapshot, std::string name)
-      : s_(snapshot), name_(std::move(name)), writer_(sink_) {}
+      : s_(snapshot),
+        name_(std::move(name)),
+        writer_(sink_),
+        mirrored_(snapshot.memfloor.mirrored_devices.begin(),
+                  snapshot.memfloor.mirrored_devices.end()) {}
 
   std::vector<uint8_t> encode();
 
@@ -73,7 +86,9 @@ class Encoder {
   void memory(bool alloc, uint64_t time, uint32_t device, MemoryKind kind, uint64_t address,
               uint64_t size, uint64_t stream, StackId stack, uint8_t flags, Role role);
   void steps();
+  void exportedSteps();
   void warn(const std::string& text);
+  bool isMirrored(uint32_t device) const { return mirrored_.count(device) != 0; }
   void check(bool ok) const;
 
   const TorchSnapshot& s_;
@@ -89,6 +104,7 @@ class Encoder {
   std::vector<Timed> timed_;
   Reconciled reconciled_;
   std::vector<std::string> ooms_;
+  std::unordered_set<uint32_t> mirrored_;  // SnapshotExtension's
 };
 
 void Encoder::check(bool ok) const {
@@ -205,6 +221,7 @@ void Encoder::initial(uint32_t device, const std::vector<SnapshotEntry>& entries
     (kind == MemoryKind::kBlock ? r.block_bytes : r.segment_bytes) += size;
   };
   std::unordered_set<uint64_t> segments, blocks;
+  const bool mirrored = isMirrored(device);
   for (const SnapshotSegment& seg : s_.segments) {
     if (seg.device != device) continue;
     if (!first_segment.count(seg.address)) {  // else the entries say when it was made
@@ -221,6 +238,7 @@ void Encoder::initial(uint32_t device, const std::vector<SnapshotEntry>& entries
           e->action == SnapshotAction::kSegmentUnmap);
     }
   }
+  if (mirrored) return;  // the segments are the allocations
   // Blocks the state holds exactly come first: the sizes of the others depend on them.
   for (const SnapshotSegment& seg : s_.segments) {
     if (seg.device != device) continue;
@@ -261,9 +279,11 @@ void Encoder::device(uint32_t device, uint64_t start_ns) {
     if (entries[i].action == SnapshotAction::kAlloc) last_alloc[entries[i].address] = i;
     if (entries[i].action == SnapshotAction::kFreeCompleted) last_alloc.erase(entries[i].address);
   }
+  const bool mirrored = isMirrored(device);
   for (size_t i = 0; i < entries.size(); ++i) {
     const SnapshotEntry& e = entries[i];
-    const uint64_t time = e.time_us * kNsPerUs;
+    if (mirrored && isBlock(e.action)) continue;
+    const uint64_t time = timeOf(e);
     const bool vmm =
         e.action == SnapshotAction::kSegmentMap || e.action == SnapshotAction::kSegmentUnmap;
     switch (e.action) {
@@ -363,31 +383,60 @@ void Encoder::steps() {
   timed_ = std::move(out);
 }
 
+// The steps an export of memfloor's names (SnapshotExtension): a begin before the records of its
+// time, an end after them.
+void Encoder::exportedSteps() {
+  std::vector<Timed> out;
+  out.reserve(timed_.size() + s_.memfloor.steps.size());
+  uint32_t step = 0;
+  size_t next = 0;
+  const auto mark = [&](const SnapshotStep& s) {
+    Step r;
+    r.timestamp = s.time_ns;
+    if (s.begin) ++step;
+    r.step = step;
+    r.optimizer_steps = s.begin ? 0 : 1;
+    r.phase = s.begin ? StepPhase::kBegin : StepPhase::kEnd;
+    out.push_back(Timed{s.time_ns, r});
+  };
+  const std::vector<SnapshotStep>& steps = s_.memfloor.steps;
+  for (Timed& t : timed_) {
+    while (next < steps.size() &&
+           (steps[next].time_ns < t.time || (steps[next].begin && steps[next].time_ns == t.time))) {
+      mark(steps[next++]);
+    }
+    out.push_back(std::move(t));
+  }
+  while (next < steps.size()) mark(steps[next++]);
+  timed_ = std::move(out);
+}
+
 void Encoder::warn(const std::string& text) {
   check(writer_.write(Property{string(kWarningProperty), string(text)}));
 }
 
 std::vector<uint8_t> Encoder::encode() {
-  uint64_t start_us = UINT64_MAX, end_us = 0;
+  uint64_t start_ns = UINT64_MAX, end_ns = 0;
   for (const auto& entries : s_.device_traces) {
     for (const SnapshotEntry& e : entries) {
-      start_us = std::min(start_us, e.time_us);
-      end_us = std::max(end_us, e.time_us);
+      start_ns = std::min(start_ns, timeOf(e));
+      end_ns = std::max(end_ns, timeOf(e));
     }
   }
-  if (start_us == UINT64_MAX && s_.segments.empty()) {
+  for (const SnapshotStep& s : s_.memfloor.steps) end_ns = std::max(end_ns, s.time_ns);
+  if (start_ns == UINT64_MAX && s_.segments.empty()) {
     throw Error(
         fmt::format("{}: the snapshot holds no trace entry and no segment: nothing to "
                     "analyse (record its history with "
                     "torch.cuda.memory._record_memory_history() before the dump)",
                     name_));
   }
-  if (start_us == UINT64_MAX) start_us = end_us = 0;
+  if (start_ns == UINT64_MAX) start_ns = end_ns = 0;
   frames_.assign(s_.frames.size(), kNoId);
   callers_.assign(s_.stacks.size(), Caller::kUnknown);
   check(writer_.begin());
   ProcessInfo process;
-  process.start_unix_ns = start_us * kNsPerUs;
+  process.start_unix_ns = start_ns;
   process.command_line = string("PyTorch memory snapshot");
   check(writer_.write(process));
   std::set<uint32_t> devices;  // those with a trace, and those the state names
@@ -395,13 +444,17 @@ std::vector<uint8_t> Encoder::encode() {
   for (const SnapshotSegment& seg : s_.segments) devices.insert(seg.device);
   for (const uint32_t d : devices) {
     check(writer_.write(DeviceInfo{d, kNoId, 0}));
-    device(d, start_us * kNsPerUs);
+    device(d, start_ns);
   }
   std::stable_sort(timed_.begin(), timed_.end(),
                    [](const Timed& a, const Timed& b) { return a.time < b.time; });
-  steps();
+  if (s_.memfloor.steps.empty()) {
+    steps();
+  } else {
+    exportedSteps();
+  }
   const Reconciled& r = reconciled_;
-  if (start_us == end_us && r.blocks + r.segments == timed_.size()) {
+  if (start_ns == end_ns && r.blocks + r.segments == timed_.size()) {
     warn(
         "PyTorch memory snapshot: no history entries, only the allocator's state at the dump "
         "(record the history with torch.cuda.memory._record_memory_history() before it)");
@@ -424,7 +477,7 @@ std::vector<uint8_t> Encoder::encode() {
   }
   for (const std::string& oom : ooms_) warn("PyTorch memory snapshot: " + oom);
   for (const Timed& t : timed_) check(writer_.write(t.record));
-  check(writer_.finish(end_us * kNsPerUs));
+  check(writer_.finish(end_ns));
   return sink_.bytes();
 }
 

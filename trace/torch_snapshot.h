@@ -44,17 +44,25 @@ struct SnapshotEntry {
   uint64_t size = 0;     // a block's: the size asked for; a segment's: its size
   uint64_t stream = 0;
   uint64_t time_us = 0;
+  uint64_t time_ns = 0;  // memfloor's exports: the exact time (0: time_us's)
   uint32_t stack = 0;
-  std::string module;  // from user_metadata "module:<path>", else empty
+  std::string module;    // from a user_metadata line "module:<path>", else empty
+  std::string holder;    // from a user_metadata line "holder:<path>" (memfloor's exports)
+  std::string category;  // the viewer's colour: memfloor's exports write the retention class
+  bool operator==(const SnapshotEntry&) const = default;
 };
 
 enum class SnapshotBlockState : uint8_t { kAllocated, kPendingFree, kInactive };
 
 struct SnapshotBlock {
   uint64_t address = 0;
-  uint64_t size = 0;  // the block's own size
+  uint64_t size = 0;            // the block's own size
+  uint64_t requested_size = 0;  // what was asked for (0: size)
   SnapshotBlockState state = SnapshotBlockState::kInactive;
   uint32_t stack = 0;
+  std::string holder;    // as SnapshotEntry's
+  std::string category;  // as SnapshotEntry's
+  bool operator==(const SnapshotBlock&) const = default;
 };
 
 struct SnapshotSegment {
@@ -65,6 +73,7 @@ struct SnapshotSegment {
   bool expandable = false;
   uint32_t stack = 0;
   std::vector<SnapshotBlock> blocks;  // in address order, tiling the segment
+  bool operator==(const SnapshotSegment&) const = default;
 };
 
 // The allocator's settings that decide a block's size (c10's CUDAAllocatorConfig).
@@ -72,6 +81,22 @@ struct SnapshotSettings {
   bool expandable_segments = false;
   uint64_t max_split_size = UINT64_MAX;  // blocks this large are never split
   bool roundup_power2 = false;           // roundup_power2_divisions set: sizes not modelled
+  bool operator==(const SnapshotSettings&) const = default;
+};
+
+// What memfloor's exports add under the key "memfloor" (docs/torch-snapshots.md), so that a trace
+// exported and read again is the trace: its iterations, which no snapshot holds, and the devices
+// whose allocations are written twice, as a segment and as the one block that fills it (a trace
+// without allocator blocks), which are read once, as the segments.
+struct SnapshotStep {
+  bool begin = true;  // a training step's begin, else its end
+  uint64_t time_ns = 0;
+  bool operator==(const SnapshotStep&) const = default;
+};
+struct SnapshotExtension {
+  std::vector<SnapshotStep> steps;  // in time order; empty: found from the optimizer's frames
+  std::vector<uint32_t> mirrored_devices;
+  bool operator==(const SnapshotExtension&) const = default;
 };
 
 struct TorchSnapshot {
@@ -80,6 +105,8 @@ struct TorchSnapshot {
   std::vector<std::vector<SnapshotEntry>> device_traces;  // by device, each in time order
   std::vector<SnapshotSegment> segments;                  // the allocator's state at the dump
   SnapshotSettings settings;
+  SnapshotExtension memfloor;
+  bool operator==(const TorchSnapshot&) const = default;
 };
 
 // The snapshot as a binary trace in memory. Throws memfloor::Error naming `name` when it holds

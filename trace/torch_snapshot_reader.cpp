@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,7 +19,10 @@
 namespace memfloor::trace {
 namespace {
 
-constexpr std::string_view kModulePrefix = "module:";  // python/memfloor/module_paths.py
+// user_metadata's lines: "module:<path>" (python/memfloor/module_paths.py), "holder:<path>"
+// (memfloor's exports, trace/torch_snapshot_writer.h).
+constexpr std::string_view kModulePrefix = "module:";
+constexpr std::string_view kHolderPrefix = "holder:";
 
 // Where in the document a value is, for messages: "device_traces[0][12]".
 struct Place {
@@ -100,6 +104,11 @@ class Reader {
   explicit Reader(std::string name) : name_(std::move(name)) {}
 
   TorchSnapshot read(const Value& root) {
+    if (View::isList(root)) {
+      fail({},
+           "a list of segments: the form of PyTorch 1.13 (torch.cuda.memory_snapshot()), which "
+           "holds no history to analyse; PyTorch 2.1 and later write a dict");
+    }
     if (!View::isDict(root)) fail({}, "the document is not a dict: not a PyTorch memory snapshot");
     const Value* segments = View::get(root, "segments");
     const Value* traces = View::get(root, "device_traces");
@@ -107,6 +116,7 @@ class Reader {
       fail({}, "neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");
     }
     if (const Value* settings = View::get(root, "allocator_settings")) readSettings(*settings);
+    if (const Value* extension = View::get(root, "memfloor")) readExtension(*extension);
     if (segments != nullptr) {
       list(*segments, {"segments"});
       for (size_t i = 0; i < View::size(*segments); ++i) {
@@ -175,6 +185,59 @@ class Reader {
     }
   }
 
+  void readExtension(const Value& extension) {
+    const Place place{"memfloor"};
+    if (!View::isDict(extension)) fail(place, "not a dict");
+    if (const Value* steps = View::get(extension, "steps")) {
+      list(*steps, {"memfloor.steps"});
+      for (size_t i = 0; i < View::size(*steps); ++i) {
+        const Value& step = View::at(*steps, i);
+        const Place step_place{"memfloor.steps", static_cast<int64_t>(i)};
+        if (!View::isDict(step)) fail(step_place, "not a dict");
+        const std::string_view phase = text(step, "phase", step_place);
+        if (phase != "begin" && phase != "end") fail(step_place, "'phase' is not begin or end");
+        const uint64_t time = number(step, "time_ns", step_place);
+        if (!out_.memfloor.steps.empty() && time < out_.memfloor.steps.back().time_ns) {
+          fail(step_place, "'time_ns' is earlier than the step before");
+        }
+        out_.memfloor.steps.push_back({phase == "begin", time});
+      }
+    }
+    if (const Value* mirrored = View::get(extension, "mirrored_devices")) {
+      list(*mirrored, {"memfloor.mirrored_devices"});
+      for (size_t i = 0; i < View::size(*mirrored); ++i) {
+        const std::optional<int64_t> d = View::integer(View::at(*mirrored, i));
+        if (!d || *d < 0 || *d > UINT32_MAX) {
+          fail({"memfloor.mirrored_devices", static_cast<int64_t>(i)}, "not a device number");
+        }
+        out_.memfloor.mirrored_devices.push_back(static_cast<uint32_t>(*d));
+      }
+    }
+  }
+
+  // The lines of user_metadata that memfloor writes, and the category.
+  template <typename Owner>
+  void readLabels(const Value& dict, Owner& owner) const {
+    if (const Value* metadata = View::get(dict, "user_metadata")) {
+      std::string_view m = View::text(*metadata).value_or("");
+      while (!m.empty()) {
+        const size_t end = m.find('\n');
+        const std::string_view line = m.substr(0, end);
+        if (line.starts_with(kModulePrefix) && line.size() > kModulePrefix.size()) {
+          if constexpr (requires { owner.module; }) {
+            owner.module = std::string(line.substr(kModulePrefix.size()));
+          }
+        } else if (line.starts_with(kHolderPrefix)) {
+          owner.holder = std::string(line.substr(kHolderPrefix.size()));
+        }
+        m = end == std::string_view::npos ? std::string_view() : m.substr(end + 1);
+      }
+    }
+    if (const Value* category = View::get(dict, "category")) {
+      owner.category = std::string(View::text(*category).value_or(""));
+    }
+  }
+
   // 1 + the index of the entry's or block's stack in out_.stacks; 0 for none. Frames and stacks
   // are taken once per value (a pickle shares them) and once per content.
   uint32_t stack(const Value& owner, const Place& place) {
@@ -235,11 +298,13 @@ class Reader {
       SnapshotBlock& block = s.blocks.emplace_back();
       block.address = number(b, "address", block_place);
       block.size = number(b, "size", block_place);
+      block.requested_size = number(b, "requested_size", block_place, false);
       const std::string_view state = text(b, "state", block_place);
       block.state = state == "active_allocated"      ? SnapshotBlockState::kAllocated
                     : state == "active_pending_free" ? SnapshotBlockState::kPendingFree
                                                      : SnapshotBlockState::kInactive;
       block.stack = stack(b, block_place);
+      readLabels(b, block);
     }
   }
 
@@ -263,13 +328,9 @@ class Reader {
     entry.size = number(e, "size", place);
     entry.stream = number(e, "stream", place, false);
     entry.time_us = number(e, "time_us", place, false);
+    entry.time_ns = number(e, "time_ns", place, false);
     entry.stack = stack(e, place);
-    if (const Value* metadata = View::get(e, "user_metadata")) {
-      const std::string_view m = View::text(*metadata).value_or("");
-      if (m.starts_with(kModulePrefix) && m.size() > kModulePrefix.size()) {
-        entry.module = std::string(m.substr(kModulePrefix.size()));
-      }
-    }
+    readLabels(e, entry);
     return entry;
   }
 

@@ -84,7 +84,10 @@ TEST_CASE("A device the state names but no trace has is read", "[torch_snapshot]
   trace::TorchSnapshot s;
   s.device_traces.resize(1);
   s.segments.push_back({4'000'000'000u, 0x1000, 2 << 20, 0, false, 0, {}});
-  s.segments.back().blocks.push_back({0x1000, 4096, trace::SnapshotBlockState::kAllocated, 0});
+  trace::SnapshotBlock& block = s.segments.back().blocks.emplace_back();
+  block.address = 0x1000;
+  block.size = 4096;
+  block.state = trace::SnapshotBlockState::kAllocated;
   const std::vector<uint8_t> bytes = trace::encodeTorchSnapshot(s, "state.pickle");
   const Report report = analyzeTrace(trace::MemorySource(bytes, "state.pickle"), {});
   checkInvariants(report);

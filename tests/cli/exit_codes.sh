@@ -29,10 +29,17 @@ PY
 expect 2 "evil.pickle: offset [0-9]+: the pickle names the global '(posix|os) system'" -- \
   analyze "$work/evil.pickle"
 [ -e "$work/ran" ] && fail "a refused pickle ran its code"
+# A memory-viz snapshot is one process's, and a pickle: not several traces, not standard output.
+t=$testdata/analysis/caching_allocator.txt
+expect 2 "format.*required" -- export "$t" -o "$work/x.pickle"
+expect 2 "one trace \(got 2\)" -- export --format memory-viz "$t" "$t" -o "$work/x.pickle"
+expect 2 "give -o a file" -- export --format memory-viz "$t" -o -
+expect 2 "perfetto.*excludes|excludes.*perfetto" -- export --perfetto --format memory-viz "$t" -o "$work/x"
+[ -e "$work/x.pickle" ] && fail "a refused export wrote its output"
 expect 2 "loop_snapshot.log.json: neither 'segments' nor 'device_traces'" -- \
   analyze "$testdata/snapshots/loop_snapshot.log.json"
 expect 2 "missing.mftrace.*(No such file|does not exist)" -- export --perfetto "$work/missing.mftrace" -o "$work/out.json"
-expect 2 "perfetto.*required" -- export "$work/empty.mftrace" -o "$work/out.json"
+expect 2 "--format is required" -- export "$work/empty.mftrace" -o "$work/out.json"
 expect 2 "--site-include: an empty pattern" -- analyze "$testdata/demo/retention.mftrace" --site-include ''
 expect 2 "--site-exclude: an empty pattern" -- export --perfetto "$testdata/demo/retention.mftrace" -o "$work/out.json" --site-exclude ''
 expect 2 "--prefix-map.*'/work': expected OLD=NEW" -- trace symbolize "$work/empty.mftrace" -o "$work/sym.mftrace" --prefix-map /work
