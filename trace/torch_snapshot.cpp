@@ -4,6 +4,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <map>
 #include <set>
 #include <string_view>
@@ -438,6 +440,7 @@ std::vector<uint8_t> Encoder::encode() {
   ProcessInfo process;
   process.start_unix_ns = start_ns;
   process.command_line = string("PyTorch memory snapshot");
+  process.rank = rankFromName(name_);
   check(writer_.write(process));
   std::set<uint32_t> devices;  // those with a trace, and those the state names
   for (uint32_t d = 0; d < s_.device_traces.size(); ++d) devices.insert(d);
@@ -482,6 +485,26 @@ std::vector<uint8_t> Encoder::encode() {
 }
 
 }  // namespace
+
+int32_t rankFromName(std::string_view name) {
+  const size_t slash = name.find_last_of('/');
+  const std::string_view base = slash == std::string_view::npos ? name : name.substr(slash + 1);
+  int32_t rank = kUnknownRank;
+  for (size_t i = 0; i + 4 <= base.size(); ++i) {
+    const std::string_view word = base.substr(i, 4);
+    if (!std::equal(word.begin(), word.end(), "rank", [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == b;
+        })) {
+      continue;
+    }
+    size_t at = i + 4;
+    if (at < base.size() && (base[at] == '_' || base[at] == '-')) ++at;
+    int32_t value = 0;
+    const auto [end, error] = std::from_chars(base.data() + at, base.data() + base.size(), value);
+    if (error == std::errc() && end != base.data() + at && value >= 0) rank = value;
+  }
+  return rank;
+}
 
 std::vector<uint8_t> encodeTorchSnapshot(const TorchSnapshot& snapshot, const std::string& name) {
   return Encoder(snapshot, name).encode();

@@ -190,3 +190,28 @@ TEST_CASE("analyzeTraces names the first bad trace in order, whichever worker fa
 
 }  // namespace
 }  // namespace memfloor::analysis::test
+
+namespace memfloor::analysis::test {
+namespace {
+
+TEST_CASE("a job's snapshots, one per rank, merge as its traces do, ranked by their names",
+          "[analyze_traces]") {
+  const TempDir dir;
+  const std::string snapshot =
+      std::string(MEMFLOOR_TESTDATA_DIR) + "/snapshots/loop_snapshot.pickle";
+  for (const char* name : {"snapshot_rank1.pickle", "snapshot_rank0.pickle"}) {
+    std::filesystem::copy_file(snapshot, dir.path / name);
+  }
+  TraceSet set;
+  set.trace_paths = {(dir.path / "snapshot_rank1.pickle").string(),
+                     (dir.path / "snapshot_rank0.pickle").string()};
+  set.symbolize = false;
+  const MergedReport merged = analyzeSet(set);
+  REQUIRE(merged.runs.size() == 2);
+  CHECK(merged.labels == std::vector<std::string>{"rank 0", "rank 1"});
+  CHECK(merged.runs[0].process.rank == 0);
+  CHECK(merged.runs[1].process.rank == 1);
+}
+
+}  // namespace
+}  // namespace memfloor::analysis::test

@@ -63,3 +63,20 @@ TEST_CASE("PyTorch 1.13's form is a list of segments, which the reader refuses b
 
 }  // namespace
 }  // namespace memfloor::trace
+
+namespace memfloor::trace {
+namespace {
+
+TEST_CASE("a snapshot's rank is the one its file name gives", "[torch_snapshot]") {
+  CHECK(rankFromName("rank3.pickle") == 3);
+  CHECK(rankFromName("job/snapshot_rank_12.pickle") == 12);
+  CHECK(rankFromName("Rank-0.json") == 0);
+  CHECK(rankFromName("frank7/memory.pickle") == kUnknownRank);  // a folder's name is not the file's
+  CHECK(rankFromName("ranked.pickle") == kUnknownRank);
+  CHECK(rankFromName("rank_.pickle") == kUnknownRank);
+  CHECK(rankFromName("snapshot.pickle") == kUnknownRank);
+  CHECK(rankFromName("rank99999999999.pickle") == kUnknownRank);  // not a rank: out of range
+}
+
+}  // namespace
+}  // namespace memfloor::trace
