@@ -91,7 +91,7 @@ if [[ " $PARTS " == *" snapshot "* ]]; then
       "$M" analyze --top 1000 "$WORK/$name.$form" -o "$KEEP/$name-$form.report.json" \
         >"$KEEP/$name-$form.table.txt" 2>&1 || echo "  $name.$form: analyze failed"
       python3 $T/check_steps.py "$KEEP/$name-$form.report.json" "$WORK/$name.log.json" \
-        --label "$name/$form" --no-census | tee -a "$SUMMARY"
+        --label "$name/$form" --no-census --ring | tee -a "$SUMMARY"
     done
     cp "$WORK/$name.log.json" "$KEEP/"
     ls -la "$WORK/$name.pickle" "$WORK/$name.json"

@@ -2,6 +2,7 @@
 """Compares a memfloor report of an unmodified training loop with the program's own count.
 
   check_steps.py REPORT.json LOG.json [--label NAME] [--expect-source steps|markers] [--no-census]
+                 [--ring]
 
 Prints one row: the program, the allocator, its steps, the iterations the report found and from
 what, how many idle windows have an allocated floor equal to the program's memory_allocated()
@@ -10,7 +11,9 @@ cudaMallocAsync, where the floor is the device's, less the bytes of the sites th
 after a library: cuBLAS's and NCCL's own allocations, which PyTorch does not count), and the planted
 holder: the path the census gave its bytes, against the bytes the program measured by releasing
 it (not asked with --no-census: a report of a PyTorch memory snapshot, which holds no census).
-Exit 1 when a check fails.
+With --ring (a PyTorch memory snapshot whose history kept only its last entries), the report's
+iterations are the program's last steps: each is compared with its step, and the windows of the
+steps the history dropped are counted apart. Exit 1 when a check fails.
 """
 import argparse
 import json
@@ -69,6 +72,8 @@ def main() -> int:
     p.add_argument("--label", default="")
     p.add_argument("--expect-source", default="steps")
     p.add_argument("--no-census", action="store_true", help="the holder is not asked for")
+    p.add_argument("--ring", action="store_true",
+                   help="the report's iterations are the program's last steps")
     args = p.parse_args()
     report = json.load(open(args.report))
     log = json.load(open(args.log))
@@ -79,9 +84,11 @@ def main() -> int:
     count = len(run["iterations"]) + sum(r["count"] for r in run.get("iteration_ranges", []))
     source = run["iteration_source"]
     windows = log["windows"][:-1]
+    dropped = log["steps"] - count if args.ring and count < log["steps"] else 0
+    windows = [w for w in windows if w["step"] > dropped]
     equal, diffs, libraries = 0, [], set()
     for w in windows:
-        found = window_floor(run, w["step"], kind)
+        found = window_floor(run, w["step"] - dropped, kind)
         if found is None:
             diffs.append(None)
             continue
@@ -102,11 +109,14 @@ def main() -> int:
     else:
         holder = f"not named (planted {log['planted_bytes'] / MIB:.2f} MiB at {log['planted_path']})"
     warnings = run["anomalies"].get("warnings", [])
+    if dropped:
+        spread += f"; steps 1-{dropped} before the history's first entry"
     print(f"| {label} | {log['steps']} | {count} from {source} | {equal}/{len(windows)} "
           f"({spread}) | {holder} | {len(warnings)} warnings |")
     for w in warnings:
         print(f"  warning: {w}")
-    ok = (source == args.expect_source and count == log["steps"] and equal == len(windows) and
+    ok = (source == args.expect_source and count == log["steps"] - dropped and windows and
+          equal == len(windows) and
           (bool(named) or not log["planted_bytes"] or args.no_census))
     if not ok:
         print(f"  {label}: FAILED")
