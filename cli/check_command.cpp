@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +18,7 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/parts.h"
+#include "common/process.h"
 
 namespace memfloor::cli {
 namespace {
@@ -45,17 +45,8 @@ struct Search {
     for (const fs::path& place : places) {
       if (common::holdsPart(common::Part::kChecker, place)) return place.string();
     }
-    // PATH as execvp reads it: ':'-separated, an empty entry is the current directory.
     if (path_env.empty()) return "";
-    for (size_t begin = 0; begin <= path_env.size();) {
-      size_t end = std::min(path_env.find(':', begin), path_env.size());
-      const fs::path dir = end == begin ? "." : path_env.substr(begin, end - begin);
-      if (common::holdsPart(common::Part::kChecker, dir / kChecker)) {
-        return (dir / kChecker).string();
-      }
-      begin = end + 1;
-    }
-    return "";
+    return common::findProgramByName(kChecker, path_env);
   }
 
   std::string describe() const {

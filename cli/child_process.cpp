@@ -1,22 +1,17 @@
-// Child process handling for `memfloor run`: fork/exec, signal forwarding, exit status.
+// Child process handling for `memfloor run`: started by common/process.h with the forwarded
+// signals blocked until its pid is known, forwarding them while it runs, its exit status.
 #include "cli/child_process.h"
-
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <atomic>
-#include <cerrno>
 #include <csignal>
 #include <cstring>
+
+#include "common/process.h"
 
 namespace memfloor::cli {
 
 namespace {
-
-// The exit status of a child that could not run its program (the shell's "command not found").
-constexpr int kCannotRun = 127;
 
 constexpr std::array<int, 6> kForwarded = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -55,24 +50,6 @@ class SignalForwarding {
   std::array<struct sigaction, kForwarded.size()> previous_{};
 };
 
-[[noreturn]] void execChild(char* const* argv, char* const* envp, int error_fd, int stdout_fd,
-                            const sigset_t& old_mask) {
-  if (stdout_fd >= 0 && ::dup2(stdout_fd, STDOUT_FILENO) < 0) {
-    int err = errno;
-    ssize_t ignored = ::write(error_fd, &err, sizeof err);
-    (void)ignored;
-    ::_exit(kCannotRun);
-  }
-  // Default dispositions and the caller's mask for the child, whatever memfloor had.
-  for (int sig : kForwarded) ::signal(sig, SIG_DFL);
-  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  ::execvpe(argv[0], argv, envp);
-  int err = errno;
-  ssize_t ignored = ::write(error_fd, &err, sizeof err);
-  (void)ignored;
-  ::_exit(kCannotRun);
-}
-
 }  // namespace
 
 ChildResult runChild(const std::vector<std::string>& argv,
@@ -82,62 +59,32 @@ ChildResult runChild(const std::vector<std::string>& argv,
     result.error = "no command given";
     return result;
   }
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<char*> env;
-  for (const std::string& e : environment) env.push_back(const_cast<char*>(e.c_str()));
-  env.push_back(nullptr);
+  common::ProgramOptions options;
+  options.environment = environment;
+  if (stdout_fd >= 0) options.redirects[common::kStdout] = common::Redirect::fromFd(stdout_fd);
+  // Default dispositions and the caller's mask for the child, whatever memfloor had.
+  options.default_signals.assign(kForwarded.begin(), kForwarded.end());
 
-  int error_pipe[2];
-  if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
-    result.error = std::string("cannot create a pipe: ") + std::strerror(errno);
-    return result;
-  }
   SignalForwarding forwarding;
-  // Block the forwarded signals around fork so none is lost between fork and recording the pid.
+  // Block the forwarded signals around the start so none is lost before the pid is recorded.
   sigset_t block;
   sigset_t old_mask;
   sigemptyset(&block);
   for (int sig : kForwarded) sigaddset(&block, sig);
   ::sigprocmask(SIG_BLOCK, &block, &old_mask);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(error_pipe[0]);
-    execChild(args.data(), env.data(), error_pipe[1], stdout_fd, old_mask);
-  }
-  int fork_errno = errno;
-  if (pid > 0) g_child.store(pid);
+  options.signal_mask = old_mask;
+  common::Process child = common::startProgram(argv, options);
+  if (child.started()) g_child.store(child.pid());
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  ::close(error_pipe[1]);
-  if (pid < 0) {
-    ::close(error_pipe[0]);
-    result.error = std::string("cannot fork: ") + std::strerror(fork_errno);
+  if (!child.started()) {
+    result.error = "cannot start '" + argv[0] + "': " + child.error();
     return result;
   }
-
-  int exec_errno = 0;
-  ssize_t n;
-  do {
-    n = ::read(error_pipe[0], &exec_errno, sizeof exec_errno);
-  } while (n < 0 && errno == EINTR);
-  ::close(error_pipe[0]);
-
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const common::ExitStatus status = child.wait();
   g_child.store(0);
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
-    result.error = "cannot start '" + argv[0] + "': " + std::strerror(exec_errno);
-    return result;
-  }
   result.started = true;
-  if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
-    result.exit_code = 128 + result.signal;
-  }
+  result.exit_code = status.exit_code;
+  result.signal = status.signal;
   return result;
 }
 

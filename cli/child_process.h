@@ -8,7 +8,7 @@
 namespace memfloor::cli {
 
 struct ChildResult {
-  bool started = false;  // false: fork or exec failed (see error)
+  bool started = false;  // false: it could not be started (see error)
   int exit_code = 0;     // the child's exit status, or 128 + signal if a signal ended it
   int signal = 0;        // the signal that ended it, 0 if it exited
   std::string error;     // why it did not start: "cannot start 'x': No such file or directory"

@@ -2,52 +2,31 @@
 #include "cli/hook_check.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <fmt/core.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cerrno>
 #include <cstring>
 
+#include "common/process.h"
+#include "common/write_all.h"
+
 namespace memfloor::cli {
-namespace {
-
-constexpr size_t kReadChunk = 512;  // dlerror texts are a line
-
-}  // namespace
 
 std::string hookLoadError(const std::string& hook) {
-  std::array<int, 2> fds{};
-  if (::pipe2(fds.data(), O_CLOEXEC) != 0) return {};  // cannot tell: let the program run
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return {};
-  }
-  if (pid == 0) {
+  common::Pipe report;
+  if (!report.open()) return {};  // cannot tell: let the program run
+  common::Process child = common::startFunction([&] {
     // The child only loads and reports: its libcupti, loaded or not, never reaches memfloor.
-    ::close(fds[0]);
-    if (::dlopen(hook.c_str(), RTLD_LAZY | RTLD_LOCAL) != nullptr) ::_exit(0);
+    report.read.reset();
+    if (::dlopen(hook.c_str(), RTLD_LAZY | RTLD_LOCAL) != nullptr) return 0;
     const char* why = ::dlerror();
-    if (why != nullptr && ::write(fds[1], why, std::strlen(why)) < 0) ::_exit(1);
-    ::_exit(1);
-  }
-  ::close(fds[1]);
+    if (why != nullptr) common::writeAll(report.write.get(), why, std::strlen(why));
+    return 1;
+  });
+  report.write.reset();
+  if (!child.started()) return {};
   std::string error;
-  std::array<char, kReadChunk> buffer{};
-  for (ssize_t n; (n = ::read(fds[0], buffer.data(), buffer.size())) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    error.append(buffer.data(), static_cast<size_t>(n));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  common::readUntilEnd(report.read.get(), [&](std::string_view data) { error += data; });
+  if (child.wait().exit_code == 0) return {};
   return error.empty() ? "it could not be loaded" : error;
 }
 

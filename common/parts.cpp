@@ -1,9 +1,9 @@
 // Where memfloor's binaries find their parts: one layout table for the install and build trees.
 #include "common/parts.h"
 
-#include <unistd.h>
-
 #include <system_error>
+
+#include "common/process.h"
 
 namespace memfloor::common {
 namespace {
@@ -27,7 +27,7 @@ bool holdsPart(Part part, const fs::path& candidate) {
     case Part::kCompanion:
       return isFile(candidate / "sitecustomize.py");
     case Part::kChecker:
-      return isFile(candidate) && ::access(candidate.c_str(), X_OK) == 0;
+      return isExecutableFile(candidate.string());
     case Part::kCheckerPython:
       return isFile(candidate / "memfloor_pyfacts" / "main.py");
     case Part::kDemoData:

@@ -3,19 +3,17 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "common/file_descriptor.h"
+#include "common/process.h"
+#include "common/write_all.h"
 #include "symbols/elf_build_id.h"
 #include "symbols/elf_symbols.h"
-
-extern char** environ;
 
 namespace memfloor::symbols {
 namespace {
@@ -23,61 +21,35 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string findOnPath(const std::vector<std::string>& names) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  std::vector<std::string> list;
-  for (std::string dir; std::getline(dirs, dir, ':');) list.push_back(dir.empty() ? "." : dir);
   for (const std::string& name : names) {
-    for (const std::string& dir : list) {
-      std::string candidate = dir + "/" + name;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
+    if (std::string path = common::findProgramByName(name); !path.empty()) return path;
   }
   return {};
 }
 
-// Runs `argv` with `input` on its stdin; returns its stdout ("" when it could not run or failed).
+// Runs `argv` (argv[0] a path) with `input` on its stdin, from a file rather than a pipe: writing
+// it never waits on a child that waits to be read. Returns its stdout ("" when it could not run or
+// failed).
 std::string runFiltered(const std::vector<std::string>& argv, const std::string& input) {
   char input_path[] = "/tmp/memfloor-symbolize-XXXXXX";
-  int in_fd = ::mkstemp(input_path);
-  if (in_fd < 0) return {};
+  common::Fd in(::mkostemp(input_path, O_CLOEXEC));  // other threads' children never get it
+  if (!in.valid()) return {};
   ::unlink(input_path);
-  bool written = ::write(in_fd, input.data(), input.size()) == static_cast<ssize_t>(input.size());
-  int out_pipe[2];
-  if (!written || ::lseek(in_fd, 0, SEEK_SET) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    ::close(in_fd);
+  if (common::writeAll(in.get(), input.data(), input.size()) != 0 ||
+      ::lseek(in.get(), 0, SEEK_SET) != 0) {
     return {};
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_fd, STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(in_fd);
-  ::close(out_pipe[1]);
+  common::ProgramOptions options;
+  options.program = argv[0];
+  options.redirects = {common::Redirect::fromFd(in.get()), common::Redirect::pipe(),
+                       common::Redirect::null()};
+  common::Process child = common::startProgram(argv, options);
+  in.reset();
+  if (!child.started()) return {};
   std::string output;
-  if (rc == 0) {
-    char buffer[65536];
-    for (ssize_t n; (n = ::read(out_pipe[0], buffer, sizeof buffer)) != 0;) {
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      output.append(buffer, static_cast<size_t>(n));
-    }
-  }
-  ::close(out_pipe[0]);
-  if (rc != 0) return {};
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? output : std::string{};
+  common::readUntilEnd(child.pipe(common::kStdout).get(),
+                       [&](std::string_view data) { output += data; });
+  return child.wait().exit_code == 0 ? output : std::string{};
 }
 
 }  // namespace
