@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/findings_schema.h"
 #include "common/input_file.h"
+#include "common/json_fields.h"
 #include "common/json_input.h"
 
 namespace memfloor::analysis {
@@ -17,49 +18,29 @@ namespace {
 
 using nlohmann::json;
 
-std::string stringField(const json& j, const char* key, const std::string& where) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) {
-    throw Error(fmt::format("{}: '{}' is missing or not a string", where, key));
-  }
-  return it->get<std::string>();
-}
-
-uint32_t lineField(const json& j, const char* key, const std::string& where) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number_unsigned() || it->get<uint64_t>() > UINT32_MAX) {
-    throw Error(fmt::format("{}: '{}' is missing or not a line number", where, key));
-  }
-  return it->get<uint32_t>();
-}
-
-// The findings of a document whose schema common::checkSchema accepted.
+// The findings of a document whose schema common::checkSchema accepted; errors name the field
+// ("findings.json: findings[3].location.line: expected an unsigned integer").
 FindingsFile readFindings(const json& doc, const std::string& name) {
   FindingsFile out;
   out.path = name;
-  auto list = doc.find("findings");
-  if (list == doc.end() || !list->is_array()) {
-    throw Error(fmt::format("{}: 'findings' is missing or not an array", name));
-  }
-  size_t index = 0;
-  for (const json& item : *list) {
-    std::string where = fmt::format("{}: finding {}", name, ++index);
-    if (!item.is_object()) throw Error(where + ": not an object");
-    Finding f;
-    f.raw = item;
-    f.rule = stringField(item, "rule", where);
-    f.message = stringField(item, "message", where);
-    f.function = stringField(item, "function", where);
-    f.field = stringField(item, "field", where);
-    f.fingerprint = stringField(item, "fingerprint", where);
-    auto loc = item.find("location");
-    if (loc == item.end() || !loc->is_object()) throw Error(where + ": 'location' is missing");
-    f.file = stringField(*loc, "file", where + " location");
-    f.line = lineField(*loc, "line", where + " location");
-    if (loc->contains("column")) f.column = lineField(*loc, "column", where + " location");
-    f.link = linkRuleFor(f.function, f.file);
-    out.items.push_back(std::move(f));
-  }
+  const common::JsonFields f(name);
+  f.each(doc, "", "findings", [&](const json& item, const std::string& c) {
+    Finding finding;
+    finding.raw = f.object(item, c);
+    finding.rule = f.string(item, c, "rule");
+    finding.message = f.string(item, c, "message");
+    finding.function = f.string(item, c, "function");
+    finding.field = f.string(item, c, "field");
+    finding.fingerprint = f.string(item, c, "fingerprint");
+    const json& loc = f.object(item, c, "location");
+    const std::string lc = common::JsonFields::field(c, "location");
+    finding.file = f.string(loc, lc, "file");
+    finding.line = f.u32(loc, lc, "line");
+    if (loc.contains("column")) finding.column = f.u32(loc, lc, "column");
+    finding.link = linkRuleFor(finding.function, finding.file);
+    out.items.push_back(std::move(finding));
+  });
+  // The checker's own errors are notes for the report: what is not a list of strings is left out.
   if (auto errors = doc.find("errors"); errors != doc.end() && errors->is_array()) {
     for (const json& e : *errors) {
       if (e.is_string()) out.errors.push_back(e.get<std::string>());

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "common/json_input.h"
 
 namespace memfloor::checker {
@@ -21,40 +22,37 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Config, heavy_type_patterns, hea
 
 namespace {
 
-// `value` can stand for `expected`: a count must be an integer that fits an int (a float, or an
-// integer past int's range, would not convert to one: 1e300 to int is undefined behaviour); a
-// ratio may be any number.
-bool sameKind(const nlohmann::json& value, const nlohmann::json& expected) {
-  if (expected.is_number_integer()) {
-    if (value.is_number_unsigned()) {
-      return value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int>::max());
-    }
-    return value.is_number_integer() && value.get<int64_t>() >= std::numeric_limits<int>::min() &&
-           value.get<int64_t>() <= std::numeric_limits<int>::max();
+// `value` can stand for `expected`, its key's default: a list of strings, a string, true or false,
+// a count (an integer that fits an int: a float, or an integer past int's range, would not convert
+// to one; 1e300 to int is undefined behaviour) or a ratio (any number).
+void checkKind(const common::JsonFields& f, const nlohmann::json& value,
+               const nlohmann::json& expected, const std::string& key) {
+  if (expected.is_array()) {
+    f.strings(value, key);
+  } else if (expected.is_number_integer()) {
+    f.signedInt(value, key, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  } else if (expected.is_number()) {
+    f.number(value, key);
+  } else if (expected.is_boolean()) {
+    f.boolean(value, key);
+  } else {
+    f.string(value, key);
   }
-  return value.type() == expected.type() || (value.is_number() && expected.is_number());
 }
 
 }  // namespace
 
 Config loadConfig(const std::filesystem::path& path) {
   // The common loader's file and parse checks; a configuration file has no schema.
-  const nlohmann::json json = common::parseJson(
-      common::readJsonFile(path.string(), "configuration file"), path.string(), /*comments=*/true);
-  if (!json.is_object()) throw Error(path.string() + ": expected a JSON object");
+  const std::string name = path.string();
+  const nlohmann::json json =
+      common::parseJson(common::readJsonFile(name, "configuration file"), name, /*comments=*/true);
+  const common::JsonFields f(name);
+  f.object(json, "");
   const nlohmann::json defaults = Config{};  // every key, with a value of the right kind
   for (const auto& [key, value] : json.items()) {
-    if (!defaults.contains(key)) throw Error(path.string() + ": unknown key '" + key + "'");
-    const nlohmann::json& expected = defaults.at(key);
-    const bool ok = sameKind(value, expected) &&
-                    (!value.is_array() || std::all_of(value.begin(), value.end(),
-                                                      [](const auto& v) { return v.is_string(); }));
-    if (!ok) {
-      throw Error(path.string() + ": key '" + key + "' should be " +
-                  (expected.is_array()            ? "a list of strings"
-                   : expected.is_number_integer() ? "an integer"
-                                                  : expected.type_name()));
-    }
+    if (!defaults.contains(key)) throw Error(name + ": unknown key '" + key + "'");
+    checkKind(f, value, defaults.at(key), key);
   }
   return json.get<Config>();
 }

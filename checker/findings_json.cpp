@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/error.h"
+#include "common/json_fields.h"
 #include "common/json_input.h"
 #include "common/version.h"
 
@@ -48,14 +48,12 @@ nlohmann::json findingsToJson(const std::vector<Finding>& findings,
 std::set<std::string> readBaseline(const std::filesystem::path& file) {
   const std::string path = file.string();
   const nlohmann::json json = common::loadJsonDocument(path, common::kFindingsDocument, "baseline");
-  try {
-    std::set<std::string> fingerprints;
-    for (const auto& f : json.at("findings"))
-      fingerprints.insert(f.at("fingerprint").get<std::string>());
-    return fingerprints;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": malformed baseline: " + e.what());
-  }
+  const common::JsonFields f(path);
+  std::set<std::string> fingerprints;
+  f.each(json, "", "findings", [&](const nlohmann::json& item, const std::string& c) {
+    fingerprints.insert(f.string(item, c, "fingerprint"));
+  });
+  return fingerprints;
 }
 
 }  // namespace memfloor::checker

@@ -9,6 +9,7 @@
 #include "checker/facts_reader.h"
 #include "checker/subprocess.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "common/json_input.h"
 #include "common/parts.h"
 
@@ -66,8 +67,6 @@ std::string withStderr(std::string message, std::string err) {
   return message;
 }
 
-bool isCount(const nlohmann::json& value) { return value.is_number_unsigned(); }
-
 }  // namespace
 
 std::string findPythonFrontEnd() {
@@ -91,19 +90,14 @@ Facts take(FrontEndOutput read, std::vector<std::string>& errors) {
 Facts readThroughDom(std::string out, const std::string& name, std::vector<std::string>& errors) {
   nlohmann::json doc = common::parseJsonDocument(out, kEnvelope, name);
   std::string().swap(out);  // the text, ten times the sources, is not kept beside its document
-  if (!doc.contains("facts")) throw Error(name + ": no \"facts\" document");
-  const auto errs = doc.find("errors");
-  if (errs == doc.end() || !errs->is_array() ||
-      !std::all_of(errs->begin(), errs->end(), [](const auto& e) { return e.is_string(); })) {
-    throw Error(name + ": \"errors\" should be a list of strings");
-  }
-  for (const char* key : {"files", "bytes"}) {
-    if (!doc.contains(key) || !isCount(doc.at(key))) {
-      throw Error(name + ": \"" + key + "\" should be a count (an integer >= 0)");
-    }
-  }
+  const common::JsonFields f(name);
+  f.member(doc, "", "facts");  // there: moved out below, not copied
+  std::vector<std::string> errs = f.strings(doc, "", "errors");
+  f.u64(doc, "", "files");  // counts: checked, not used
+  f.u64(doc, "", "bytes");
   Facts facts = factsFromJson(std::move(doc.at("facts")), name);
-  for (const auto& e : *errs) errors.push_back(e.get<std::string>());
+  errors.insert(errors.end(), std::make_move_iterator(errs.begin()),
+                std::make_move_iterator(errs.end()));
   return facts;
 }
 

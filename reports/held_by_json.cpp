@@ -9,6 +9,9 @@
 #include "trace/records.h"
 
 namespace memfloor::reports {
+
+using common::JsonFields;
+
 namespace {
 
 using nlohmann::json;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/report.h"
-#include "reports/json_fields.h"
+#include "common/json_fields.h"
 
 namespace memfloor::reports {
 
@@ -16,10 +16,10 @@ nlohmann::json censusJson(const analysis::CensusCount& census);
 
 // The held_by of one iteration (named `context`); absent (a report written before censuses) reads
 // as none.
-std::vector<analysis::HeldBy> readHeldBy(const JsonFields& f, const nlohmann::json& row,
+std::vector<analysis::HeldBy> readHeldBy(const common::JsonFields& f, const nlohmann::json& row,
                                          const std::string& context);
 // The census of one run (named `context`); absent reads as no census taken.
-analysis::CensusCount readCensus(const JsonFields& f, const nlohmann::json& run,
+analysis::CensusCount readCensus(const common::JsonFields& f, const nlohmann::json& run,
                                  const std::string& context);
 
 }  // namespace memfloor::reports

@@ -11,12 +11,15 @@
 #include <utility>
 
 #include "analysis/iteration_ranges.h"
+#include "common/json_fields.h"
 #include "reports/held_by_json.h"
-#include "reports/json_fields.h"
 #include "reports/tally_json.h"
 #include "trace/records.h"
 
 namespace memfloor::reports {
+
+using common::JsonFields;
+
 namespace {
 
 using nlohmann::json;

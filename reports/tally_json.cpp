@@ -3,6 +3,8 @@
 
 namespace memfloor::reports {
 
+using common::JsonFields;
+
 nlohmann::json tallyJson(const analysis::Tally& t) {
   return {{"bytes", t.bytes}, {"count", t.count}};
 }

@@ -6,14 +6,14 @@
 #include <string_view>
 
 #include "analysis/report.h"
-#include "reports/json_fields.h"
+#include "common/json_fields.h"
 
 namespace memfloor::reports {
 
 nlohmann::json tallyJson(const analysis::Tally& t);
 
-// The tally `key` of `object` (named `context`); bytes at most JsonFields::kMaxBytes.
-analysis::Tally readTally(const JsonFields& f, const nlohmann::json& object,
+// The tally `key` of `object` (named `context`); bytes at most common::JsonFields::kMaxBytes.
+analysis::Tally readTally(const common::JsonFields& f, const nlohmann::json& object,
                           std::string_view context, const char* key);
 
 }  // namespace memfloor::reports

@@ -228,11 +228,14 @@ TEST_CASE("parseFindings names the file and the problem", "[merge]") {
   fails("[]", "not an object");
   fails(R"({"schema": "memfloor.report/2"})", "not a findings document");
   fails(R"({"schema": "memfloor.findings/9", "findings": []})", "not supported");
-  fails(R"({"schema": "memfloor.findings/1"})", "'findings'");
-  fails(R"({"schema": "memfloor.findings/1", "findings": [{"rule": 1}]})", "finding 1: 'rule'");
+  fails(R"({"schema": "memfloor.findings/1"})", "f.json: findings: missing");
+  fails(R"({"schema": "memfloor.findings/1", "findings": [{"rule": 1}]})",
+        "f.json: findings[0].rule: expected a string");
+  fails(R"({"schema": "memfloor.findings/1", "findings": [7]})",
+        "f.json: findings[0]: expected an object");
   fails(R"({"schema": "memfloor.findings/1", "findings": [{"rule": "MF001", "message": "",
         "function": "f", "field": "x", "fingerprint": "1", "location": {"file": "a", "line": -1}}]})",
-        "'line'");
+        "f.json: findings[0].location.line: expected an unsigned integer");
 }
 
 TEST_CASE("loadFindings reads snippets around each finding", "[merge]") {

@@ -69,7 +69,8 @@ TEST_CASE("A baseline is a findings document read through the common loader", "[
   CHECK_THROWS_WITH(readBaseline(dir / "newer.json"),
                     Catch::Contains("written by a newer memfloor"));
   std::ofstream(dir / "fields.json") << R"({"schema": "memfloor.findings/1", "findings": [{}]})";
-  CHECK_THROWS_WITH(readBaseline(dir / "fields.json"), Catch::Contains("malformed baseline"));
+  CHECK_THROWS_WITH(readBaseline(dir / "fields.json"),
+                    Catch::Contains("fields.json: findings[0].fingerprint: missing"));
   CHECK_THROWS_WITH(readBaseline(dir / "missing.json"),
                     Catch::Contains("cannot open the baseline"));
   fs::remove_all(dir);

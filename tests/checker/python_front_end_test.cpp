@@ -150,7 +150,7 @@ TEST_CASE("Output that is not the front end's document is an error", "[python_fr
                     Catch::Contains("memfloor.pyfacts/1"));
   const std::string bad_errors = fakeFrontEnd("bad-errors", kBadErrorsMain);
   CHECK_THROWS_WITH(collectPythonFacts({"a.py"}, Config{}, optionsFor(bad_errors), errors),
-                    Catch::Contains("\"errors\" should be a list of strings"));
+                    Catch::Contains("its output: errors: expected a list of strings"));
   CHECK(errors.empty());
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("The front end's document is read without running it", "[python_front_
   CHECK_THROWS_WITH(readPythonFacts(R"({"schema": "memfloor.pyfacts/1", )" + facts +
                                         R"(, "errors": [], "files": -1, "bytes": 9})",
                                     "out", errors),
-                    Catch::Contains("out: \"files\" should be a count"));
+                    Catch::Contains("out: files: expected an unsigned integer"));
 }
 
 TEST_CASE("A missing interpreter or front end is named, with what to do", "[python_front_end]") {

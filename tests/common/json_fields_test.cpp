@@ -1,16 +1,20 @@
-// Tests of reports/json_fields: each accessor's check and the error naming file and field.
-#include "reports/json_fields.h"
+// Tests of common/json_fields: each accessor's check and the error naming file and field.
+#include "common/json_fields.h"
 
 #include <catch2/catch.hpp>
 
-#include "analysis/report.h"
 #include "common/error.h"
 
-namespace memfloor::reports {
+namespace memfloor::common {
 namespace {
 
 using Catch::Matchers::Contains;
 using nlohmann::json;
+
+// An enum read by its name, as the readers' enums are (toString found by argument lookup).
+enum class Verdict { kStable, kGrowing };
+constexpr std::array<Verdict, 2> kTwo = {Verdict::kStable, Verdict::kGrowing};
+std::string_view toString(Verdict v) { return v == Verdict::kStable ? "stable" : "growing"; }
 
 const JsonFields f("r.json");
 
@@ -27,12 +31,14 @@ TEST_CASE("json_fields: members of the right type are read") {
   CHECK(f.u64(doc, "", "big") == UINT64_MAX);
   CHECK(f.stringMap(doc, "", "o") == std::map<std::string, std::string>{{"k", "v"}});
   CHECK(f.array(doc, "", "a").size() == 2);
+  CHECK(f.number(doc.at("n"), "n") == 7.0);
+  CHECK(f.number(json(0.5), "x") == 0.5);
+  CHECK(f.strings(json::parse(R"({"l": ["a", "b"]})"), "", "l") ==
+        std::vector<std::string>{"a", "b"});
   CHECK(f.optional(doc, "", "nul") == nullptr);
   CHECK(f.optional(doc, "", "absent") == nullptr);
   CHECK(f.optional(doc, "", "n") != nullptr);
-  constexpr std::array<analysis::TrendVerdict, 2> kTwo = {analysis::TrendVerdict::kStable,
-                                                          analysis::TrendVerdict::kGrowing};
-  CHECK(f.name(doc, "", "v", kTwo) == analysis::TrendVerdict::kGrowing);
+  CHECK(f.name(doc, "", "v", kTwo) == Verdict::kGrowing);
   std::vector<std::string> names;
   f.each(doc, "ctx", "a", [&](const json&, const std::string& name) { names.push_back(name); });
   CHECK(names == std::vector<std::string>{"ctx.a[0]", "ctx.a[1]"});
@@ -53,14 +59,15 @@ TEST_CASE("json_fields: errors name the file and the field") {
   CHECK_THROWS_WITH(f.boolean(doc, "", "s"), Contains("s: expected true or false"));
   CHECK_THROWS_WITH(f.array(doc, "", "o"), Contains("o: expected an array"));
   CHECK_THROWS_WITH(f.stringMap(doc, "", "o"), Contains("o.k: expected a string"));
-  CHECK_THROWS_WITH(f.member(json::array(), "", "x"),
-                    Contains("r.json: the report: expected an object"));
-  constexpr std::array<analysis::TrendVerdict, 2> kTwo = {analysis::TrendVerdict::kStable,
-                                                          analysis::TrendVerdict::kGrowing};
+  CHECK_THROWS_WITH(f.number(doc.at("v"), "v"), Contains("r.json: v: expected a number"));
+  CHECK_THROWS_WITH(f.strings(doc, "", "o"), Contains("r.json: o: expected a list of strings"));
+  CHECK_THROWS_WITH(f.strings(json::parse(R"({"l": ["a", 2]})"), "c", "l"),
+                    Contains("r.json: c.l[1]: expected a string"));
+  CHECK_THROWS_WITH(f.member(json::array(), "", "x"), Contains("r.json: expected an object"));
   CHECK_THROWS_WITH(f.name(doc, "", "v", kTwo),
                     Contains("v: expected one of stable, growing, not \"wavy\""));
   CHECK_THROWS_AS(f.object(doc, "", "n"), Error);
 }
 
 }  // namespace
-}  // namespace memfloor::reports
+}  // namespace memfloor::common

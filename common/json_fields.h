@@ -1,5 +1,5 @@
 // Typed access to the fields of a JSON document, with errors that name the file and the field
-// ("report.json: runs[0].memory[1].peak: expected an unsigned integer"). The report reader's tool.
+// ("report.json: runs[0].memory[1].peak: expected an unsigned integer"): every reader's tool.
 #pragma once
 
 #include <array>
@@ -9,16 +9,17 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
-namespace memfloor::reports {
+namespace memfloor::common {
 
 // A field is named by its path from the document: `context` is the object's ("runs[0].trend"),
 // "" for the document itself. Every accessor throws memfloor::Error on a missing field or one of
-// another type; none returns a value it did not check.
+// another type; none returns a value it did not check. Documents come from common/json_input.h.
 class JsonFields {
  public:
-  // The largest size in bytes read: 2^63 − 1 (beyond that is not a plausible report, and the gate
-  // subtracts sizes).
+  // The largest size in bytes read: 2^63 − 1 (beyond that is not a plausible size, and sizes are
+  // subtracted: the gate's differences).
   static constexpr uint64_t kMaxBytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
   // `path` names the document in messages; its string must outlive this.
@@ -42,6 +43,9 @@ class JsonFields {
   bool boolean(const nlohmann::json& j, std::string_view name) const;
   uint64_t unsignedInt(const nlohmann::json& j, std::string_view name, uint64_t max) const;
   int64_t signedInt(const nlohmann::json& j, std::string_view name, int64_t min, int64_t max) const;
+  double number(const nlohmann::json& j, std::string_view name) const;  // integer or not
+  // A list of strings: "expected a list of strings", or the element that is not one ("x[2]").
+  std::vector<std::string> strings(const nlohmann::json& j, std::string_view name) const;
 
   // Members `key` of `object`, which is named `context`.
   const nlohmann::json& array(const nlohmann::json& object, std::string_view context,
@@ -57,6 +61,8 @@ class JsonFields {
   uint16_t u16(const nlohmann::json& object, std::string_view context, const char* key) const;
   int64_t i64(const nlohmann::json& object, std::string_view context, const char* key) const;
   int32_t i32(const nlohmann::json& object, std::string_view context, const char* key) const;
+  std::vector<std::string> strings(const nlohmann::json& object, std::string_view context,
+                                   const char* key) const;
   // An object of strings.
   std::map<std::string, std::string> stringMap(const nlohmann::json& object,
                                                std::string_view context, const char* key) const;
@@ -91,4 +97,4 @@ class JsonFields {
   std::string_view path_;
 };
 
-}  // namespace memfloor::reports
+}  // namespace memfloor::common

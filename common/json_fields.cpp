@@ -1,16 +1,18 @@
 // Typed access to JSON fields: each check, and the one error format.
-#include "reports/json_fields.h"
+#include "common/json_fields.h"
 
 #include <fmt/core.h>
 
 #include "common/error.h"
 
-namespace memfloor::reports {
+namespace memfloor::common {
 
 using nlohmann::json;
 
 void JsonFields::fail(std::string_view field, std::string_view what) const {
-  throw Error(fmt::format("{}: {}: {}", path_, field.empty() ? "the report" : field, what));
+  // The document itself has no field name: "r.json: expected an object".
+  if (field.empty()) throw Error(fmt::format("{}: {}", path_, what));
+  throw Error(fmt::format("{}: {}: {}", path_, field, what));
 }
 
 void JsonFields::failNotOneOf(std::string_view field, std::string_view names,
@@ -67,23 +69,39 @@ uint64_t JsonFields::unsignedInt(const json& j, std::string_view name, uint64_t 
     fail(name, "expected an unsigned integer");
   }
   const uint64_t v = j.get<uint64_t>();
-  if (v > max) fail(name, "value out of range");
+  if (v > max) fail(name, fmt::format("value out of range (at most {})", max));
   return v;
 }
 
 int64_t JsonFields::signedInt(const json& j, std::string_view name, int64_t min,
                               int64_t max) const {
+  const auto out_of_range = [&] {
+    fail(name, fmt::format("value out of range ({} to {})", min, max));
+  };
   int64_t v = 0;
   if (j.is_number_unsigned()) {
-    if (j.get<uint64_t>() > static_cast<uint64_t>(max)) fail(name, "value out of range");
+    if (j.get<uint64_t>() > static_cast<uint64_t>(max)) out_of_range();
     v = static_cast<int64_t>(j.get<uint64_t>());
   } else if (j.is_number_integer()) {
     v = j.get<int64_t>();
   } else {
     fail(name, "expected an integer");
   }
-  if (v < min || v > max) fail(name, "value out of range");
+  if (v < min || v > max) out_of_range();
   return v;
+}
+
+double JsonFields::number(const json& j, std::string_view name) const {
+  if (!j.is_number()) fail(name, "expected a number");
+  return j.get<double>();
+}
+
+std::vector<std::string> JsonFields::strings(const json& j, std::string_view name) const {
+  if (!j.is_array()) fail(name, "expected a list of strings");
+  std::vector<std::string> out;
+  out.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) out.push_back(string(j[i], index(name, i)));
+  return out;
 }
 
 const json& JsonFields::array(const json& object, std::string_view context, const char* key) const {
@@ -134,6 +152,11 @@ int32_t JsonFields::i32(const json& object, std::string_view context, const char
                                         std::numeric_limits<int32_t>::max()));
 }
 
+std::vector<std::string> JsonFields::strings(const json& object, std::string_view context,
+                                             const char* key) const {
+  return strings(member(object, context, key), field(context, key));
+}
+
 std::map<std::string, std::string> JsonFields::stringMap(const json& object,
                                                          std::string_view context,
                                                          const char* key) const {
@@ -145,4 +168,4 @@ std::map<std::string, std::string> JsonFields::stringMap(const json& object,
   return out;
 }
 
-}  // namespace memfloor::reports
+}  // namespace memfloor::common
