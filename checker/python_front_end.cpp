@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 constexpr common::JsonSchema kEnvelope{kPyFactsSchema, "Python front end output",
                                        "use the Python front end of this memfloor-check"};
 constexpr const char* kPackageMain = "memfloor_pyfacts/main.py";
-// Run with -I (no user site, no PYTHON* variables, no script directory on sys.path): the front
+// Run with -I (no user site, no PYTHON* variables, no script directory on sys.path) and -S (no
+// site module: the front end needs the standard library only, and the .pth files of the site
+// packages run their own code at start, a quarter of the interpreter's start-up here): the front
 // end directory goes first on sys.path, then main(argv) decides the exit status.
 constexpr const char* kBootstrap =
     "import sys; sys.path.insert(0, sys.argv[1]); from memfloor_pyfacts.main import main; "
@@ -44,6 +46,7 @@ std::vector<std::string> frontEndArgv(const std::vector<std::string>& paths, con
                                       const PythonOptions& options, const std::string& dir) {
   std::vector<std::string> argv{options.python,
                                 "-I",
+                                "-S",
                                 "-c",
                                 kBootstrap,
                                 dir,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import operator
 import os
 from typing import Dict, List, Optional, Set
 
@@ -32,12 +33,20 @@ def _is_package(directory: str) -> bool:
         os.path.isfile(os.path.join(directory, "__init__.pyi"))
 
 
-def module_name(path: str) -> str:
-    """The dotted module of `path`: its directories up to the first that is no package."""
+def module_name(path: str, packages: Optional[Dict[str, bool]] = None) -> str:
+    """The dotted module of `path`: its directories up to the first that is no package.
+    `packages` keeps the answers for the directories of a run's files (asked once each, not once
+    per file below them)."""
     directory, base = os.path.split(os.path.abspath(path))
     stem = base.rsplit(".", 1)[0]
     parts = [] if stem == "__init__" else [stem]
-    while _is_package(directory):
+    known = {} if packages is None else packages
+    while True:
+        is_package = known.get(directory)
+        if is_package is None:
+            is_package = known[directory] = _is_package(directory)
+        if not is_package:
+            break
         directory, name = os.path.split(directory)
         if not name:
             break
@@ -51,9 +60,11 @@ class FileScan:
         self.module = module
         self.is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
         self.source = source
-        # Where each line starts: 0, then one past each newline.
+        # Where each line starts: 0, then one past each newline (iterators of C functions, no
+        # Python step per line).
+        lengths = map(len, source.split(b"\n")[:-1])
         self.line_starts = list(itertools.accumulate(
-            [len(line) + 1 for line in source.split(b"\n")[:-1]], initial=0))
+            map(operator.add, lengths, itertools.repeat(1)), initial=0))
         self.heavy_name = settings.heavy_name
         self.release_methods = settings.release_methods
         self.store_methods = settings.store_methods

@@ -7,7 +7,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .file_scan import module_name
 
@@ -46,7 +46,8 @@ def discover(paths: List[str], excludes: List[str]) -> Tuple[List[SourceFile], L
         else:
             errors.append(f"{given}: no such file or directory")
     unique = sorted(set(os.path.normpath(p) for p in found))
-    return [SourceFile(p, module_name(p)) for p in unique], errors
+    packages: Dict[str, bool] = {}
+    return [SourceFile(p, module_name(p, packages)) for p in unique], errors
 
 
 def read_source(path: str) -> Tuple[Optional[bytes], Optional[str]]:
@@ -60,12 +61,11 @@ def read_source(path: str) -> Tuple[Optional[bytes], Optional[str]]:
             return None, f"{path}: not a regular file"
         if info.st_size > MAX_FILE_BYTES:
             return None, f"{path}: {info.st_size} bytes is larger than the {MAX_FILE_BYTES >> 20} MiB limit"
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        # One read for the size fstat gave (and the byte that tells the end), more only for a
+        # file that grew meanwhile.
+        chunks = [os.read(fd, info.st_size + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 20))
         return b"".join(chunks), None
     except OSError as e:
         return None, f"{path}: cannot read: {e.strerror}"
