@@ -180,6 +180,15 @@ class Graph:
         node.succ.append(nxt)
         return node
 
+    def close(self) -> None:
+        """Breaks the graph's cycles (a loop's way back to its head) once its questions are
+        answered, so that reference counting frees it and the syntax its nodes hold right away:
+        left to the cycle collector, they are half a million objects on torch/ that its pass
+        after each file must walk first."""
+        for n in self.nodes:
+            n.succ.clear()
+            n.exc.clear()
+
     # -- questions ------------------------------------------------------------------------------
 
     def predecessors(self) -> List[List[Node]]:
@@ -233,9 +242,14 @@ def must_after_own(graph: Graph, own: List[int]) -> List[int]:
     preds = graph.predecessors()
     value = [ALL] * len(graph.nodes)
     value[graph.exit.index] = 0
-    work = list(graph.nodes)
+    # A node's successors were made before it (but for loops' ways back and a try's handlers):
+    # taken in the order they were made, most nodes are visited once, with their successors'
+    # values final. A node that changes queues its predecessors again, unless they still wait.
+    work = list(reversed(graph.nodes))
+    waiting = [True] * len(graph.nodes)
     while work:
         n = work.pop()
+        waiting[n.index] = False
         if n.kind == EXIT or n.kind == RAISE:
             continue
         new = own[n.index]
@@ -248,7 +262,10 @@ def must_after_own(graph: Graph, own: List[int]) -> List[int]:
             new |= later
         if new != value[n.index]:
             value[n.index] = new
-            work.extend(preds[n.index])
+            for p in preds[n.index]:
+                if not waiting[p.index]:
+                    waiting[p.index] = True
+                    work.append(p)
     return value
 
 

@@ -310,6 +310,7 @@ class FunctionScan:
         self._edges(elems)
         self.f.functions.append(FunctionRaw(self.key, self.qualname, self.cls, self.kind,
                                             self.f.loc(self.node), self._null_tests()))
+        graph.close()
 
     def _events(self, elems) -> None:
         for _, fx in elems:
@@ -571,7 +572,7 @@ class FunctionScan:
     # -- calls between functions, predicates ----------------------------------------------------
 
     def _edges(self, elems) -> None:
-        seen: Set[Tuple[str, str, str]] = set()
+        seen: Set[Tuple[str, str, bool]] = set()
         for _, fx in elems:
             for recv, method, call, _ in fx.calls:
                 if recv is not None and recv.is_self:
@@ -586,9 +587,9 @@ class FunctionScan:
                     self._edge("name", target, False, n, seen)
 
     def _edge(self, kind: str, target: str, on_this: bool, call, seen) -> None:
-        if (kind, target, str(on_this)) in seen:
+        if (kind, target, on_this) in seen:
             return
-        seen.add((kind, target, str(on_this)))
+        seen.add((kind, target, on_this))
         self.f.edges.append(EdgeRaw(self.key, kind, self.cls, target, on_this, self.f.loc(call)))
 
     def _null_tests(self) -> Optional[List[str]]:

@@ -203,6 +203,7 @@ _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.Di
 _INERT = frozenset({ast.Name, ast.Constant, ast.Lambda, type(None)})
 # One node for EffectWalker._expr to walk: the node, whether it is on every path, the guards.
 _Visit = Tuple[ast.AST, bool, frozenset]
+_NO_GUARDS: frozenset = frozenset()
 
 
 class EffectWalker:
@@ -225,7 +226,7 @@ class EffectWalker:
             self._statement(elem, fx)
         elif isinstance(elem, ast.excepthandler):
             if elem.type is not None:
-                self._expr(elem.type, fx, True, frozenset())
+                self._expr(elem.type, fx, True, _NO_GUARDS)
         elif isinstance(elem, ast.AST):
             if condition:
                 tested(self.scope, elem, fx.tests)
@@ -236,23 +237,24 @@ class EffectWalker:
         if isinstance(e, ast.expr) and isinstance(getattr(e, "ctx", None), ast.Store):
             self._store_target(e, None, fx, "= value")
         else:
-            self._expr(e, fx, True, frozenset())
+            self._expr(e, fx, True, _NO_GUARDS)
 
     def _statement(self, s: ast.stmt, fx: Effects) -> None:
-        if type(s) is ast.Expr:  # a call standing alone, the most common statement
-            self._expr(s.value, fx, True, frozenset())
-        elif isinstance(s, ast.Assign):
-            self._expr(s.value, fx, True, frozenset())
+        kind = type(s)  # the parser makes no subclasses of its node types: `is` tells the type
+        if kind is ast.Expr:  # a call standing alone, the most common statement
+            self._expr(s.value, fx, True, _NO_GUARDS)
+        elif kind is ast.Assign:
+            self._expr(s.value, fx, True, _NO_GUARDS)
             for t in s.targets:
                 self._assign(t, s.value, fx)
-        elif isinstance(s, ast.AnnAssign):
+        elif kind is ast.AnnAssign:
             if s.value is not None:
-                self._expr(s.value, fx, True, frozenset())
+                self._expr(s.value, fx, True, _NO_GUARDS)
                 self._assign(s.target, s.value, fx)
-        elif isinstance(s, ast.AugAssign):
-            self._expr(s.value, fx, True, frozenset())
+        elif kind is ast.AugAssign:
+            self._expr(s.value, fx, True, _NO_GUARDS)
             self._store_target(s.target, s.value, fx, "+= value")
-        elif isinstance(s, ast.Delete):
+        elif kind is ast.Delete:
             for t in s.targets:
                 h = self.scope.target(t)
                 if h is not None:
@@ -260,19 +262,19 @@ class EffectWalker:
                 elif isinstance(t, ast.Subscript):
                     self._element_store(t, fx, release=True)
                 else:
-                    self._expr(t, fx, True, frozenset())
-        elif isinstance(s, (ast.With, ast.AsyncWith)):
+                    self._expr(t, fx, True, _NO_GUARDS)
+        elif kind is ast.With or kind is ast.AsyncWith:
             for item in s.items:
-                self._expr(item.context_expr, fx, True, frozenset())
+                self._expr(item.context_expr, fx, True, _NO_GUARDS)
                 if item.optional_vars is not None:
                     self._store_target(item.optional_vars, None, fx, "= value")
-        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             for d in s.decorator_list:
-                self._expr(d, fx, True, frozenset())
+                self._expr(d, fx, True, _NO_GUARDS)
         else:
             for child in child_nodes(s):
                 if isinstance(child, ast.expr):
-                    self._expr(child, fx, True, frozenset())
+                    self._expr(child, fx, True, _NO_GUARDS)
 
     def _assign(self, target: ast.expr, value: Optional[ast.expr], fx: Effects) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -300,12 +302,12 @@ class EffectWalker:
         if h is not None:
             fx.assigns.append((h, idiom, value, t))
             if isinstance(t, ast.Attribute):
-                self._deref_parent(t.value, t, fx, frozenset())
+                self._deref_parent(t.value, t, fx, _NO_GUARDS)
             return
         if isinstance(t, ast.Subscript):
             self._element_store(t, fx, release=False, value=value)
         elif not isinstance(t, ast.Name):
-            self._expr(t, fx, True, frozenset())
+            self._expr(t, fx, True, _NO_GUARDS)
 
     def _element_store(self, t: ast.Subscript, fx: Effects, release: bool, value=None) -> None:
         h = self.scope.handle(t.value)
@@ -314,8 +316,8 @@ class EffectWalker:
                 fx.removals.append((h, "del []", t))
             else:
                 fx.assigns.append((h, "[] = value", value, t))
-        self._expr(t.value, fx, True, frozenset())
-        self._expr(t.slice, fx, True, frozenset())
+        self._expr(t.value, fx, True, _NO_GUARDS)
+        self._expr(t.slice, fx, True, _NO_GUARDS)
 
     def _deref_parent(self, value: ast.expr, node: ast.AST, fx: Effects, guards) -> None:
         h = self.scope.handle(value)
