@@ -32,6 +32,15 @@ Program::Program(Facts facts) : facts_(std::move(facts)) {
 void Program::findSetupOnly() {
   // Views of the strings of facts_, which stay in place: no copy of a name per call edge.
   using Name = std::string_view;
+  // The functions by view of their keys: a lookup per caller and per override, in the program's
+  // largest loops, hashes a view rather than building a string to walk the ordered map with.
+  std::unordered_map<Name, const FunctionFact*> by_key;
+  by_key.reserve(facts_.functions.size());
+  for (const auto& [key, function] : facts_.functions) by_key.emplace(key, &function);
+  const auto isConstructor = [&](Name function) {
+    auto it = by_key.find(function);
+    return it != by_key.end() && it->second->kind == FunctionKind::kConstructor;
+  };
   std::unordered_map<Name, std::vector<Name>> callers;
   for (const CallEdge& edge : facts_.call_edges) callers[edge.callee].push_back(edge.caller);
   std::unordered_map<Name, std::vector<Name>> inherited;  // callers of the methods overridden
@@ -45,8 +54,8 @@ void Program::findSetupOnly() {
         if (into == nullptr) into = &inherited[key];
         into->insert(into->end(), it->second.begin(), it->second.end());
       }
-      if (auto it = facts_.functions.find(std::string(base)); it != facts_.functions.end())
-        bases.insert(bases.end(), it->second.overrides.begin(), it->second.overrides.end());
+      if (auto it = by_key.find(base); it != by_key.end())
+        bases.insert(bases.end(), it->second->overrides.begin(), it->second->overrides.end());
     }
   }
   for (auto& [key, from] : inherited) {
@@ -64,7 +73,7 @@ void Program::findSetupOnly() {
     from.erase(std::unique(from.begin(), from.end()), from.end());
     std::size_t& count = waiting[callee];
     for (const Name c : from) {
-      if (kindOf(std::string(c)) == FunctionKind::kConstructor) continue;
+      if (isConstructor(c)) continue;
       ++count;
       callees[c].push_back(callee);
     }
