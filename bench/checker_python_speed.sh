@@ -3,8 +3,10 @@
 # sources of a code base nobody here wrote (default: Debian's python3-torch, the torch/ package),
 # with one job and with every core. Each run is repeated and the fastest kept.
 #
-#   bench/checker_python_speed.sh BUILD_DIR [SOURCE_DIR | --generate=MB] [REPEATS]
+#   [PYTHON=INTERPRETER] bench/checker_python_speed.sh BUILD_DIR [SOURCE_DIR | --generate=MB] [REPEATS]
 #
+# PYTHON names the interpreter of the front end (memfloor-check --python; default python3 on PATH,
+# which may be a version manager's shim that costs more to start than the interpreter itself).
 # --generate=MB checks a program of MB megabytes written by bench/gen_python_program.py (classes
 # of one tensor field each), the shape whose cost once grew with the square of its size.
 #
@@ -14,6 +16,7 @@ set -euo pipefail
 build=${1:?usage: checker_python_speed.sh BUILD_DIR [SOURCE_DIR | --generate=MB] [REPEATS]}
 src=${2:-/usr/lib/python3/dist-packages/torch}
 repeats=${3:-3}
+python=${PYTHON:-python3}
 checker=$(realpath "$build")/checker/memfloor-check
 [ -x "$checker" ] || { echo "no $checker (build with MEMFLOOR_BUILD_CHECKER)" >&2; exit 2; }
 work=$(mktemp -d)
@@ -28,14 +31,15 @@ cd "$work"  # no .memfloor-check.json above: the defaults
 bytes=$(find "$src" -name '*.py' -type f -printf '%s\n' | awk '{s += $1} END {print s}')
 files=$(find "$src" -name '*.py' -type f | wc -l)
 echo "source: $src ($files files, $(awk -v b="$bytes" 'BEGIN {printf "%.1f", b / 1e6}') MB)"
+echo "interpreter: $(command -v "$python" || echo "$python (not found)")"
 printf '%-6s %8s %8s %12s %10s\n' jobs wall_s cpu_s MB/s/core rss_MB
 for jobs in 1 "$(nproc)"; do
   best=""
   for ((i = 0; i < repeats; i++)); do
     # GNU time reports the largest RSS of the process tree's members (the front end, then the rules).
     status=0
-    /usr/bin/time -f '%e %U %S %M' -o time.txt "$checker" -j "$jobs" "$src" > out.txt 2> err.txt \
-      || status=$?
+    /usr/bin/time -f '%e %U %S %M' -o time.txt "$checker" --python "$python" -j "$jobs" "$src" \
+      > out.txt 2> err.txt || status=$?
     if ((status > 1)); then cat err.txt >&2; exit "$status"; fi  # 1: findings
     read -r wall user sys rss < <(tail -n 1 time.txt)  # after "Command exited with ..."
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')
