@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
 # Installs the Debian packages memfloor builds with; fast and silent when they are all present.
+#   scripts/setup.sh          everything: the build, the tests, the style checks, the packages
+#   scripts/setup.sh --demo   what `memfloor demo` needs alone (scripts/build.sh --demo)
 set -euo pipefail
+demo=false
+[ "${1:-}" = "--demo" ] && demo=true
 
+# The demo's: memfloor, and memfloor-check on C++ and Python sources.
 packages=(
   cmake ninja-build g++ pkg-config python3
-  clang-format-14 clang-tidy-14  # scripts/lint.sh
-  clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev  # checker, fuzzing
-  libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev catch2
-  chromium  # the HTML report's browser test (tests/html)
-  python3-torch  # the Python companion's tests (tests/python), on CPU
-  dpkg-dev file binutils python3-venv python3-pip python3-wheel  # scripts/package-check.sh
+  llvm-14-dev libclang-14-dev libclang-cpp14-dev  # the checker
+  libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
 )
-# Node and npm for that test: Debian's, unless a node is there already (NodeSource's nodejs
-# bundles npm, and Debian's npm package would conflict with it).
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  packages+=(nodejs npm)
+if ! $demo; then
+  packages+=(
+    catch2
+    clang-format-14 clang-tidy-14  # scripts/lint.sh
+    clang-14 libclang-rt-14-dev  # fuzzing
+    chromium  # the HTML report's browser test (tests/html)
+    python3-torch  # the Python companion's tests (tests/python), on CPU
+    dpkg-dev file binutils python3-venv python3-pip python3-wheel  # scripts/package-check.sh
+  )
+  # Node and npm for that test: Debian's, unless a node is there already (NodeSource's nodejs
+  # bundles npm, and Debian's npm package would conflict with it).
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    packages+=(nodejs npm)
+  fi
 fi
 
 missing=()
@@ -28,6 +39,10 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
+fi
+
+if $demo; then
+  exit 0
 fi
 
 # The browser test's node packages (puppeteer-core), from the committed lockfile, again only when
