@@ -4,13 +4,21 @@
 # analysed RUNS times, pinned to one core; the row is the run with the median CPU time, and
 # cpu_range the fastest and slowest (a shared machine's speed drifts between runs). events_per_s is
 # per wall second; events_per_cpu_s per second of user + system time, the number that holds on a
-# loaded machine (note `uptime` with it). max_rss_MB is the largest of the runs.
-# Usage: bench/analyze_throughput.sh [BUILD_DIR] [SMALL_EVENTS] [LARGE_EVENTS] [RUNS]
+# loaded machine (note `uptime` with it). max_rss_MB is the largest of the runs. MODE
+# blocks-censuses makes the traces a caching allocator's as the Python companion records them:
+# allocator blocks inside segments, and a census after iterations 2, 4, 8...
+# Usage: bench/analyze_throughput.sh [BUILD_DIR] [SMALL_EVENTS] [LARGE_EVENTS] [RUNS] [MODE]
 set -euo pipefail
 build=${1:-build}
 small=${2:-10000000}
 large=${3:-100000000}
 runs=${4:-5}
+mode=${5:-plain}
+case "$mode" in
+  plain) extra=() ;;
+  blocks-censuses) extra=(--blocks --censuses) ;;
+  *) echo "analyze_throughput.sh: error: mode '$mode': plain or blocks-censuses" >&2; exit 2 ;;
+esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/memfloor-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -19,7 +27,7 @@ printf '%-12s %-10s %-10s %-14s %-10s %-16s %-14s %-12s\n' events file_MB second
 for n in "$small" "$large"; do
   trace="$work/t$n.mftrace"
   "$build/bench/memfloor-gen-trace" -o "$trace" --events "$n" --activations 4096 \
-      --retain-bytes 67108864 >/dev/null
+      --retain-bytes 67108864 "${extra[@]}" >/dev/null
   # Warm the page cache so the number is the analysis, not the disk.
   cat "$trace" >/dev/null
   : >"$work/runs"

@@ -5,7 +5,11 @@
 // window. Two threads' records go into separate buffers that are flushed as whole chunks when
 // full, so chunks overlap in time as CUPTI buffers do. Options add the two retention shapes the
 // analysis must find: a buffer kept from one iteration into the next (inter-iteration, the first
-// seed's shape) and a buffer never freed (a leak).
+// seed's shape) and a buffer never freed (a leak). Two more make the trace one of PyTorch's caching
+// allocator as the Python companion records it: --blocks makes every allocation a block (kind
+// block) inside segments (kind device) reserved as the blocks reach past them, and --censuses adds
+// a census in the idle window after iterations 2, 4, 8, 16... (the companion's default), with a
+// held storage for each weight and the kept buffer.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -32,11 +36,16 @@ struct Options {
   uint64_t leak_bytes = 0;      // per iteration, never freed
   uint32_t buffer_records = 4096;
   uint32_t seed = 1;
+  bool blocks = false;    // allocations are allocator blocks inside reserved segments
+  bool censuses = false;  // a census of the weights and the kept buffer after iterations 2, 4, 8...
 };
 
 constexpr uint64_t kThreadMain = 1001;
 constexpr uint64_t kThreadSide = 1002;
 constexpr uint64_t kBase = 0x7f0000000000;
+constexpr uint64_t kSegmentBytes = uint64_t{64} << 20;  // reserved at a time with --blocks
+constexpr StringId kWeightPaths = 100000;               // + weight: "model.layers[i].weight"
+constexpr StringId kKeptPath = kWeightPaths - 1;        // "model.cache.tensor"
 
 // Hands out addresses LIFO per size class, as caching allocators do, so addresses repeat fast.
 class AddressPool {
@@ -53,6 +62,8 @@ class AddressPool {
     return address;
   }
   void give(uint64_t address, uint64_t size) { free_[sizeClass(size)].push_back(address); }
+  // The end of the addresses handed out so far.
+  uint64_t end() const { return next_; }
 
  private:
   static size_t sizeClass(uint64_t size) { return static_cast<size_t>(std::bit_width(size)); }
@@ -82,18 +93,21 @@ class Generator {
     kSiteActivation,
     kSiteTemporary,
     kSiteRetained,
-    kSiteLeak
+    kSiteLeak,
+    kSiteSegment,
   };
   struct Live {
     uint64_t address, size;
   };
 
   bool defineSites() {
-    const char* names[] = {"init_weights", "Layer::forward", "gemm_workspace",
-                           "HyperConnectionLayer::forwardPostMlp", "Cache::remember"};
+    const char* names[] = {"init_weights",    "Layer::forward",
+                           "gemm_workspace",  "HyperConnectionLayer::forwardPostMlp",
+                           "Cache::remember", "CUDACachingAllocator::malloc"};
     bool ok = writer_.write(Record{StringDef{1, "train"}}) &&
               writer_.write(Record{ModuleDef{1, 1, 0x400000, 0x100000, kNoId}});
-    for (uint32_t s = 0; ok && s < 5; ++s) {
+    const uint32_t sites = options_.blocks ? kSiteSegment : kSiteLeak;  // segments' with blocks
+    for (uint32_t s = 0; ok && s < sites; ++s) {
       StringId fn = 10 + s;
       FrameId frames[2] = {s + 1, 100};
       ok = writer_.writeString(fn, names[s]) &&
@@ -101,6 +115,12 @@ class Generator {
                Record{FrameDef{s + 1, FrameKind::kNative, 1, 0x1000 + s * 64, fn, 1, 10 + s}}) &&
            (s != 0 || writer_.write(Record{FrameDef{100, FrameKind::kNative, 1, 0x40, 1, 1, 1}})) &&
            writer_.writeStack(s + 1, frames, 2);
+    }
+    if (options_.censuses) {
+      ok = ok && writer_.writeString(kKeptPath, "model.cache.tensor");
+      for (uint32_t w = 0; ok && w < options_.persistent; ++w) {
+        ok = writer_.writeString(kWeightPaths + w, fmt::format("model.layers[{}].weight", w));
+      }
     }
     return ok;
   }
@@ -124,8 +144,30 @@ class Generator {
       ok = temporaries(1) && release(activations);
     }
     ok = ok && marker(MarkerType::kPop, iteration);
+    // As the companion's default (`--census auto`): after steps 2, 4, 8, 16...
+    if (options_.censuses && iteration >= 2 && std::has_single_bit(iteration)) ok = ok && census();
     now_ += 50'000;  // the idle window
     return ok && temporaries(1);
+  }
+
+  // A census of the weights and the kept buffer, as the companion takes one in the idle window.
+  bool census() {
+    now_ += 10;
+    const uint64_t storages = persistent_.size() + retained_.size();
+    bool ok =
+        emit(Record{Census{now_, 10 * storages, 1'000'000, storages, 0, 0, true}}, kThreadMain);
+    for (size_t w = 0; ok && w < persistent_.size(); ++w) {
+      ok = emit(
+          Record{Held{now_, persistent_[w].address, persistent_[w].size,
+                      kWeightPaths + static_cast<StringId>(w), kNoId, 0, 1, HeldRole::kParameter}},
+          kThreadMain);
+    }
+    for (const Live& kept : retained_) {
+      ok = ok && emit(Record{Held{now_, kept.address, kept.size, kKeptPath, kNoId, 0, 1,
+                                  HeldRole::kOther}},
+                      kThreadMain);
+    }
+    return ok;
   }
 
   bool temporaries(int count) {
@@ -138,9 +180,20 @@ class Generator {
 
   bool alloc(uint64_t size, StackId site, uint64_t thread = kThreadMain) {
     Alloc a;
-    fill(a, pool_.take(size), size, site, thread);
+    const uint64_t address = pool_.take(size);
+    // A block reaching past the segments reserved so far reserves more first, adjacent to them
+    // (a block may span two, as under expandable segments).
+    bool ok = true;
+    while (ok && options_.blocks && pool_.end() > reserved_end_) {
+      Alloc segment;
+      fill(segment, reserved_end_, kSegmentBytes, kSiteSegment, thread);
+      reserved_end_ += kSegmentBytes;
+      ok = emit(Record{segment}, thread);
+    }
+    fill(a, address, size, site, thread);
+    if (options_.blocks) a.kind = MemoryKind::kBlock;
     live_.push_back({a.address, a.size});
-    return emit(Record{a}, thread);
+    return ok && emit(Record{a}, thread);
   }
 
   bool release(std::vector<Live>& from, uint64_t thread = kThreadMain) {
@@ -148,6 +201,7 @@ class Generator {
     from.pop_back();
     Free f;
     fill(f, l.address, l.size, kNoId, thread);
+    if (options_.blocks) f.kind = MemoryKind::kBlock;
     pool_.give(l.address, l.size);
     return emit(Record{f}, thread);
   }
@@ -196,6 +250,7 @@ class Generator {
   AddressPool pool_;
   std::vector<Live> live_, persistent_, retained_;
   std::vector<Record> main_buffer_, side_buffer_;
+  uint64_t reserved_end_ = kBase;  // with --blocks: the segments cover [kBase, reserved_end_)
   uint64_t now_ = 1'000'000;
   uint64_t correlation_ = 0;
   uint64_t emitted_ = 0;
@@ -214,6 +269,10 @@ int main(int argc, char** argv) {
   app.add_option("--leak-bytes", options.leak_bytes, "never freed, per iteration");
   app.add_option("--buffer-records", options.buffer_records, "records per out-of-order buffer");
   app.add_option("--seed", options.seed, "random seed");
+  app.add_flag("--blocks", options.blocks,
+               "allocator blocks (kind block) inside segments (kind device) reserved as needed");
+  app.add_flag("--censuses", options.censuses,
+               "a census of the weights and the kept buffer after iterations 2, 4, 8...");
   uint32_t chunk_bytes = Writer::kDefaultChunkBytes;
   app.add_option("--chunk-bytes", chunk_bytes,
                  "chunk body size of the trace (the writer's default)");
