@@ -82,7 +82,13 @@ void Analysis::dispatch(const trace::Event& e) {
     allocate(e);
   } else if (e.type == trace::EventType::kFree) [[likely]] {
     release(e);
-  } else if (e.type == trace::EventType::kMarker) {
+  } else {
+    dispatchOther(e);
+  }
+}
+
+void Analysis::dispatchOther(const trace::Event& e) {
+  if (e.type == trace::EventType::kMarker) {
     onMarker(e);
   } else if (e.type == trace::EventType::kHeld) {
     countBytes(held_bytes_, e.size);
@@ -104,10 +110,9 @@ void Analysis::allocate(const trace::Event& a) {
   LiveAlloc alloc;
   alloc.address = a.address;
   alloc.size = a.size;
-  const size_t known_sites = retention_.siteCount();
   alloc.site = retention_.siteFor(slot, a.stack);
-  if (alloc.site >= known_sites) [[unlikely]]
-    peaks_.setModule(alloc.site, modules_.groupOf(symbols_.modulePath(a.stack)));
+  if (alloc.site >= known_sites_) [[unlikely]]
+    addSite(alloc.site, slot, a.stack);
   alloc.first_window = birth_window_;
   alloc.slot = slot;
   alloc.flags = birth_flags_;
@@ -119,16 +124,22 @@ void Analysis::allocate(const trace::Event& a) {
   });
   if (options_.ledger != nullptr) [[unlikely]]
     options_.ledger->onAlloc(a, alloc);
-  if (a.kind == kBlockKind) [[unlikely]] {
+  if (a.kind == kBlockKind) {
     checkBlock(a);
   } else if (blocks_seen_ && a.kind == kDeviceKind) {
     segments_.open(a.device, a.address, a.size);
   }
   timeline_.onAlloc(slot, a.size, a.timestamp);
-  retention_.onAlloc(alloc);
   peaks_.onAlloc(alloc, a.timestamp, timeline_.slot(slot).live);
-  if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
   series_[slot].recordRise(a.timestamp, timeline_.slot(slot).live);
+}
+
+// A site's first allocation (a new slot's too): what the per-event path then finds sized.
+void Analysis::addSite(uint32_t site, uint16_t slot, trace::StackId stack) {
+  known_sites_ = site + 1;
+  peaks_.addSite(site, slot);
+  peaks_.setModule(site, modules_.groupOf(symbols_.modulePath(stack)));
+  if (slot >= series_.size()) series_.resize(slot + 1u, LiveSeries(options_.timeline_points));
 }
 
 // Detected iterations (the three replays of AnalysisOptions), for every event before it counts.
@@ -178,15 +189,17 @@ void Analysis::release(const trace::Event& f) {
 // A block must lie in segments its device has live. The segments are collected from the live set
 // when the first block comes (what was allocated before it), then kept up to date.
 void Analysis::checkBlock(const trace::Event& block) {
-  if (!blocks_seen_) {
-    blocks_seen_ = true;
-    live_.forEach([this](const LiveAlloc& live) {
-      const MemoryKey& key = timeline_.slot(live.slot).key;
-      if (key.kind == trace::MemoryKind::kDevice)
-        segments_.open(key.device, live.address, live.size);
-    });
-  }
+  if (!blocks_seen_) [[unlikely]]
+    seeBlocks();
   if (!segments_.covers(block.device, block.address, block.size)) ++blocks_outside_segments_;
+}
+
+void Analysis::seeBlocks() {
+  blocks_seen_ = true;
+  live_.forEach([this](const LiveAlloc& live) {
+    const MemoryKey& key = timeline_.slot(live.slot).key;
+    if (key.kind == trace::MemoryKind::kDevice) segments_.open(key.device, live.address, live.size);
+  });
 }
 
 // A census matches its storages to its device's allocated level: its blocks where it has blocks,
@@ -302,7 +315,7 @@ void Analysis::endIteration() {
   uint32_t started = tracker_.started();
   timeline_.endIteration();
   peaks_.endIteration();
-  retention_.beginWindow(started - 1);
+  retention_.beginWindow(started - 1, [this](uint32_t site) { return peaks_.liveOf(site); });
   if (options_.ledger != nullptr) options_.ledger->onIterationEnd();
   birth_window_ = started;
   birth_flags_ = static_cast<uint8_t>(

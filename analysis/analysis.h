@@ -107,9 +107,12 @@ class Analysis {
   void on(const trace::Held& r) { on(trace::toEvent(r)); }
   void on(const trace::Step& r) { on(trace::toEvent(r)); }
   void on(const trace::Event& e);
-  void dispatch(const trace::Event& e);
-  void allocate(const trace::Event& e);
-  void release(const trace::Event& e);
+  // The per-event path, inlined into the replay's loop (analysis.cpp); the rest out of it.
+  [[gnu::always_inline]] inline void dispatch(const trace::Event& e);
+  [[gnu::always_inline]] inline void allocate(const trace::Event& e);
+  [[gnu::always_inline]] inline void release(const trace::Event& e);
+  [[gnu::noinline]] void dispatchOther(const trace::Event& e);
+  [[gnu::noinline]] void addSite(uint32_t site, uint16_t slot, trace::StackId stack);
   void onMarker(const trace::Event& e);
   void onCensus(const trace::Event& e);
   void onStep(const trace::Event& e);
@@ -130,8 +133,9 @@ class Analysis {
     if (__builtin_add_overflow(sum, size, &sum)) [[unlikely]]
       overflow_ = true;
   }
-  void close(const LiveAlloc& alloc, uint64_t timestamp);
-  void checkBlock(const trace::Event& block);
+  [[gnu::always_inline]] inline void close(const LiveAlloc& alloc, uint64_t timestamp);
+  [[gnu::always_inline]] inline void checkBlock(const trace::Event& block);
+  [[gnu::noinline]] void seeBlocks();
   void beginIteration();
   void endIteration();
   void fillMetadata(Report& report) const;
@@ -159,6 +163,7 @@ class Analysis {
   std::unordered_map<uint32_t, std::vector<uint32_t>> site_links_;  // by site, filled at finish
   symbols::SiteNamer site_namer_;                                   // names the listed sites
 
+  uint32_t known_sites_ = 0;  // Retention's sites that peaks_ and series_ are sized for
   // Attribution of an allocation made now (docs/design.md, "Retention").
   uint32_t birth_window_ = 0;
   uint8_t birth_flags_ = kBornPersistent;

@@ -39,14 +39,14 @@ PeakTally classify(const Ages& a, const NeverFreed::Split& never_freed) {
 
 }  // namespace
 
-void PeakComposition::grow(const LiveAlloc& alloc) {
-  sites_.resize(alloc.site + 1u);
-  sites_[alloc.site].slot = alloc.slot;
-  if (alloc.slot >= slots_.size()) {
+void PeakComposition::addSite(uint32_t site, uint16_t slot_index) {
+  if (site >= sites_.size()) sites_.resize(site + 1u);
+  sites_[site].slot = slot_index;
+  if (slot_index >= slots_.size()) {
     // A slot first seen now held nothing before: its peak so far is 0, at the iteration's start
     // (its first maximum: no cell is stamped with it yet).
-    slots_.resize(alloc.slot + 1u);
-    SlotPeak& slot = slots_[alloc.slot];
+    slots_.resize(slot_index + 1u);
+    SlotPeak& slot = slots_[slot_index];
     slot.peak = in_iteration_ ? 0 : kNoPeak;
     slot.at_ns = start_ns_;
     slot.maximum = 1;

@@ -46,9 +46,11 @@ class PeakComposition {
 
   // After the allocation was opened and counted in the Timeline: `live` is its slot's live bytes
   // now (the Timeline's, which this follows without a counter of its own).
+  // A new site (Retention's index, the next one) of `slot`, before its first allocation.
+  void addSite(uint32_t site, uint16_t slot);
+
   void onAlloc(const LiveAlloc& alloc, uint64_t timestamp, uint64_t live) {
-    if (alloc.site >= sites_.size()) [[unlikely]]
-      grow(alloc);
+    assert(alloc.site < sites_.size() && "an allocation of a site never added");
     SlotPeak& slot = slots_[alloc.slot];
     write(sites_[alloc.site].cells[ageOf(alloc)], slot).add(alloc.size);
     // The first time the most is reached: equal bytes later are no new peak. (Outside an
@@ -58,6 +60,16 @@ class PeakComposition {
       slot.at_ns = timestamp;
       ++slot.maximum;
     }
+  }
+
+  // A site's live bytes now: (allocated before the first counted iteration, later).
+  std::pair<Tally, Tally> liveOf(uint32_t site) const {
+    const std::array<Cell, kAgeCount>& c = sites_[site].cells;
+    Tally counted = c[kEarlier].now;
+    counted += c[kBefore].now;
+    counted += c[kIteration].now;
+    counted += c[kAfter].now;
+    return {c[kPersistent].now, counted};
   }
 
   // The module group (module_groups.h) of a site, before its first allocation; a site never
@@ -128,7 +140,6 @@ class PeakComposition {
   }
   // The site's bytes at its slot's last maximum.
   Ages atPeak(const SiteAges& site) const;
-  void grow(const LiveAlloc& alloc);
 
   uint32_t top_sites_;
   bool in_iteration_ = false;

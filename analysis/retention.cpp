@@ -115,7 +115,7 @@ uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
   SiteIndex& entry = index_.findOrInsert(SiteIndex::keyOf(slot, stack), inserted);
   if (inserted) {
     entry.site = static_cast<uint32_t>(sites_.size());
-    sites_.push_back(Site{slot, stack, {}, {}, {}, {}, false});
+    sites_.push_back(Site{slot, stack, {}, {}, false});
   }
   if (stack < kDirectStacks) {
     if (direct_.size() <= slot) direct_.resize(slot + 1u);
@@ -126,17 +126,13 @@ uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
   return entry.site;
 }
 
-void Retention::beginWindow(uint32_t window) {
+void Retention::openWindow(uint32_t window) {
   assert(!window_open_ && "window begun twice");
   // An iteration has ended: the frees since the one before are part of the run.
   for (const LateFree& f : late_frees_) sites_[f.site].freed_after_retained = true;
   late_frees_.clear();
   window_open_ = true;
   window_ = window;
-  for (Site& s : sites_) {
-    s.window_persistent = s.live_persistent;
-    s.window_counted = s.live_counted;
-  }
 }
 
 void Retention::endWindow(const Timeline& timeline) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -19,8 +20,8 @@ namespace memfloor::analysis {
 struct Site {
   uint16_t slot = 0;
   trace::StackId stack = trace::kNoId;
-  Tally live_persistent;    // live now, allocated before the first counted iteration
-  Tally live_counted;       // live now, allocated later
+  // Its live bytes (allocated before the first counted iteration, and later) are the peak
+  // composition's (peak_composition.h), which counts them by age: beginWindow takes them from it.
   Tally window_persistent;  // live since the open window began (the window's retained set)
   Tally window_counted;
   bool freed_after_retained = false;  // an allocation of a counted iteration outlived a window,
@@ -109,15 +110,10 @@ class Retention {
     return addSite(slot, stack);
   }
 
-  void onAlloc(const LiveAlloc& alloc) {
-    Site& s = sites_[alloc.site];
-    ((alloc.flags & kBornPersistent) != 0 ? s.live_persistent : s.live_counted).add(alloc.size);
-  }
-
+  // An allocation needs nothing here until it ends: what a window starts with is the live bytes
+  // of each site, which beginWindow is given.
   void onFree(const LiveAlloc& alloc) {
-    Site& s = sites_[alloc.site];
     bool persistent = (alloc.flags & kBornPersistent) != 0;
-    subtract(persistent ? s.live_persistent : s.live_counted, alloc.size);
     // windows_ holds the windows closed so far: one at or after first_window was outlived. The
     // free decides the site's pattern once another iteration ends (beginWindow); if none does, it
     // was teardown and the allocation counts as never freed.
@@ -126,11 +122,20 @@ class Retention {
                              static_cast<uint32_t>(windows_.size()), alloc.slot});
     }
     if (window_open_ && alloc.first_window <= window_) {
+      Site& s = sites_[alloc.site];
       subtract(persistent ? s.window_persistent : s.window_counted, alloc.size);
     }
   }
 
-  void beginWindow(uint32_t window);  // idle window `window` (after iteration `window`) starts
+  // Idle window `window` (after iteration `window`) starts. live_of(site) gives a site's live
+  // bytes now, (allocated before the first counted iteration, later): the window's start.
+  template <typename LiveOf>
+  void beginWindow(uint32_t window, LiveOf&& live_of) {
+    openWindow(window);
+    for (uint32_t i = 0; i < sites_.size(); ++i) {
+      std::tie(sites_[i].window_persistent, sites_[i].window_counted) = live_of(i);
+    }
+  }
   // Ends the open window and keeps its top sites: up to top_sites of them, and where the timeline
   // has allocator blocks, up to top_sites more of the blocks' sites, ranked apart and listed first.
   void endWindow(const Timeline& timeline);
@@ -161,6 +166,7 @@ class Retention {
   static constexpr trace::StackId kDirectStacks = 1u << 16;
 
   uint32_t addSite(uint16_t slot, trace::StackId stack);
+  void openWindow(uint32_t window);
 
   struct SiteIndex {
     using Key = uint64_t;
