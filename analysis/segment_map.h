@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <unordered_map>
+#include <vector>
 
 namespace memfloor::analysis {
 
@@ -13,6 +14,9 @@ namespace memfloor::analysis {
 // segments live at its allocation cover all of its bytes: one segment, or several adjacent ones
 // (PyTorch's expandable segments map a block's range in pieces). open, close and a covered check
 // that one segment answers cost O(log segments); a check walks one more step per adjacent piece.
+// Blocks come many to a segment, so the segment that held a whole block is remembered, by the
+// block's 4 MiB region of addresses, in a direct-mapped cache: a check that hits it costs a
+// few compares. Any segment opened or closed empties the cache (a counter moves on).
 class SegmentMap {
  public:
   // A segment at [address, address + size) is live; one already open at the address is replaced.
@@ -21,12 +25,44 @@ class SegmentMap {
   void close(uint32_t device, uint64_t address);
   // Whether live segments of `device` cover [address, address + size); a block of size 0 is
   // covered when a segment holds its address.
-  bool covers(uint32_t device, uint64_t address, uint64_t size) const;
+  bool covers(uint32_t device, uint64_t address, uint64_t size) {
+    if (!cache_.empty()) [[likely]] {
+      const Cached& c = cache_[(address >> kRegionBits) & (kCacheEntries - 1)];
+      if (c.generation == generation_ && c.device == device && address >= c.start &&
+          address < c.limit && size <= c.end - address) {
+        return true;
+      }
+    }
+    return coversSlow(device, address, size);
+  }
   // Live segments over all devices.
   size_t size() const;
 
  private:
+  // 4 MiB regions, 4096 entries (128 KB): 16 GiB of blocks before two regions share an entry.
+  static constexpr unsigned kRegionBits = 22;
+  static constexpr size_t kCacheEntries = 4096;
+  // A live segment [start, end) of `device` that held a whole block, as of `generation`. An
+  // address in [start, limit) is checked against it alone, as coversSlow would: limit is the
+  // next segment's start or the end, whichever comes first (the next segment matters only where
+  // a faulty trace's live segments overlap).
+  struct Cached {
+    uint64_t start = 0, limit = 0, end = 0;
+    uint32_t generation = 0;  // 0: never written
+    uint32_t device = 0;
+  };
+  bool coversSlow(uint32_t device, uint64_t address, uint64_t size);
+  void nextGeneration() {
+    // After 2^32 - 1 changes an old entry could look current again: start over.
+    if (++generation_ == 0) {
+      cache_.assign(cache_.size(), Cached{});
+      generation_ = 1;
+    }
+  }
+
   std::unordered_map<uint32_t, std::map<uint64_t, uint64_t>> by_device_;  // start -> end
+  std::vector<Cached> cache_;  // sized at the first check
+  uint32_t generation_ = 1;    // entries of another generation are empty (0: never written)
 };
 
 }  // namespace memfloor::analysis

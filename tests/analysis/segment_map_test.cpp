@@ -56,5 +56,27 @@ TEST_CASE("closing and reopening a segment, and untrusted sizes", "[segment_map]
   CHECK_FALSE(map.covers(0, 0, 1));
 }
 
+TEST_CASE("a remembered segment answers only until a segment opens or closes", "[segment_map]") {
+  SegmentMap map;
+  map.open(0, kSegment, 8 * kMiB);
+  map.open(0, kSegment + 8 * kMiB, 8 * kMiB);
+  CHECK(map.covers(0, kSegment + kMiB, kMiB));  // remembered for its region
+  CHECK(map.covers(0, kSegment + 2 * kMiB, kMiB));
+  CHECK_FALSE(map.covers(0, kSegment + 15 * kMiB, 2 * kMiB));  // past both
+  CHECK(map.covers(0, kSegment + 7 * kMiB, 2 * kMiB));         // across the two
+  CHECK_FALSE(map.covers(1, kSegment + kMiB, kMiB));           // another device
+  map.close(0, kSegment);
+  CHECK_FALSE(map.covers(0, kSegment + kMiB, kMiB));
+  CHECK_FALSE(map.covers(0, kSegment + 2 * kMiB, kMiB));
+  map.open(0, kSegment, kMiB);
+  CHECK_FALSE(map.covers(0, kSegment + kMiB - 1, 2));
+  CHECK(map.covers(0, kSegment + kMiB / 2, 16));
+  // A faulty trace's overlapping segments: the one starting last at or before the block decides,
+  // whatever was remembered before it.
+  map.open(0, kSegment + kMiB / 2, 16);
+  CHECK(map.covers(0, kSegment + kMiB / 2, 16));
+  CHECK_FALSE(map.covers(0, kSegment + kMiB / 2 + 8, 16));
+}
+
 }  // namespace
 }  // namespace memfloor::analysis
