@@ -95,6 +95,8 @@ class LiveSet {
   void unmatchedFree(uint64_t free_size) { stats_.unmatched_frees.add(free_size); }
 
   const LiveAlloc* find(uint16_t slot, uint64_t address) { return table_.find({address, slot}); }
+  // A hint that an allocation or free at address comes soon (the hash needs no slot).
+  void prefetch(uint64_t address) const { table_.prefetch({address, 0}); }
   // Sets `flag` on the live allocation at (slot, address); false when none is live there.
   bool addFlag(uint16_t slot, uint64_t address, uint8_t flag) {
     LiveAlloc* entry = table_.find({address, slot});
