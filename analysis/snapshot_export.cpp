@@ -75,9 +75,8 @@ class StackTable {
   std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> frames_;
 };
 
-symbols::Symbols readSymbols(const std::string& path) {
-  const trace::TraceFile file(path);
-  trace::FileOrderReader reader(file.source());
+symbols::Symbols readSymbols(const trace::Source& source) {
+  trace::FileOrderReader reader(source);
   symbols::Symbols symbols;
   trace::Record record;
   while (reader.next(record)) {
@@ -292,14 +291,17 @@ SnapshotExport exportTorchSnapshot(const std::string& path, AnalysisOptions opti
   options.ledger = &ledger;
   options.compact_iterations = false;
   SnapshotExport out;
-  out.report = analyzeTrace(path, options);
+  // Opened once: a snapshot or a text trace is encoded into memory when opened, and both the
+  // analysis and the frames read it.
+  const trace::TraceFile file(path);
+  out.report = analyzeTrace(file.source(), options);
   const std::vector<LedgerEntry>& entries = ledger.entries();
 
   std::set<uint32_t> block_devices;
   for (const LedgerEntry& e : entries) {
     if (e.kind == MemoryKind::kBlock) block_devices.insert(e.device);
   }
-  symbols::Symbols symbols = readSymbols(path);
+  symbols::Symbols symbols = readSymbols(file.source());
   if (options.resolver != nullptr) symbols.resolve(*options.resolver);
   StackTable stacks(symbols, out.snapshot);
   const std::vector<std::string> holders = holdersOf(out.report, entries, block_devices);
