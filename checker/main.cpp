@@ -1,193 +1,36 @@
-// memfloor-check: parse the options, collect facts over the compilation database and the Python
-// sources, report.
-#include <clang/Tooling/CommonOptionsParser.h>
-#include <llvm/Support/CommandLine.h>
-#include <llvm/Support/raw_ostream.h>
+// memfloor-check: runs the command lines that need no Clang itself (Python sources, facts
+// documents), and executes memfloor-check-clang, found next to it, with every other one. It links
+// no LLVM: loading LLVM's and Clang's libraries costs a run on Python sources a tenth of its time.
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
-#include "checker/checker.h"
-#include "checker/cpp/compilation_database.h"
-#include "checker/cpp/unit_runner.h"
-#include "checker/input_split.h"
-#include "checker/python_front_end.h"
-#include "common/error.h"
-#include "common/output_file.h"
-#include "common/version.h"
+#include "checker/run_request.h"
+#include "common/parts.h"
 
-namespace {
-
-namespace cl = llvm::cl;
-cl::OptionCategory category("memfloor-check options");
-cl::opt<std::string> format("format", cl::desc("text (default), json or sarif"), cl::init("text"),
-                            cl::cat(category));
-cl::opt<std::string> config_path("config",
-                                 cl::desc("configuration file (default: the nearest "
-                                          ".memfloor-check.json above the first source)"),
-                                 cl::cat(category));
-cl::opt<std::string> baseline("baseline", cl::desc("findings document of accepted findings"),
-                              cl::cat(category));
-cl::opt<bool> fix("fix", cl::desc("apply the fix-its"), cl::cat(category));
-cl::opt<unsigned> jobs("j", cl::desc("translation units in parallel"), cl::init(1),
-                       cl::cat(category));
-cl::opt<std::string> root("root", cl::desc("file names are written relative to it (default: cwd)"),
-                          cl::cat(category));
-cl::opt<std::string> emit_facts("emit-facts", cl::desc("write the merged facts here"),
-                                cl::cat(category));
-cl::list<std::string> load_facts("facts", cl::desc("merge a facts file before the rules run"),
-                                 cl::cat(category));
-cl::opt<std::string> python("python",
-                            cl::desc("the Python interpreter of the Python front end (default: "
-                                     "python3 on PATH)"),
-                            cl::init("python3"), cl::cat(category));
-cl::list<std::string> exclude("exclude",
-                              cl::desc("leave out Python files and directories matching this glob "
-                                       "(repeatable; added to python_exclude)"),
-                              cl::cat(category));
-
-// The -p value as last parsed.
-std::string buildPath() {
-  const auto& registered = cl::getRegisteredOptions();
-  auto it = registered.find("p");
-  return it == registered.end() ? "" : static_cast<cl::opt<std::string>*>(it->second)->getValue();
-}
-
-// CommonOptionsParser loads no database when no file is named. Then the files are all those of the
-// -p database, and the options are parsed again with them so that --extra-arg applies to them.
-std::vector<std::string> databaseFiles() {
-  const std::string dir = buildPath();
-  return memfloor::checker::loadCompilationDatabase(dir.empty() ? "." : dir)->getAllFiles();
-}
-
-llvm::Expected<clang::tooling::CommonOptionsParser> parse(std::vector<const char*>& args) {
-  int argc = static_cast<int>(args.size());
-  return clang::tooling::CommonOptionsParser::create(
-      argc, args.data(), category, cl::ZeroOrMore,
-      "Flags members and node objects that keep device memory after their last use.\n");
-}
-
-// The option `name` takes the next argument as its value (`-p DIR`, `--format json`).
-bool takesValue(std::string_view name) {
-  const auto& registered = cl::getRegisteredOptions();
-  auto it = registered.find(llvm::StringRef(name.data(), name.size()));
-  return it != registered.end() && it->second->getValueExpectedFlag() == cl::ValueRequired;
-}
-
-// CommonOptionsParser runs "without flags" (and says so) when the database it looks for for the
-// named files is missing or does not load. So before it looks, the command line is parsed with a
-// `--` added (a fixed database: no lookup) and the database it would use is loaded here, strictly
-// (throws Error). With `--` already there the files are compiled with what follows it, as always.
-void requireDatabase(std::vector<const char*> args) {
-  if (std::find_if(args.begin(), args.end(),
-                   [](const char* a) { return a == std::string("--"); }) != args.end()) {
-    return;
+int main(int argc, char** argv) {
+  namespace mf = memfloor::checker;
+  if (const std::optional<mf::RunRequest> request =
+          mf::requestWithoutClang(std::vector<std::string>(argv, argv + argc))) {
+    return mf::runCheck(*request, nullptr);
   }
-  args.push_back("--");
-  auto probe = parse(args);
-  if (!probe) {
-    llvm::consumeError(probe.takeError());  // the real parse reports it
-    return;
-  }
-  const std::vector<std::string>& files = probe->getSourcePathList();
-  if (files.empty()) return;
-  const std::string dir = buildPath();
-  if (dir.empty()) {
-    memfloor::checker::findCompilationDatabase(files.front());
-  } else {
-    memfloor::checker::loadCompilationDatabase(dir);
-  }
-}
-
-// Python inputs apart from the rest. CommonOptionsParser declares -p and --extra-arg when it
-// first runs: an empty command line is parsed first so that they are known.
-memfloor::checker::InputSplit splitArguments(int argc, const char** argv) {
-  std::vector<const char*> program{argv[0]};
-  if (auto parsed = parse(program); !parsed) llvm::consumeError(parsed.takeError());
-  return memfloor::checker::splitInputs({argv, argv + argc}, takesValue);
-}
-
-// LLVM writes --help and --version to llvm::outs() and exits; at exit a stream that lost a write
-// reports a fatal error and aborts the process. Registered after outs() is made, this runs before
-// its destructor: the loss is said in one line and is exit code 2, as for the findings.
-void exitOnLostLlvmOutput() {
-  llvm::raw_fd_ostream& out = llvm::outs();
-  out.flush();
-  if (!out.has_error()) return;
-  llvm::errs() << "memfloor-check: error: standard output: cannot write: " << out.error().message()
-               << "\n";
-  out.clear_error();
-  ::_exit(2);  // exit() again from an exit handler is undefined
-}
-
-}  // namespace
-
-int main(int argc, const char** argv) {
-  llvm::outs();
-  std::atexit(exitOnLostLlvmOutput);
-  // --version names memfloor's version, not the LLVM it links.
-  cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << memfloor::kVersion << "\n"; });
-  const memfloor::checker::InputSplit split = splitArguments(argc, argv);
-  const std::vector<std::string>& python_inputs = split.python_inputs;
-  std::vector<const char*> args;
-  for (const std::string& a : split.args) args.push_back(a.c_str());
-  try {
-    requireDatabase(args);
-  } catch (const memfloor::Error& e) {
-    std::cerr << "memfloor-check: error: " << e.what() << "\n";
+  const std::filesystem::path dir = memfloor::common::selfDir();
+  const std::filesystem::path clang =
+      memfloor::common::findPart(memfloor::common::Part::kCheckerClang, dir);
+  if (!clang.empty()) {
+    ::execv(clang.c_str(), argv);  // argv[0] unchanged: messages name memfloor-check
+    std::cerr << "memfloor-check: error: cannot run " << clang.string() << ": "
+              << std::strerror(errno) << "\n";
     return 2;
   }
-  auto parser = parse(args);
-  std::vector<std::string> all;
-  if (parser && parser->getSourcePathList().empty() && load_facts.empty() &&
-      python_inputs.empty()) {
-    try {
-      all = databaseFiles();
-    } catch (const memfloor::Error& e) {
-      std::cerr << "memfloor-check: error: " << e.what() << "\n";
-      return 2;
-    }
-    if (all.empty()) {
-      std::cerr << "memfloor-check: error: no file named and the compilation database has no "
-                   "files (use -p BUILD_DIR)\n";
-      return 2;
-    }
-    auto at = std::find_if(args.begin(), args.end(),
-                           [](const char* a) { return a == std::string("--"); });
-    for (const std::string& f : all) at = std::next(args.insert(at, f.c_str()));
-    parser = parse(args);
-  }
-  if (!parser) {
-    llvm::errs() << "memfloor-check: error: " << llvm::toString(parser.takeError()) << "\n";
-    return 2;
-  }
-  memfloor::common::StandardOutput standard_output;
-  try {
-    namespace mf = memfloor::checker;
-    const mf::OutputFormat output_format = mf::parseOutputFormat(format);  // before any work
-    const std::vector<std::string>& files = parser->getSourcePathList();
-    const std::string first = !files.empty()           ? files.front()
-                              : !python_inputs.empty() ? python_inputs.front()
-                                                       : ".";
-    mf::Config config = mf::resolveConfig(config_path, first);
-    config.python_exclude.insert(config.python_exclude.end(), exclude.begin(), exclude.end());
-    mf::UnitErrors errors;
-    // No C++ source: no compilation database was loaded (Python inputs or --facts only).
-    mf::Facts facts =
-        files.empty() ? mf::Facts{}
-                      : mf::collectFacts(parser->getCompilations(), files, config, jobs, errors);
-    const mf::PythonOptions python_options{python, "", jobs, config.python_exclude};
-    facts.merge(mf::collectPythonFacts(python_inputs, config, python_options, errors.messages));
-    const mf::CheckOptions options{
-        output_format, root, baseline, fix, emit_facts, {load_facts.begin(), load_facts.end()}};
-    const int verdict =
-        mf::finishCheck(std::move(facts), config, options, errors.messages, std::cout, std::cerr);
-    standard_output.check();  // findings lost to a full disk are not a verdict
-    return verdict;
-  } catch (const memfloor::Error& e) {
-    std::cerr << "memfloor-check: error: " << e.what() << "\n";
-    return 2;
-  }
+  std::cerr << "memfloor-check: error: C++ sources, a compilation database and --help need "
+               "memfloor-check-clang, not found at "
+            << memfloor::common::describeCandidates(memfloor::common::Part::kCheckerClang, dir)
+            << "\n";
+  return 2;
 }

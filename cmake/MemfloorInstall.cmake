@@ -1,7 +1,7 @@
 # The install layout (cmake --install build --prefix P), where memfloor's binaries find their
 # parts relative to their own location (common/parts.h):
 #
-#   P/bin/memfloor, P/bin/memfloor-check
+#   P/bin/memfloor, P/bin/memfloor-check, P/bin/memfloor-check-clang
 #   P/lib/memfloor/libmemfloor_hook.so
 #   P/share/memfloor/python            the Python companion (sitecustomize.py, memfloor/)
 #   P/share/memfloor/checker-python    the checker's Python front end (memfloor_pyfacts/)
@@ -9,7 +9,8 @@
 #   P/share/doc/memfloor               README.md and docs/
 #
 # Two components: `tool` (memfloor, the hook, the companion, the demo, the docs: what the wheel
-# carries) and `checker` (memfloor-check and its Python front end, which need LLVM 14).
+# carries) and `checker` (memfloor-check, its Python front end and memfloor-check-clang, which
+# needs LLVM 14).
 # The paths are fixed, not GNUInstallDirs': the binaries look for lib/memfloor and share/memfloor
 # next to their own bin/. Nothing of ours is a shared library that a binary links, so installed
 # files carry no RPATH: CMake drops the build tree's (CUDA's lib folder, from the hook's link to
@@ -25,7 +26,7 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION ${MEMFLOOR_INSTALL_DATA}/python
         COMPONENT tool FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 if(TARGET memfloor-check)
-  install(TARGETS memfloor-check RUNTIME DESTINATION bin COMPONENT checker)
+  install(TARGETS memfloor-check memfloor-check-clang RUNTIME DESTINATION bin COMPONENT checker)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/checker/python/
           DESTINATION ${MEMFLOOR_INSTALL_DATA}/checker-python COMPONENT checker
           FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)

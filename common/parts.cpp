@@ -12,6 +12,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kHookName = "libmemfloor_hook.so";
 constexpr const char* kCheckerName = "memfloor-check";
+constexpr const char* kCheckerClangName = "memfloor-check-clang";
 
 bool isFile(const fs::path& path) {
   std::error_code ec;
@@ -27,6 +28,7 @@ bool holdsPart(Part part, const fs::path& candidate) {
     case Part::kCompanion:
       return isFile(candidate / "sitecustomize.py");
     case Part::kChecker:
+    case Part::kCheckerClang:
       return isExecutableFile(candidate.string());
     case Part::kCheckerPython:
       return isFile(candidate / "memfloor_pyfacts" / "main.py");
@@ -50,6 +52,9 @@ std::vector<fs::path> partCandidates(Part part, const fs::path& exe_dir) {
       break;
     case Part::kChecker:
       places = {exe_dir / kCheckerName, up / "checker" / kCheckerName};
+      break;
+    case Part::kCheckerClang:  // beside memfloor-check, in both trees
+      places = {exe_dir / kCheckerClangName};
       break;
     case Part::kCheckerPython:  // memfloor-check is build/checker/memfloor-check in a build tree
       places = {up / "share" / "memfloor" / "checker-python", exe_dir / "python"};

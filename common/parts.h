@@ -13,6 +13,7 @@ enum class Part {
   kHook,           // libmemfloor_hook.so
   kCompanion,      // the Python companion's folder (sitecustomize.py and memfloor/)
   kChecker,        // memfloor-check
+  kCheckerClang,   // memfloor-check-clang: memfloor-check's C++ front end and option parser
   kCheckerPython,  // the checker's Python front end's folder (memfloor_pyfacts/)
   kDemoData,       // what `memfloor demo` reads: testdata/ and reference_model/ as in the sources
 };
