@@ -8,9 +8,9 @@
 #   P/share/memfloor/demo              what `memfloor demo` reads, at its paths in the sources
 #   P/share/doc/memfloor               README.md and docs/
 #
-# Two components: `tool` (memfloor, the hook, the companion, the demo, the docs: what the wheel
-# carries) and `checker` (memfloor-check, its Python front end and memfloor-check-clang, which
-# needs LLVM 14).
+# Two components: `tool` (memfloor, the hook, the companion, memfloor-check and its Python front
+# end, the demo, the docs: what the wheel carries) and `checker` (memfloor-check-clang, which
+# links LLVM and Clang 14: memfloor-check hands it C++ sources).
 # The paths are fixed, not GNUInstallDirs': the binaries look for lib/memfloor and share/memfloor
 # next to their own bin/. Nothing of ours is a shared library that a binary links, so installed
 # files carry no RPATH: CMake drops the build tree's (CUDA's lib folder, from the hook's link to
@@ -26,10 +26,11 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION ${MEMFLOOR_INSTALL_DATA}/python
         COMPONENT tool FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 if(TARGET memfloor-check)
-  install(TARGETS memfloor-check memfloor-check-clang RUNTIME DESTINATION bin COMPONENT checker)
+  install(TARGETS memfloor-check RUNTIME DESTINATION bin COMPONENT tool)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/checker/python/
-          DESTINATION ${MEMFLOOR_INSTALL_DATA}/checker-python COMPONENT checker
+          DESTINATION ${MEMFLOOR_INSTALL_DATA}/checker-python COMPONENT tool
           FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  install(TARGETS memfloor-check-clang RUNTIME DESTINATION bin COMPONENT checker)
 endif()
 
 # The demo's data, at the paths the demo reads in the sources: the model's recorded traces and

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds the Python wheel from a build folder, with Debian's python3-wheel (`wheel pack`):
 #   OUT/dist/memfloor-<version>-py3-none-manylinux_2_<N>_x86_64.whl
-# It carries `cmake --install`'s `tool` component (memfloor, the hook, the Python companion, the
-# demo's data, the docs) under the package memfloor/prefix/, where the binary finds its parts, and
-# runs it through `python -m memfloor` and the `memfloor` console script (packaging/wheel/).
-# memfloor-check is not in it: it links LLVM and Clang 14 (over 100 MiB of shared libraries that
-# no manylinux system has); the Debian package carries it.
+# It carries `cmake --install`'s `tool` component (memfloor, the hook, the Python companion,
+# memfloor-check and its Python front end, the demo's data, the docs) under the package
+# memfloor/prefix/, where the binary finds its parts, and runs it through `python -m memfloor` and
+# the `memfloor` console script (packaging/wheel/). memfloor-check-clang, which memfloor-check
+# hands C++ sources, is not in it: it links LLVM and Clang 14 (over 100 MiB of shared libraries
+# that no manylinux system has); the Debian package carries it.
 # The platform tag is the newest glibc symbol version the carried binaries use (objdump -T), and
 # the build fails when they need a shared library outside the manylinux baseline other than
 # CUDA's libcupti, which is the user's (docs/install.md).

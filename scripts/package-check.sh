@@ -7,8 +7,8 @@
 #   2. cpack: the Debian package lists the layout and its dependencies, and installs, runs and is
 #      removed without a trace in a dpkg root of its own;
 #   3. the wheel (scripts/build-wheel.sh) installs into a fresh venv with no index, where
-#      `python -m memfloor --version` and the console script run, and `memfloor run` puts the
-#      carried companion first on PYTHONPATH.
+#      `python -m memfloor --version` and the console script run, `memfloor run` puts the
+#      carried companion first on PYTHONPATH, and `memfloor check` checks Python sources.
 # Usage: scripts/package-check.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,8 +90,9 @@ dpkg=(dpkg --root="$root" --force-script-chrootless --force-not-root)
 [ -z "$(find "$root/usr" -type f 2>/dev/null)" ] || fail "dpkg -r memfloor left files in /usr"
 depends=$(dpkg-deb --field "$deb" Depends)
 grep -q 'libc6' <<<"$depends" || fail "$deb declares no dependency on the C library: '$depends'"
-if grep -qF ./usr/bin/memfloor-check <<<"$contents"; then
-  grep -q 'libclang-cpp14' <<<"$depends" || fail "$deb carries memfloor-check but not its Depends"
+if grep -qF ./usr/bin/memfloor-check-clang <<<"$contents"; then
+  grep -q 'libclang-cpp14' <<<"$depends" ||
+    fail "$deb carries memfloor-check-clang but not its Depends"
 fi
 echo "package-check: $(basename "$deb"): Depends: $depends"
 
@@ -107,4 +108,21 @@ companion=$(cd "$scratch" && "$scratch/venv/bin/memfloor" run -q -o traces -- \
   "$scratch/venv/bin/python" -c 'import memfloor; print(memfloor.__file__)')
 [[ "$companion" == */site-packages/memfloor/prefix/share/memfloor/python/memfloor/__init__.py ]] ||
   fail "memfloor run from the wheel does not put the companion first on PYTHONPATH: $companion"
-echo "package-check: $(basename "$wheel"): python -m memfloor --version and run in a fresh venv"
+# memfloor check from the wheel: Python sources are checked (the front end on the venv's
+# python3); C++ sources need memfloor-check-clang, which the wheel does not carry: one line, 2.
+checked=""
+if [ -f "$build/checker/memfloor-check" ]; then
+  seed=$PWD/testdata/checker/python/seed_offload_manager.py
+  code=0
+  PATH="$scratch/venv/bin:$PATH" "$scratch/venv/bin/memfloor" check "$seed" \
+    >"$scratch/check.out" 2>"$scratch/check.err" || code=$?
+  [ "$code" -eq 1 ] && grep -q 'MF001' "$scratch/check.out" ||
+    fail "memfloor check on Python from the wheel -> $code: $(cat "$scratch/check.err")"
+  code=0
+  "$scratch/venv/bin/memfloor" check "$PWD/testdata/checker/mf002_retained_member.cpp" \
+    -- -std=c++17 >/dev/null 2>"$scratch/check.err" || code=$?
+  [ "$code" -eq 2 ] && grep -q 'need memfloor-check-clang' "$scratch/check.err" ||
+    fail "memfloor check on C++ from the wheel -> $code: $(cat "$scratch/check.err")"
+  checked=", memfloor check on Python"
+fi
+echo "package-check: $(basename "$wheel"): python -m memfloor --version, run$checked in a fresh venv"
