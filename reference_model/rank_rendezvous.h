@@ -8,9 +8,10 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tcp_stream.h"
 
 namespace refmodel {
 
@@ -23,39 +24,11 @@ struct RankEnv {
   int master_port = 29500;
 };
 
-// A rank-setup or link failure; the message names the address, the rank and what went wrong.
-class RankError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT through `getenv` (a parameter so
 // tests need no process environment). nullopt when RANK is unset. Throws RankError naming the
 // variable when a value is not a number, out of range (0 <= RANK < WORLD_SIZE, 1 <= port <= 65535)
 // or when RANK is set without WORLD_SIZE. MASTER_ADDR defaults to 127.0.0.1, MASTER_PORT to 29500.
 std::optional<RankEnv> rankEnvFrom(const std::function<const char*(const char*)>& getenv);
-
-// A connected TCP stream (move-only; closes its descriptor). Reads and writes loop over partial
-// transfers and EINTR; both throw RankError naming the peer on an error or an early end of stream.
-class StreamSocket {
- public:
-  StreamSocket(int fd, std::string peer);
-  ~StreamSocket();
-  StreamSocket(StreamSocket&& other) noexcept;
-  StreamSocket& operator=(StreamSocket&& other) noexcept;
-  StreamSocket(const StreamSocket&) = delete;
-  StreamSocket& operator=(const StreamSocket&) = delete;
-
-  void writeAll(const void* data, std::size_t size);
-  void readAll(void* data, std::size_t size);
-  // Ends both directions: a reader blocked in readAll (another thread) returns with an error.
-  void shutdown();
-  const std::string& peer() const { return peer_; }
-
- private:
-  int fd_ = -1;
-  std::string peer_;  // "host:port (rank N)", for messages
-};
 
 // What the rendezvous leaves each rank with.
 struct NeighbourLinks {
