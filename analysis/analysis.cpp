@@ -277,7 +277,7 @@ void Analysis::onBoundary(Boundary boundary) {
 void Analysis::on(const trace::Property& r) {
   properties_.push_back(r);
   const std::string_view key = symbols_.string(r.key);
-  // Written by the companion (python/memfloor/compiled_names.py): what a generated file holds.
+  // Written by the companion (companion/memfloor/compiled_names.py): what a generated file holds.
   if (key.starts_with(kCompiledProperty)) {
     site_namer_.nameCompiled(std::string(key.substr(kCompiledProperty.size())),
                              std::string(symbols_.string(r.value)));

@@ -18,7 +18,7 @@ struct RunRequest {
   std::string torch_allocator;    // empty | async | native
   std::string census = "auto";    // auto | every | off | optimizer steps ("2,10")
   std::string hook_path;          // empty: MEMFLOOR_HOOK, then next to the executable
-  bool companion = true;          // the Python companion (python/memfloor/) in Python processes
+  bool companion = true;          // the Python companion (companion/memfloor/) in Python processes
   bool modules = false;           // the companion records module paths (MEMFLOOR_MODULES=1)
   std::string companion_dir;      // where it is (runTraced finds it; empty: none)
   bool analyze = false;
@@ -39,8 +39,8 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
 std::string findHook(const std::string& explicit_path);
 
 // The folder holding the Python companion (sitecustomize.py and memfloor/): $MEMFLOOR_PYTHON_DIR,
-// then where the memfloor binary's parts are (common/parts.h: ../share/memfloor/python installed,
-// ../python in the build tree). Empty if none exists.
+// then where the memfloor binary's parts are (common/parts.h: ../share/memfloor/companion installed,
+// ../companion in the build tree). Empty if none exists.
 std::string findCompanion();
 
 // Runs the request; returns the program's exit code (128 + signal when a signal ended it), or

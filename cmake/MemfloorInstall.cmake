@@ -3,7 +3,7 @@
 #
 #   P/bin/memfloor, P/bin/memfloor-check, P/bin/memfloor-check-clang
 #   P/lib/memfloor/libmemfloor_hook.so
-#   P/share/memfloor/python            the Python companion (sitecustomize.py, memfloor/)
+#   P/share/memfloor/companion         the Python companion (sitecustomize.py, memfloor/)
 #   P/share/memfloor/checker-python    the checker's Python front end (memfloor_pyfacts/)
 #   P/share/memfloor/demo              what `memfloor demo` reads, at its paths in the sources
 #   P/share/doc/memfloor               README.md and docs/
@@ -23,7 +23,7 @@ install(TARGETS memfloor RUNTIME DESTINATION bin COMPONENT tool)
 if(TARGET memfloor_hook)
   install(TARGETS memfloor_hook LIBRARY DESTINATION lib/memfloor COMPONENT tool)
 endif()
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION ${MEMFLOOR_INSTALL_DATA}/python
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/companion/ DESTINATION ${MEMFLOOR_INSTALL_DATA}/companion
         COMPONENT tool FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 if(TARGET memfloor-check)
   install(TARGETS memfloor-check RUNTIME DESTINATION bin COMPONENT tool)

@@ -48,7 +48,7 @@ std::vector<fs::path> partCandidates(Part part, const fs::path& exe_dir) {
                 exe_dir / kHookName};
       break;
     case Part::kCompanion:
-      places = {up / "share" / "memfloor" / "python", up / "python", exe_dir / "python"};
+      places = {up / "share" / "memfloor" / "companion", up / "companion", exe_dir / "companion"};
       break;
     case Part::kChecker:
       places = {exe_dir / kCheckerName, up / "checker" / kCheckerName};

@@ -6,7 +6,7 @@
 set -eu
 BUILD=${1:-build-hook}
 targets=(memfloor memfloor_hook memfloor_runtime_hook_tests memfloor_alloc_paths memfloor_trace_probe
-         memfloor_hook_bench memfloor_min_consumer memfloor_lifecycle memfloor_python
+         memfloor_hook_bench memfloor_min_consumer memfloor_lifecycle memfloor_companion
          memfloor_frames_probe)
 model=""
 if cmake --build "$BUILD" --target help 2>/dev/null | grep -q '^reference_model: '; then
@@ -26,5 +26,5 @@ cp "$BUILD/cli/memfloor" "$BUILD/runtime_hook/libmemfloor_hook.so" \
    "$(find "$BUILD" -name libmemfloor_min_consumer.so -type f | head -1)" \
    "$BUILD/tests/python/libmemfloor_frames_probe.so" ${model:+"$model"} "$DIST/"
 strip --strip-debug "$DIST"/*
-cp -r "$BUILD/python" "$DIST/python"  # the companion: memfloor finds it next to itself
+cp -r "$BUILD/companion" "$DIST/companion"  # the companion: memfloor finds it next to itself
 du -sh "$DIST"

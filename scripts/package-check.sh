@@ -26,7 +26,7 @@ prefix="$scratch/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 hook=()  # built where CUPTI is (MEMFLOOR_BUILD_HOOK)
 [ -f "$build/runtime_hook/libmemfloor_hook.so" ] && hook=(lib/memfloor/libmemfloor_hook.so)
-for part in bin/memfloor "${hook[@]}" share/memfloor/python/sitecustomize.py \
+for part in bin/memfloor "${hook[@]}" share/memfloor/companion/sitecustomize.py \
   share/memfloor/demo/testdata/model/findings.json share/doc/memfloor/README.md; do
   [ -e "$prefix/$part" ] || fail "cmake --install left out $part"
 done
@@ -73,7 +73,7 @@ echo "package-check: cmake --install: memfloor $version runs the demo and run --
 deb="$build/memfloor_${version}_amd64.deb"
 [ -f "$deb" ] || fail "cpack did not write $deb"
 contents=$(dpkg-deb --contents "$deb")
-for part in ./usr/bin/memfloor "${hook[@]/#/./usr/}" ./usr/share/memfloor/python/sitecustomize.py \
+for part in ./usr/bin/memfloor "${hook[@]/#/./usr/}" ./usr/share/memfloor/companion/sitecustomize.py \
   ./usr/share/memfloor/demo/ ./usr/share/doc/memfloor/; do
   grep -qF " $part" <<<"$contents" || fail "$deb has no $part"
 done
@@ -106,7 +106,7 @@ wheel=$(scripts/build-wheel.sh "$build" "$scratch/wheel" | tail -1)
   fail "the memfloor console script's --version is not $version"
 companion=$(cd "$scratch" && "$scratch/venv/bin/memfloor" run -q -o traces -- \
   "$scratch/venv/bin/python" -c 'import memfloor; print(memfloor.__file__)')
-[[ "$companion" == */site-packages/memfloor/prefix/share/memfloor/python/memfloor/__init__.py ]] ||
+[[ "$companion" == */site-packages/memfloor/prefix/share/memfloor/companion/memfloor/__init__.py ]] ||
   fail "memfloor run from the wheel does not put the companion first on PYTHONPATH: $companion"
 # memfloor check from the wheel: Python sources are checked (the front end on the venv's
 # python3); C++ sources need memfloor-check-clang, which the wheel does not carry: one line, 2.

@@ -19,7 +19,7 @@
 namespace memfloor::trace {
 namespace {
 
-// user_metadata's lines: "module:<path>" (python/memfloor/module_paths.py), "holder:<path>"
+// user_metadata's lines: "module:<path>" (companion/memfloor/module_paths.py), "holder:<path>"
 // (memfloor's exports, trace/torch_snapshot_writer.h).
 constexpr std::string_view kModulePrefix = "module:";
 constexpr std::string_view kHolderPrefix = "holder:";

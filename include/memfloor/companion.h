@@ -1,5 +1,5 @@
 /* memfloor/companion.h: the hook's entry points for a companion that reports an allocator's own
- * blocks and what holds them (python/memfloor/ does, for PyTorch's caching allocator and the
+ * blocks and what holds them (companion/memfloor/ does, for PyTorch's caching allocator and the
  * program's Python objects, through ctypes).
  *
  * All are exported by libmemfloor_hook.so; all are safe from any thread, never block on

@@ -36,12 +36,12 @@ TEST_CASE("An install tree: every part relative to P/bin", "[parts]") {
   t.file("P/bin/memfloor", true);
   t.file("P/bin/memfloor-check", true);
   t.file("P/lib/memfloor/libmemfloor_hook.so");
-  t.file("P/share/memfloor/python/sitecustomize.py");
+  t.file("P/share/memfloor/companion/sitecustomize.py");
   t.file("P/share/memfloor/checker-python/memfloor_pyfacts/main.py");
   t.file("P/share/memfloor/demo/testdata/model/findings.json");
   const fs::path bin = t.path / "P" / "bin";
   CHECK(findPart(Part::kHook, bin) == t.path / "P/lib/memfloor/libmemfloor_hook.so");
-  CHECK(findPart(Part::kCompanion, bin) == t.path / "P/share/memfloor/python");
+  CHECK(findPart(Part::kCompanion, bin) == t.path / "P/share/memfloor/companion");
   CHECK(findPart(Part::kChecker, bin) == t.path / "P/bin/memfloor-check");
   CHECK(findPart(Part::kCheckerPython, bin) == t.path / "P/share/memfloor/checker-python");
   CHECK(findPart(Part::kDemoData, bin) == t.path / "P/share/memfloor/demo");
@@ -51,7 +51,7 @@ TEST_CASE("A build tree: the parts where the build puts them", "[parts]") {
   TempDir t;
   t.file("build/cli/memfloor", true);
   t.file("build/runtime_hook/libmemfloor_hook.so");
-  t.file("build/python/sitecustomize.py");
+  t.file("build/companion/sitecustomize.py");
   t.file("build/checker/memfloor-check", true);
   t.file("build/checker/python/memfloor_pyfacts/main.py");
   t.file("src/testdata/model/findings.json");
@@ -59,7 +59,7 @@ TEST_CASE("A build tree: the parts where the build puts them", "[parts]") {
   fs::create_directory_symlink(t.path / "src", t.path / "build/share/memfloor/demo");
   const fs::path cli = t.path / "build" / "cli";
   CHECK(findPart(Part::kHook, cli) == t.path / "build/runtime_hook/libmemfloor_hook.so");
-  CHECK(findPart(Part::kCompanion, cli) == t.path / "build/python");
+  CHECK(findPart(Part::kCompanion, cli) == t.path / "build/companion");
   CHECK(findPart(Part::kChecker, cli) == t.path / "build/checker/memfloor-check");
   CHECK(findPart(Part::kDemoData, cli) == t.path / "src");  // the link, resolved
   // memfloor-check runs from build/checker, its front end next to it.
@@ -72,16 +72,16 @@ TEST_CASE("A flat folder (scripts/gpu-dist.sh): the hook and the companion besid
   TempDir t;
   t.file("dist/memfloor", true);
   t.file("dist/libmemfloor_hook.so");
-  t.file("dist/python/sitecustomize.py");
+  t.file("dist/companion/sitecustomize.py");
   const fs::path dist = t.path / "dist";
   CHECK(findPart(Part::kHook, dist) == dist / "libmemfloor_hook.so");
-  CHECK(findPart(Part::kCompanion, dist) == dist / "python");
+  CHECK(findPart(Part::kCompanion, dist) == dist / "companion");
 }
 
 TEST_CASE("A folder without the file its user opens, or a checker not executable, is no part",
           "[parts]") {
   TempDir t;
-  fs::create_directories(t.path / "P/share/memfloor/python/memfloor");
+  fs::create_directories(t.path / "P/share/memfloor/companion/memfloor");
   t.file("P/share/memfloor/checker-python/memfloor_pyfacts/__init__.py");
   t.file("P/bin/memfloor-check");
   const fs::path bin = t.path / "P" / "bin";
@@ -89,7 +89,7 @@ TEST_CASE("A folder without the file its user opens, or a checker not executable
   CHECK(findPart(Part::kCheckerPython, bin).empty());
   CHECK(findPart(Part::kChecker, bin).empty());
   CHECK(findPart(Part::kHook, bin).empty());
-  CHECK_FALSE(holdsPart(Part::kCompanion, t.path / "P/share/memfloor/python"));
+  CHECK_FALSE(holdsPart(Part::kCompanion, t.path / "P/share/memfloor/companion"));
 }
 
 TEST_CASE("The candidates: install place first, named in messages; none without a folder",
@@ -100,7 +100,7 @@ TEST_CASE("The candidates: install place first, named in messages; none without 
   CHECK(hook[1] == "/opt/mf/runtime_hook/libmemfloor_hook.so");
   CHECK(hook[2] == "/opt/mf/bin/libmemfloor_hook.so");
   CHECK_THAT(describeCandidates(Part::kCompanion, "/opt/mf/bin"),
-             Contains("'/opt/mf/share/memfloor/python' or '/opt/mf/python'"));
+             Contains("'/opt/mf/share/memfloor/companion' or '/opt/mf/companion'"));
   CHECK(partCandidates(Part::kHook, "").empty());  // never relative to the working directory
   CHECK(findPart(Part::kDemoData, "").empty());
 }

@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.join(HERE, "..", "..", "python")
+PYTHON_DIR = os.path.join(HERE, "..", "..", "companion")
 FAULTS_DIR = os.path.join(HERE, "faults")
 HOOK = os.environ.get("MEMFLOOR_HOOK_LIB", "")
 

@@ -6,7 +6,7 @@ import sys
 import tempfile
 import unittest
 
-PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "companion")
 
 PROBE = """
 import sys

@@ -231,12 +231,12 @@ TEST_CASE(
 TEST_CASE("the Python companion goes first on PYTHONPATH, the user's path after it",
           "[runtime_hook][run]") {
   RunRequest request;
-  request.companion_dir = "/opt/memfloor/python";
+  request.companion_dir = "/opt/memfloor/companion";
   std::vector<std::string> notes;
   std::vector<std::string> env = tracedEnvironment(request, "/h.so", "/out", {}, notes);
-  CHECK(has(env, "PYTHONPATH=/opt/memfloor/python"));
+  CHECK(has(env, "PYTHONPATH=/opt/memfloor/companion"));
   env = tracedEnvironment(request, "/h.so", "/out", {"PYTHONPATH=/src:/lib"}, notes);
-  CHECK(has(env, "PYTHONPATH=/opt/memfloor/python:/src:/lib"));
+  CHECK(has(env, "PYTHONPATH=/opt/memfloor/companion:/src:/lib"));
   request.companion_dir.clear();  // --no-companion, or not found
   env = tracedEnvironment(request, "/h.so", "/out", {"PYTHONPATH=/src"}, notes);
   CHECK(has(env, "PYTHONPATH=/src"));

@@ -2,7 +2,7 @@
 in the idle window after the training steps MEMFLOOR_CENSUS names, as the analysis defines it:
 after the step and its zero_grad, at the next step's first forward before it runs
 (training_steps.py) or at the exit; when the step ran inside an iteration range
-(iteration_ranges.py), once that range has closed. One census record per device that has storages
+(nvtx_iterations.py), once that range has closed. One census record per device that has storages
 goes to the hook (memfloor_census_v1), so the trace says which Python paths hold the blocks of
 that window."""
 
@@ -15,7 +15,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional
 from memfloor.census import Census, StorageEntry, take_census
 from memfloor.counts import count_of
 from memfloor.hook_api import CensusV1, Hook, find_hook
-from memfloor.iteration_ranges import IterationRanges
+from memfloor.nvtx_iterations import NvtxIterations
 from memfloor.guard import say
 from memfloor.training_steps import TrainingSteps
 
@@ -96,7 +96,7 @@ class CensusSchedule:
     def __init__(self, torch: types.ModuleType, schedule: Schedule, device_type: str = "cuda",
                  drain: Optional[Callable[[], None]] = None,
                  find: Callable[[], Optional[Hook]] = find_hook, verbose: bool = False,
-                 ranges: Optional[IterationRanges] = None) -> None:
+                 ranges: Optional[NvtxIterations] = None) -> None:
         self._torch = torch
         self._schedule = schedule
         self._device_type = device_type
@@ -108,11 +108,11 @@ class CensusSchedule:
         self.taken = 0
         self.on = schedule.mode != OFF
         self.pending = 0  # the step whose census waits for its idle window, 0 if none
-        self._ranges: Optional[IterationRanges] = None
+        self._ranges: Optional[NvtxIterations] = None
         if ranges is not None:
             self._wait_for(ranges)
 
-    def _wait_for(self, ranges: IterationRanges) -> None:
+    def _wait_for(self, ranges: NvtxIterations) -> None:
         self._ranges = ranges
         ranges.on_end = self.idle
         ranges.on_begin = self.idle
@@ -204,15 +204,15 @@ class CensusSchedule:
 
 def ranges_from_environment(torch: types.ModuleType, environ=os.environ,
                             find: Callable[[], Optional[Hook]] = find_hook
-                            ) -> Optional[IterationRanges]:
+                            ) -> Optional[NvtxIterations]:
     """torch.cuda.nvtx's ranges watched with the pattern in MEMFLOOR_CENSUS_RANGES (every
-    outermost range when it is unset), matched by the hook (iteration_ranges.py); None when there
+    outermost range when it is unset), matched by the hook (nvtx_iterations.py); None when there
     is no such module, or when the iteration ranges are another NVTX domain's
     (MEMFLOOR_ITERATION_DOMAIN)."""
     nvtx = getattr(getattr(torch, "cuda", None), "nvtx", None)
     if nvtx is None or environ.get("MEMFLOOR_ITERATION_DOMAIN", ""):
         return None  # torch.cuda.nvtx's ranges are the default domain's: not iterations then
-    ranges = IterationRanges(environ.get("MEMFLOOR_CENSUS_RANGES", ""), find)
+    ranges = NvtxIterations(environ.get("MEMFLOOR_CENSUS_RANGES", ""), find)
     return ranges if ranges.install(nvtx) else None
 
 

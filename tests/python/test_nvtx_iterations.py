@@ -1,4 +1,4 @@
-"""iteration_ranges: which NVTX ranges are iterations, and a census that waits for the iteration
+"""nvtx_iterations: which NVTX ranges are iterations, and a census that waits for the iteration
 range around its optimizer step to close."""
 
 import ctypes
@@ -10,7 +10,7 @@ import unittest.mock
 
 from memfloor import hook_api
 from memfloor.census_schedule import CensusSchedule, parse_schedule, ranges_from_environment
-from memfloor.iteration_ranges import IterationRanges
+from memfloor.nvtx_iterations import NvtxIterations
 from test_census_schedule import FakeHook, step
 
 # The analysis' default (analysis/iteration_tracker.h), as `memfloor run` passes it.
@@ -62,11 +62,11 @@ class RecordingSchedule:
 
 
 @needs_hook
-class IterationRangesTest(unittest.TestCase):
+class NvtxIterationsTest(unittest.TestCase):
     def setUp(self):
         self.calls = []
         self.nvtx = fake_nvtx(self.calls)
-        self.ranges = IterationRanges(DEFAULT, loaded)
+        self.ranges = NvtxIterations(DEFAULT, loaded)
         self.assertTrue(self.ranges.install(self.nvtx))
 
     def test_the_wrappers_call_the_originals_and_return_what_they_return(self):
@@ -95,7 +95,7 @@ class IterationRangesTest(unittest.TestCase):
         self.assertFalse(self.ranges.inside())
 
     def test_without_a_pattern_every_outermost_range_is_one(self):
-        ranges = IterationRanges(None)
+        ranges = NvtxIterations(None)
         nvtx = fake_nvtx([])
         ranges.install(nvtx)
         nvtx.range_push("anything")
@@ -118,7 +118,7 @@ class IterationRangesTest(unittest.TestCase):
 
     def test_a_module_without_the_functions_is_left_alone(self):
         partial = types.SimpleNamespace(range_push=lambda msg: 0)
-        self.assertFalse(IterationRanges(DEFAULT, loaded).install(partial))
+        self.assertFalse(NvtxIterations(DEFAULT, loaded).install(partial))
         self.assertFalse(hasattr(getattr(partial, "range_push"), "__wrapped__"))
 
 
@@ -127,7 +127,7 @@ class WaitingCensusTest(unittest.TestCase):
     def setUp(self):
         self.calls = []
         self.nvtx = fake_nvtx(self.calls)
-        ranges = IterationRanges(DEFAULT, loaded)
+        ranges = NvtxIterations(DEFAULT, loaded)
         ranges.install(self.nvtx)
         self.recorder = RecordingSchedule(ranges, self.calls).schedule
 
@@ -180,7 +180,7 @@ class WaitingCensusTest(unittest.TestCase):
     def test_an_unscheduled_step_leaves_nothing_waiting(self):
         calls = []
         nvtx = fake_nvtx(calls)
-        ranges = IterationRanges(DEFAULT, loaded)
+        ranges = NvtxIterations(DEFAULT, loaded)
         ranges.install(nvtx)
         recorder = RecordingSchedule(ranges, calls, text="2").schedule
         nvtx.range_push("iteration 0")
@@ -195,7 +195,7 @@ class HookMatchingTest(unittest.TestCase):
 
     def test_a_pattern_that_backtracking_would_hang_on_is_matched_by_the_hook(self):
         # Python's re takes minutes over this push ((a+)+ and 27 a's then '!'), doubling per a.
-        ranges = IterationRanges("(a+)+", loaded)
+        ranges = NvtxIterations("(a+)+", loaded)
         nvtx = fake_nvtx([])
         ranges.install(nvtx)
         nvtx.range_push("a" * 27 + "!")
@@ -206,19 +206,19 @@ class HookMatchingTest(unittest.TestCase):
 
     def test_before_the_hook_is_loaded_no_range_is_an_iteration(self):
         hooks = [None]
-        ranges = IterationRanges(DEFAULT, lambda: hooks[0])
+        ranges = NvtxIterations(DEFAULT, lambda: hooks[0])
         nvtx = fake_nvtx([])
         ranges.install(nvtx)
         nvtx.range_push("iteration 0")
         self.assertFalse(ranges.inside())
         nvtx.range_pop()
         hooks[0] = HOOK
-        with unittest.mock.patch("memfloor.iteration_ranges.time.monotonic", return_value=1e9):
+        with unittest.mock.patch("memfloor.nvtx_iterations.time.monotonic", return_value=1e9):
             nvtx.range_push("iteration 1")  # looked for again: a second has passed
         self.assertTrue(ranges.inside())
 
     def test_a_pattern_the_hook_refuses_is_said_once_and_every_outermost_range_counts(self):
-        ranges = IterationRanges("(", loaded)
+        ranges = NvtxIterations("(", loaded)
         nvtx = fake_nvtx([])
         ranges.install(nvtx)
         with unittest.mock.patch("sys.stderr") as stderr:
@@ -229,7 +229,7 @@ class HookMatchingTest(unittest.TestCase):
 
     def test_an_older_hook_without_pattern_matching_watches_no_range(self):
         older = types.SimpleNamespace(has_name_pattern=False)
-        ranges = IterationRanges(DEFAULT, lambda: older)
+        ranges = NvtxIterations(DEFAULT, lambda: older)
         nvtx = fake_nvtx([])
         ranges.install(nvtx)
         with unittest.mock.patch("sys.stderr") as stderr:
@@ -242,7 +242,7 @@ class HookMatchingTest(unittest.TestCase):
     def test_a_failure_in_what_the_wrappers_add_is_said_once_and_never_reaches_the_program(self):
         calls = []
         nvtx = fake_nvtx(calls)
-        ranges = IterationRanges(None, loaded)
+        ranges = NvtxIterations(None, loaded)
         ranges.install(nvtx)
 
         def broken():

@@ -34,7 +34,7 @@ def _never(name: str) -> bool:  # noqa: ARG001: a matcher's signature
     return False
 
 
-class IterationRanges:
+class NvtxIterations:
     def __init__(self, pattern: Optional[str],
                  find: Callable[[], Optional[Hook]] = find_hook) -> None:
         """pattern: the iteration pattern, in RE2's syntax (the hook compiles it); None or "" for

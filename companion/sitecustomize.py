@@ -1,7 +1,7 @@
 """memfloor's entry into a traced Python process.
 
 `memfloor run` puts this directory first on PYTHONPATH, so Python's site module imports this file
-at start-up. It starts the companion (python/memfloor/), then runs the sitecustomize it shadows,
+at start-up. It starts the companion (companion/memfloor/), then runs the sitecustomize it shadows,
 if the interpreter has one, as if that had been imported directly. Nothing in here may stop the
 program: every failure is one stderr line.
 """
