@@ -86,7 +86,7 @@ fi
 if [[ " $PARTS " == *" census "* ]]; then
   echo "== 6. censuses on the GPU (a recording stand-in for the hook)"
   for alloc in native async; do
-    PYTHONPATH=python python3 $T/census_gpu.py --allocator "$alloc" | tee -a "$SUMMARY"
+    PYTHONPATH=companion python3 $T/census_gpu.py --allocator "$alloc" | tee -a "$SUMMARY"
   done
   echo "== 6b. planted holders, traced"
   for case in graph list cache plain; do

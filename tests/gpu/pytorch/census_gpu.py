@@ -6,7 +6,7 @@ census); after every AdamW step a census must find the parameters, gradients, op
 the kept logits on cuda:0 with their roles, and leave torch.cuda.memory_allocated() as it found
 it. Prints one line, OK or FAIL.
 
-  PYTHONPATH=python python3 tests/gpu/pytorch/census_gpu.py [--allocator native|async]
+  PYTHONPATH=companion python3 tests/gpu/pytorch/census_gpu.py [--allocator native|async]
 """
 import argparse
 import os
