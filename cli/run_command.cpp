@@ -18,6 +18,7 @@
 #include "cli/hook_check.h"
 #include "common/error.h"
 #include "common/parts.h"
+#include "common/run_settings.h"
 
 extern char** environ;
 
@@ -27,8 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kStackModes[] = {"auto", "python", "native", "none"};  // --stacks
-constexpr const char* kCensusModes[] = {"auto", "every", "off"};  // --census, or a list of steps
+using run_settings::kCensusModes;  // --census, or a list of steps
+using run_settings::kStackModes;   // --stacks
 
 bool isFile(const fs::path& path) {
   std::error_code ec;
@@ -109,7 +110,7 @@ void validate(const RunRequest& request) {
 
 std::string findHook(const std::string& explicit_path) {
   if (!explicit_path.empty()) return isFile(explicit_path) ? explicit_path : std::string();
-  if (const char* env = std::getenv("MEMFLOOR_HOOK"); env != nullptr && *env != '\0') {
+  if (const char* env = std::getenv(run_settings::kHookPath); env != nullptr && *env != '\0') {
     return isFile(env) ? std::string(env) : std::string();
   }
   return common::findPart(common::Part::kHook, common::selfDir()).string();
@@ -117,7 +118,7 @@ std::string findHook(const std::string& explicit_path) {
 
 std::string findCompanion() {
   std::error_code ec;
-  if (const char* env = std::getenv("MEMFLOOR_PYTHON_DIR"); env != nullptr && *env != '\0') {
+  if (const char* env = std::getenv(run_settings::kCompanionDir); env != nullptr && *env != '\0') {
     return common::holdsPart(common::Part::kCompanion, env) ? fs::weakly_canonical(env, ec).string()
                                                             : std::string();
   }
@@ -142,20 +143,20 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
   } else {
     setEnv(env, "NVTX_INJECTION64_PATH", hook);
   }
-  setEnv(env, "MEMFLOOR_OUTPUT_DIR", output_dir);
-  setEnv(env, "MEMFLOOR_STACKS", request.stacks);
-  setEnv(env, "MEMFLOOR_CENSUS", request.census);
-  if (request.modules) setEnv(env, "MEMFLOOR_MODULES", "1");  // else the program's own setting
-  if (!request.buffer_size.empty()) setEnv(env, "MEMFLOOR_BUFFER_SIZE", request.buffer_size);
+  setEnv(env, run_settings::kOutputDir, output_dir);
+  setEnv(env, run_settings::kStacks, request.stacks);
+  setEnv(env, run_settings::kCensus, request.census);
+  if (request.modules) setEnv(env, run_settings::kModules, "1");  // else the program's own setting
+  if (!request.buffer_size.empty()) setEnv(env, run_settings::kBufferSize, request.buffer_size);
   if (!request.iteration_pattern.empty()) {
-    setEnv(env, "MEMFLOOR_ITERATION_PATTERN", request.iteration_pattern);
+    setEnv(env, run_settings::kIterationPattern, request.iteration_pattern);
   }
   // The companion sees torch.cuda.nvtx's ranges only, which are the default domain's.
   if (!request.iteration_domain.empty()) {
-    setEnv(env, "MEMFLOOR_ITERATION_DOMAIN", request.iteration_domain);
+    setEnv(env, run_settings::kIterationDomain, request.iteration_domain);
   }
   // The companion's census waits for an iteration range around an optimizer step to close.
-  setEnv(env, "MEMFLOOR_CENSUS_RANGES",
+  setEnv(env, run_settings::kCensusRanges,
          request.iteration_pattern.empty() ? std::string(analysis::kDefaultIterationPattern)
                                            : request.iteration_pattern);
   if (!request.companion_dir.empty()) {
@@ -189,8 +190,9 @@ int runTraced(const RunRequest& given) {
     request.companion_dir = findCompanion();
     if (request.companion_dir.empty() && !request.quiet) {
       fmt::print(stderr,
-                 "memfloor: the Python companion is not next to memfloor (set "
-                 "MEMFLOOR_PYTHON_DIR); Python processes are traced without it\n");
+                 "memfloor: the Python companion is not next to memfloor (set {}); Python "
+                 "processes are traced without it\n",
+                 run_settings::kCompanionDir);
     }
   }
   std::string hook = findHook(request.hook_path);

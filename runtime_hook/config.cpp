@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/run_settings.h"
 #include "common/units.h"
 
 namespace memfloor::hook {
@@ -47,6 +48,7 @@ bool parseCount(const char* text, uint64_t& out) {
 
 namespace {
 
+// run_settings::kStackModes as the hook's modes (tests/runtime_hook/config_test.cpp: every one).
 struct StackModeName {
   StackMode mode;
   const char* name;
@@ -86,10 +88,10 @@ NativeFrames nativeFramesFor(StackMode mode, bool python) {
 
 Config readConfig(GetEnv get, void* context, std::string& warnings) {
   Config config;
-  if (const char* v = get("MEMFLOOR_OUTPUT_DIR", context); v != nullptr && *v != '\0') {
+  if (const char* v = get(run_settings::kOutputDir, context); v != nullptr && *v != '\0') {
     config.output_dir = v;
   }
-  if (const char* v = get("MEMFLOOR_STACKS", context); v != nullptr && *v != '\0') {
+  if (const char* v = get(run_settings::kStacks, context); v != nullptr && *v != '\0') {
     bool known = false;
     for (const StackModeName& m : kStackModes) {
       if (std::strcmp(v, m.name) == 0) {
@@ -97,38 +99,38 @@ Config readConfig(GetEnv get, void* context, std::string& warnings) {
         known = true;
       }
     }
-    if (!known) warn(warnings, "MEMFLOOR_STACKS", v, "expected none, native, python or auto");
+    if (!known) warn(warnings, run_settings::kStacks, v, "expected none, native, python or auto");
   }
-  if (const char* v = get("MEMFLOOR_BUFFER_SIZE", context); v != nullptr && *v != '\0') {
+  if (const char* v = get(run_settings::kBufferSize, context); v != nullptr && *v != '\0') {
     uint64_t bytes = 0;
     // CUPTI wants at least a few KiB; above 256 MiB one buffer is wasteful.
     if (parseByteSize(v, bytes) && bytes >= 64 * units::kKiB && bytes <= 256 * units::kMiB) {
       config.buffer_bytes = static_cast<uint32_t>(bytes);
     } else {
-      warn(warnings, "MEMFLOOR_BUFFER_SIZE", v, "expected a size between 64k and 256m");
+      warn(warnings, run_settings::kBufferSize, v, "expected a size between 64k and 256m");
     }
   }
-  if (const char* v = get("MEMFLOOR_STACK_DEPTH", context); v != nullptr && *v != '\0') {
+  if (const char* v = get(run_settings::kStackDepth, context); v != nullptr && *v != '\0') {
     uint64_t depth = 0;
     if (parseByteSize(v, depth) && depth <= 512) {
       config.max_stack_depth = static_cast<uint32_t>(depth);
     } else {
-      warn(warnings, "MEMFLOOR_STACK_DEPTH", v, "expected 1..512");
+      warn(warnings, run_settings::kStackDepth, v, "expected 1..512");
     }
   }
-  if (const char* v = get("MEMFLOOR_FLUSH_MS", context); v != nullptr && *v != '\0') {
+  if (const char* v = get(run_settings::kFlushMs, context); v != nullptr && *v != '\0') {
     uint64_t ms = 0;
     // Milliseconds, not a size: "2k" is refused rather than read as 2048 ms.
     if (parseCount(v, ms) && ms >= 1 && ms <= kMaxFlushMs) {
       config.flush_period_ms = static_cast<uint32_t>(ms);
     } else {
-      warn(warnings, "MEMFLOOR_FLUSH_MS", v, "expected 1..3600000");
+      warn(warnings, run_settings::kFlushMs, v, "expected 1..3600000");
     }
   }
-  if (const char* v = get("MEMFLOOR_ITERATION_PATTERN", context); v != nullptr) {
+  if (const char* v = get(run_settings::kIterationPattern, context); v != nullptr) {
     config.iteration_pattern = v;
   }
-  if (const char* v = get("MEMFLOOR_VERBOSE", context); v != nullptr) {
+  if (const char* v = get(run_settings::kVerbose, context); v != nullptr) {
     config.verbose = std::strcmp(v, "1") == 0;
   }
   return config;

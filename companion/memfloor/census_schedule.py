@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional
 
 from memfloor.census import Census, StorageEntry, take_census
+from memfloor import run_settings
 from memfloor.counts import count_of
 from memfloor.hook_api import CensusV1, Hook, find_hook
 from memfloor.nvtx_iterations import NvtxIterations
 from memfloor.guard import say
 from memfloor.training_steps import TrainingSteps
 
-AUTO, EVERY, OFF, LISTED = "auto", "every", "off", "listed"
+AUTO, EVERY, OFF = run_settings.AUTO, run_settings.EVERY, run_settings.OFF
+LISTED = "listed"
 FIRST_AUTO_STEP = 2  # auto: after steps 2, 4, 8, 16...
 NS_PER_S = 1_000_000_000
 U32_MAX = 0xFFFFFFFF
@@ -58,11 +60,11 @@ def parse_schedule(text: str) -> Schedule:
 
 def schedule_from_environment(environ=os.environ) -> Schedule:
     """MEMFLOOR_CENSUS's schedule (auto when unset); a bad value is said once and is auto."""
-    text = environ.get("MEMFLOOR_CENSUS", "") or AUTO
+    text = environ.get(run_settings.CENSUS, "") or AUTO
     try:
         return parse_schedule(text)
     except ValueError as error:
-        say(f"MEMFLOOR_CENSUS={text}: {error}; using auto")
+        say(f"{run_settings.CENSUS}={text}: {error}; using auto")
         return Schedule(AUTO)
 
 
@@ -210,9 +212,9 @@ def ranges_from_environment(torch: types.ModuleType, environ=os.environ,
     is no such module, or when the iteration ranges are another NVTX domain's
     (MEMFLOOR_ITERATION_DOMAIN)."""
     nvtx = getattr(getattr(torch, "cuda", None), "nvtx", None)
-    if nvtx is None or environ.get("MEMFLOOR_ITERATION_DOMAIN", ""):
+    if nvtx is None or environ.get(run_settings.ITERATION_DOMAIN, ""):
         return None  # torch.cuda.nvtx's ranges are the default domain's: not iterations then
-    ranges = NvtxIterations(environ.get("MEMFLOOR_CENSUS_RANGES", ""), find)
+    ranges = NvtxIterations(environ.get(run_settings.CENSUS_RANGES, ""), find)
     return ranges if ranges.install(nvtx) else None
 
 
@@ -221,5 +223,5 @@ def from_environment(torch: types.ModuleType,
     """The schedule `memfloor run` asked for (MEMFLOOR_CENSUS, MEMFLOOR_CENSUS_DEVICE,
     MEMFLOOR_VERBOSE); watch_ranges adds MEMFLOOR_CENSUS_RANGES and MEMFLOOR_ITERATION_DOMAIN."""
     return CensusSchedule(torch, schedule_from_environment(),
-                          device_type=os.environ.get("MEMFLOOR_CENSUS_DEVICE", "") or "cuda",
-                          drain=drain, verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1")
+                          device_type=os.environ.get(run_settings.CENSUS_DEVICE, "") or "cuda",
+                          drain=drain, verbose=run_settings.verbose(os.environ))

@@ -6,7 +6,7 @@ import time
 import types
 from typing import Callable, Optional, Tuple
 
-from memfloor import import_watch
+from memfloor import import_watch, run_settings
 from memfloor.counts import count_of
 from memfloor.guard import attempt, guarded
 
@@ -17,7 +17,7 @@ _recorder: Optional[object] = None  # the one recorder of this process (a TorchB
 
 
 def _period_s() -> float:
-    ms = count_of(os.environ.get("MEMFLOOR_FLUSH_MS", "")) or DEFAULT_FLUSH_MS
+    ms = count_of(os.environ.get(run_settings.FLUSH_MS, "")) or DEFAULT_FLUSH_MS
     return ms / MS_PER_S
 
 
@@ -28,23 +28,21 @@ def _drain() -> None:
 
 
 def _blocks_on() -> bool:
-    return os.environ.get("MEMFLOOR_TORCH_BLOCKS", "1") != "0"
+    return os.environ.get(run_settings.TORCH_BLOCKS, "1") != "0"
 
 
 def _steps_on() -> bool:
-    return os.environ.get("MEMFLOOR_STEPS", "1") != "0"
+    return os.environ.get(run_settings.STEPS, "1") != "0"
 
 
 def _modules_on() -> bool:
     # Off unless asked for until bench/torch_rounds.sh has measured its cost on a GPU (docs/design.md,
     # "Module paths").
-    return os.environ.get("MEMFLOOR_MODULES", "0") == "1"
+    return os.environ.get(run_settings.MODULES, "0") == "1"
 
 
 def _census_on() -> bool:
-    # census_schedule reads the rest of the value once torch is imported (a bad value is said
-    # then): a Python process that never imports torch loads nothing of the census.
-    return os.environ.get("MEMFLOOR_CENSUS", "").strip() != "off"
+    return not run_settings.census_off(os.environ)
 
 
 def _hook_told() -> Callable[[Tuple], None]:
@@ -132,7 +130,7 @@ def _steps_and_censuses(torch: types.ModuleType) -> None:
     from memfloor.training_steps import TrainingSteps
 
     steps = TrainingSteps(torch, record=_steps_on(),
-                          verbose=os.environ.get("MEMFLOOR_VERBOSE") == "1")
+                          verbose=run_settings.verbose(os.environ))
     census = attempt("census", _census_schedule, torch, steps) if _census_on() else None
     if steps.start() and census is not None:  # PyTorch 2: censuses can be taken
         attempt("watching NVTX ranges", census.watch_ranges)
@@ -166,13 +164,13 @@ def _on_torch(torch: types.ModuleType) -> None:
     """Called at the end of the program's `import torch` (through `guarded`: an exception here
     would fail it). Each part is on its own: one that fails is said and the others run."""
     backward = None
-    if os.environ.get("MEMFLOOR_STACKS", "") != "none":
+    if run_settings.stacks_on(os.environ):
         backward = attempt("naming what backward allocates", _backward_calls, torch)
     if _blocks_on():
         attempt("recording PyTorch's allocator blocks", _blocks, torch, backward)
-    if os.environ.get("MEMFLOOR_STACKS", "") != "none" and _modules_on():
+    if run_settings.stacks_on(os.environ) and _modules_on():
         attempt("naming the modules that allocate", _module_paths, torch, backward)
-    if os.environ.get("MEMFLOOR_STACKS", "") != "none":
+    if run_settings.stacks_on(os.environ):
         attempt("naming compiled graphs", _compiled_names, torch)
     if _steps_on() or _census_on():  # independent of the blocks: either allocator
         attempt("training steps", _steps_and_censuses, torch)
@@ -182,7 +180,7 @@ def start() -> bool:
     """Starts the companion when the process runs under `memfloor run` (the hook's settings are in
     the environment): PyTorch's blocks unless MEMFLOOR_TORCH_BLOCKS is 0, training steps unless
     MEMFLOOR_STEPS is 0, censuses unless MEMFLOOR_CENSUS is off. True if it is watching for torch."""
-    if not os.environ.get("MEMFLOOR_OUTPUT_DIR") or not os.environ.get("CUDA_INJECTION64_PATH"):
+    if not os.environ.get(run_settings.OUTPUT_DIR) or not os.environ.get("CUDA_INJECTION64_PATH"):
         return False
     if not _blocks_on() and not _census_on() and not _steps_on():
         return False

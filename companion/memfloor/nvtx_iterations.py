@@ -23,6 +23,7 @@ import time
 import types
 from typing import Callable, Dict, List, Optional
 
+from memfloor import run_settings
 from memfloor.hook_api import Hook, find_hook
 from memfloor.guard import say
 
@@ -133,7 +134,7 @@ class NvtxIterations:
             try:
                 self._matches = hook.name_pattern(self._pattern)
             except ValueError as error:
-                say(f"MEMFLOOR_CENSUS_RANGES={self._pattern}: {error}; every outermost range is an "
+                say(f"{run_settings.CENSUS_RANGES}={self._pattern}: {error}; every outermost range is an "
                     "iteration")
                 self._pattern = None
                 self._matches = _never

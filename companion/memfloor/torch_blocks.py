@@ -8,6 +8,7 @@ import time
 import types
 from typing import Dict, Optional, Sequence, Tuple
 
+from memfloor import run_settings
 from memfloor.backward_calls import BackwardCalls
 from memfloor.block_log import BlockLog
 from memfloor.counts import count_of
@@ -191,7 +192,7 @@ class TorchBlocks:
         """The last drain (at exit)."""
         self.drain()
         self._stop.set()
-        if os.environ.get("MEMFLOOR_VERBOSE") == "1":
+        if run_settings.verbose(os.environ):
             log = self._log
             say(f"PyTorch blocks: {self._drains} drains ({self._steps} optimizer steps seen), "
                  f"{log.events_written} events, {len(self._stacks)} stacks; "

@@ -4,11 +4,14 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 
+#include "common/run_settings.h"
 #include "tests/runtime_hook/test_support.h"
 
 using namespace memfloor::hook;
+namespace run_settings = memfloor::run_settings;
 using test::Env;
 using test::lookup;
 
@@ -40,15 +43,17 @@ TEST_CASE("memfloor run's variables are read", "[runtime_hook]") {
 }
 
 TEST_CASE("every stack mode is read by its name", "[runtime_hook]") {
-  // The names memfloor run passes (cli/run_command.cpp, --stacks).
-  const std::pair<const char*, StackMode> modes[] = {{"none", StackMode::kNone},
-                                                     {"native", StackMode::kNative},
-                                                     {"python", StackMode::kPython},
-                                                     {"auto", StackMode::kAuto}};
-  for (const auto& [name, mode] : modes) {
-    Env env{{"MEMFLOOR_STACKS", name}};
+  // The names memfloor run passes (common/run_settings.h, --stacks), each one a mode of its own.
+  const std::map<std::string_view, StackMode> modes{{"none", StackMode::kNone},
+                                                    {"native", StackMode::kNative},
+                                                    {"python", StackMode::kPython},
+                                                    {"auto", StackMode::kAuto}};
+  REQUIRE(run_settings::kStackModes.size() == modes.size());
+  for (const std::string_view name : run_settings::kStackModes) {
+    REQUIRE(modes.count(name) == 1);
+    Env env{{run_settings::kStacks, std::string(name)}};
     std::string warnings;
-    CHECK(readConfig(lookup, &env, warnings).stacks == mode);
+    CHECK(readConfig(lookup, &env, warnings).stacks == modes.at(name));
     CHECK(warnings.empty());
   }
 }
