@@ -17,6 +17,7 @@ namespace {
 constexpr auto kDeviceKind = static_cast<uint8_t>(trace::MemoryKind::kDevice);
 constexpr auto kBlockKind = static_cast<uint8_t>(trace::MemoryKind::kBlock);
 constexpr std::string_view kCompiledProperty = "python.compiled:";  // + the generated file
+constexpr std::string_view kIterationPatternProperty = "hook.iteration_pattern";
 
 MemoryKey keyOf(const trace::Event& e) {
   // Kinds are a file-format enum: a value this build does not know is "unknown", not a crash.
@@ -28,6 +29,7 @@ MemoryKey keyOf(const trace::Event& e) {
 
 Analysis::Analysis(AnalysisOptions options)
     : options_(std::move(options)),
+      iteration_pattern_(options_.iteration_pattern),
       // Replays of detected iterations cut them alone, even if markers appeared since the first
       // (a trace still being written): no marker defines an iteration there.
       tracker_(options_.find_cuts || options_.cut_at
@@ -284,6 +286,8 @@ void Analysis::on(const trace::Property& r) {
   }
   // Written where a trace is made from another record (trace/torch_snapshot.cpp): what it lost.
   if (key == trace::kWarningProperty) warnings_.add(std::string(symbols_.string(r.value)));
+  // Written by the hook (runtime_hook/session.cpp): the pattern the program ran with.
+  if (key == kIterationPatternProperty && options_.recorded_pattern) usePattern(r);
   // Written by the hook (runtime_hook/session.cpp): how often CUPTI delivers memory records.
   if (key == "hook.flush_period_ms") {
     const std::string_view value = symbols_.string(r.value);
@@ -293,6 +297,18 @@ void Analysis::on(const trace::Property& r) {
         ms < UINT64_MAX / units::kNsPerMs) {
       recent_.setPeriod(ms * units::kNsPerMs);
     }
+  }
+}
+
+void Analysis::usePattern(const trace::Property& r) {
+  const std::string_view pattern = symbols_.string(r.value);
+  if (pattern.empty() || pattern == iteration_pattern_) return;
+  std::string why;
+  if (tracker_.usePattern(pattern, why)) {
+    iteration_pattern_ = pattern;
+  } else if (!options_.find_cuts && !options_.cut_at) {  // a cutting replay names no iteration
+    warnings_.add("the trace's iteration pattern '" + std::string(pattern) + "' is not used (" +
+                  why + "): iterations are named by '" + iteration_pattern_ + "'");
   }
 }
 
@@ -352,7 +368,7 @@ Report Analysis::finish(const TraceInput& input) {
   report.first_ns = first_ns_;
   report.end_ns = end_ns;
   report.records = records_;
-  report.iteration_pattern = options_.iteration_pattern;
+  report.iteration_pattern = iteration_pattern_;
   report.warmup_iterations = options_.warmup_iterations;
   fillMetadata(report);
 

@@ -35,6 +35,10 @@ class AllocationLedger;
 struct AnalysisOptions {
   // RE2 regex, case-insensitive, full match on the marker name (kDefaultIterationPattern).
   std::string iteration_pattern{kDefaultIterationPattern};
+  // The pattern a trace records (the hook's hook.iteration_pattern: what `memfloor run
+  // --iteration-pattern` or MEMFLOOR_ITERATION_PATTERN set) replaces iteration_pattern; false
+  // where the user named one (analyze's and export's --iteration-pattern).
+  bool recorded_pattern = true;
   // The NVTX domain of the iteration ranges: "" the default domain. Ranges of other domains
   // (NCCL's, a profiler's) never open or close an iteration.
   std::string iteration_domain{};
@@ -99,6 +103,7 @@ class Analysis {
   void on(const trace::ProcessInfo& r) { process_ = r, has_process_ = true; }
   void on(const trace::DeviceInfo& r) { devices_.push_back(r); }
   void on(const trace::Property& r);
+  void usePattern(const trace::Property& r);  // the trace's hook.iteration_pattern
   void on(const trace::Alloc& r) { on(trace::toEvent(r)); }
   void on(const trace::Free& r) { on(trace::toEvent(r)); }
   void on(const trace::PoolEvent& r) { on(trace::toEvent(r)); }
@@ -152,6 +157,7 @@ class Analysis {
   const std::vector<uint32_t>& linksOf(uint32_t site);
 
   AnalysisOptions options_;
+  std::string iteration_pattern_;  // the one naming the iterations: the option's, or the trace's
   symbols::Symbols symbols_;
   IterationTracker tracker_;
   Timeline timeline_;

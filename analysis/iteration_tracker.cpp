@@ -25,6 +25,25 @@ IterationTracker::IterationTracker(std::optional<std::string_view> pattern, std:
   pattern_ = std::move(compiled);
 }
 
+bool IterationTracker::usePattern(std::string_view pattern, std::string& why) {
+  if (!pattern_) {
+    why = "iterations are detected here, not named";
+    return false;
+  }
+  if (!spans_.empty() || depth_ > 0 || steps_ > 0) {
+    why = "it comes after the first iteration";
+    return false;
+  }
+  std::shared_ptr<const re2::RE2> compiled = compileNamePattern(pattern);
+  if (!compiled->ok()) {
+    why = compiled->error();
+    return false;
+  }
+  pattern_ = std::move(compiled);
+  match_cache_.clear();  // names seen so far were asked of the old pattern
+  return true;
+}
+
 bool IterationTracker::matches(std::string_view name) const {
   return pattern_ && matchesName(*pattern_, name);
 }

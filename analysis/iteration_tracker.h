@@ -62,6 +62,12 @@ class IterationTracker {
   // `domain`: the NVTX domain of the iteration ranges ("" the default domain).
   explicit IterationTracker(std::optional<std::string_view> pattern, std::string domain = {});
 
+  // Matches `pattern` from here on instead of the constructor's: the pattern the trace records
+  // (hook.iteration_pattern). Only before any marker matched or step began, and only for a
+  // tracker with a pattern (not one that detects iterations); false, and nothing changed, then
+  // or when RE2 rejects it (`why` says so).
+  bool usePattern(std::string_view pattern, std::string& why);
+
   // Keeps every closed range (for exports); off by default.
   void keepRanges(bool keep) { keep_ranges_ = keep; }
   const std::vector<MarkerRange>& ranges() const { return ranges_; }

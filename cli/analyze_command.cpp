@@ -105,8 +105,10 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("!--no-symbolize", request->traces.symbolize,
                 "do not resolve native frames with llvm-symbolizer");
   cmd->add_option("--iteration-pattern", request->traces.options.iteration_pattern,
-                  "regex (full match, case-insensitive) naming iteration markers")
-      ->capture_default_str();
+                  "regex (full match, case-insensitive) naming iteration markers (default: the "
+                  "one the trace records, that memfloor run was given, else this)")
+      ->capture_default_str()
+      ->each([request](const std::string&) { request->traces.options.recorded_pattern = false; });
   cmd->add_option("--iteration-domain", request->traces.options.iteration_domain,
                   "the NVTX domain of the iteration markers (default: the default domain); "
                   "other domains' ranges never open or close an iteration");

@@ -125,8 +125,10 @@ void addExportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(2u, kMaxPoints));
   cmd->add_option("--iteration-pattern", request->options.iteration_pattern,
-                  "regex (full match, case-insensitive) naming iteration markers")
-      ->capture_default_str();
+                  "regex (full match, case-insensitive) naming iteration markers (default: the "
+                  "one the trace records, that memfloor run was given, else this)")
+      ->capture_default_str()
+      ->each([request](const std::string&) { request->options.recorded_pattern = false; });
   cmd->add_option("--iteration-domain", request->options.iteration_domain,
                   "the NVTX domain of the iteration markers (default: the default domain)");
   cmd->add_option("--warmup", request->options.warmup_iterations,

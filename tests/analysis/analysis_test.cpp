@@ -174,6 +174,37 @@ TEST_CASE("The trailer's end timestamp extends the final window", "[analysis]") 
   CHECK(memoryOf(r.iterations[0]).idle.floor == 0);
 }
 
+TEST_CASE("The iteration pattern the trace records names the iterations unless one is given",
+          "[analysis]") {
+  // What `memfloor run --iteration-pattern "fwd \\d+"` leaves in the trace
+  // (runtime_hook/session.cpp).
+  const auto build = [](const std::string& recorded) {
+    TraceBuilder t;
+    t.record(trace::Property{t.name("hook.iteration_pattern"), t.name(recorded)});
+    t.push(10, "fwd 1").alloc(11, 0x1000, 64).free(12, 0x1000).pop(20);
+    t.push(30, "fwd 2").alloc(31, 0x1000, 64).free(32, 0x1000).pop(40);
+    return t;
+  };
+  const Report recorded = analyze(build(R"(fwd \d+)"));
+  REQUIRE(recorded.iterations.size() == 2);
+  CHECK(recorded.iterations[1].name == "fwd 2");
+  CHECK(recorded.iteration_pattern == R"(fwd \d+)");
+  CHECK(recorded.anomalies.warnings.empty());
+
+  AnalysisOptions given;  // analyze --iteration-pattern: the user's, not the trace's
+  given.recorded_pattern = false;
+  const Report named = analyze(build(R"(fwd \d+)"), given);
+  CHECK(named.iteration_source != IterationSource::kMarkers);
+  CHECK(named.iteration_pattern == kDefaultIterationPattern);
+
+  // A pattern RE2 refuses is said, and the option's names the iterations.
+  const Report bad = analyze(build("fwd (\\d+"));
+  CHECK(bad.iteration_pattern == kDefaultIterationPattern);
+  REQUIRE(bad.anomalies.warnings.size() == 1);
+  CHECK_THAT(bad.anomalies.warnings[0],
+             Catch::Contains("the trace's iteration pattern 'fwd (\\d+' is not used"));
+}
+
 TEST_CASE("Metadata, drops and out-of-order records reach the report", "[analysis]") {
   TraceBuilder t;
   trace::ProcessInfo p;
