@@ -22,19 +22,17 @@ uint8_t* ChunkBuffer::reserve(size_t bytes) {
 }
 
 ChunkLoader::Status ChunkLoader::fail(Status status, std::string detail) {
+  status_ = status;
   detail_ = std::move(detail);
   return status;
 }
 
-// The header at offset into raw (kChunkHeaderSize bytes) and header, its lengths checked.
-ChunkLoader::Status ChunkLoader::readHeader(uint64_t offset, uint8_t* raw, ChunkHeader& header) {
-  const uint64_t size = source_.size();
-  if (offset >= size) return Status::kEndOfFile;
-  const uint64_t left = size - offset;
-  const size_t got_header = source_.readAt(offset, raw, kChunkHeaderSize);
-  if (got_header < kChunkHeaderSize) {
+// The header at offset, of which raw holds the first `got` bytes, its lengths checked.
+ChunkLoader::Status ChunkLoader::checkHeader(uint64_t offset, const uint8_t* raw, size_t got,
+                                             ChunkHeader& header) {
+  if (got < kChunkHeaderSize) {
     return fail(Status::kTruncated,
-                fmt::format("chunk header of {} bytes, {} present", kChunkHeaderSize, got_header));
+                fmt::format("chunk header of {} bytes, {} present", kChunkHeaderSize, got));
   }
   using L = ChunkHeaderLayout;
   header.checksum = codec::loadLe64(raw + L::kChecksumAt);
@@ -48,36 +46,58 @@ ChunkLoader::Status ChunkLoader::readHeader(uint64_t offset, uint8_t* raw, Chunk
     return fail(Status::kCorrupt, fmt::format("chunk body length {} exceeds the maximum {}",
                                               body_length, kMaxChunkBody));
   }
-  if (body_length > left - kChunkHeaderSize) {
-    return fail(Status::kTruncated, fmt::format("chunk body of {} bytes, {} present", body_length,
-                                                left - kChunkHeaderSize));
+  const uint64_t left = source_.size() - offset - kChunkHeaderSize;  // offset < size: checked
+  if (body_length > left) {
+    return fail(Status::kTruncated,
+                fmt::format("chunk body of {} bytes, {} present", body_length, left));
   }
   return Status::kOk;
 }
 
 ChunkLoader::Status ChunkLoader::loadHeader(uint64_t offset, ChunkHeader& header) {
+  if (offset >= source_.size()) return Status::kEndOfFile;
   uint8_t raw[kChunkHeaderSize];
-  return readHeader(offset, raw, header);
+  return checkHeader(offset, raw, source_.readAt(offset, raw, kChunkHeaderSize), header);
 }
 
-ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
-  ChunkHeader header;  // committed to the buffer once the chunk verified
-  const Status status = readHeader(offset, buffer.reserve(kChunkHeaderSize), header);
-  if (status != Status::kOk) return status;
+// The chunk at offset, its header checked: where it lies in a memory source, else copied into
+// buffer's memory. Null when it is not whole (fail() said why).
+const uint8_t* ChunkLoader::read(uint64_t offset, ChunkHeader& header, ChunkBuffer& buffer) {
+  if (!memory_.empty()) {  // offset < size: checked
+    const uint8_t* chunk = memory_.data() + offset;
+    const auto got =
+        static_cast<size_t>(std::min<uint64_t>(kChunkHeaderSize, source_.size() - offset));
+    return checkHeader(offset, chunk, got, header) == Status::kOk ? chunk : nullptr;
+  }
+  uint8_t* raw = buffer.reserve(kChunkHeaderSize);
+  if (checkHeader(offset, raw, source_.readAt(offset, raw, kChunkHeaderSize), header) !=
+      Status::kOk) {
+    return nullptr;
+  }
   // body_length is now bounded by kMaxChunkBody and by the bytes in the file: safe to allocate.
-  const size_t total = kChunkHeaderSize + size_t{header.body_length};
-  uint8_t* raw = buffer.reserve(total);
+  raw = buffer.reserve(kChunkHeaderSize + size_t{header.body_length});
   const size_t got_body =
       source_.readAt(offset + kChunkHeaderSize, raw + kChunkHeaderSize, header.body_length);
   if (got_body < header.body_length) {  // the source shrank since size() was taken
-    return fail(Status::kTruncated,
-                fmt::format("chunk body of {} bytes, {} present", header.body_length, got_body));
+    fail(Status::kTruncated,
+         fmt::format("chunk body of {} bytes, {} present", header.body_length, got_body));
+    return nullptr;
   }
+  return raw;
+}
+
+ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
+  if (offset >= source_.size()) return Status::kEndOfFile;
+  ChunkHeader header;  // committed to the buffer once the chunk verified
+  const uint8_t* chunk = read(offset, header, buffer);
+  if (chunk == nullptr) return status_;
   constexpr size_t kChecksummedAt = ChunkHeaderLayout::kChecksummedAt;
-  if (detail::chunkChecksum(raw + kChecksummedAt, total - kChecksummedAt) != header.checksum) {
+  const size_t total = kChunkHeaderSize + size_t{header.body_length};
+  if (detail::chunkChecksum(chunk + kChecksummedAt, total - kChecksummedAt) != header.checksum) {
     return fail(Status::kCorrupt, "checksum mismatch");
   }
   buffer.header_ = header;
+  buffer.chunk_ = chunk;
   return Status::kOk;
 }
 

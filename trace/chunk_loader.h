@@ -20,13 +20,12 @@ struct ChunkHeader {
   uint64_t max_timestamp = 0;
 };
 
-// The bytes of one loaded chunk, reused across loads (it grows to the largest chunk seen).
+// The bytes of one loaded chunk: in a memory source, the chunk where it lies; in a file, a copy in
+// a buffer reused across loads (it grows to the largest chunk seen).
 class ChunkBuffer {
  public:
   const ChunkHeader& header() const { return header_; }
-  std::span<const uint8_t> body() const {
-    return {data_.get() + kChunkHeaderSize, header_.body_length};
-  }
+  std::span<const uint8_t> body() const { return {chunk_ + kChunkHeaderSize, header_.body_length}; }
   uint64_t sizeOnDisk() const { return kChunkHeaderSize + uint64_t{header_.body_length}; }
 
  private:
@@ -34,6 +33,7 @@ class ChunkBuffer {
   uint8_t* reserve(size_t bytes);  // keeps the first kChunkHeaderSize bytes
 
   ChunkHeader header_;
+  const uint8_t* chunk_ = nullptr;  // the verified chunk: in the memory source, or data_
   std::unique_ptr<uint8_t[]> data_;
   size_t capacity_ = 0;
 };
@@ -42,9 +42,10 @@ class ChunkLoader {
  public:
   enum class Status { kOk, kEndOfFile, kTruncated, kCorrupt };
 
-  explicit ChunkLoader(const Source& source) : source_(source) {}
+  explicit ChunkLoader(const Source& source) : source_(source), memory_(source.inMemory()) {}
 
-  // Reads the chunk starting at offset into buffer. kOk: the checksum verified. kEndOfFile: offset
+  // Reads the chunk starting at offset into buffer (where it lies in a memory source, else a
+  // copy). kOk: the checksum verified. kEndOfFile: offset
   // is the end of the source. kTruncated / kCorrupt: detail() says why.
   Status load(uint64_t offset, ChunkBuffer& buffer);
   // Reads only the chunk header at offset and checks that its body length is allowed and fits in
@@ -54,9 +55,12 @@ class ChunkLoader {
 
  private:
   Status fail(Status status, std::string detail);
-  Status readHeader(uint64_t offset, uint8_t* raw, ChunkHeader& header);
+  Status checkHeader(uint64_t offset, const uint8_t* raw, size_t got, ChunkHeader& header);
+  const uint8_t* read(uint64_t offset, ChunkHeader& header, ChunkBuffer& buffer);
 
   const Source& source_;
+  std::span<const uint8_t> memory_;  // the source's bytes where it is held in memory
+  Status status_ = Status::kOk;      // of the last fail()
   std::string detail_;
 };
 

@@ -20,6 +20,9 @@ class Source {
   // Reads up to n bytes at offset; returns the count read (less only at the end).
   virtual size_t readAt(uint64_t offset, void* out, size_t n) const = 0;
   virtual const std::string& name() const = 0;  // for messages: the path or a label
+  // The whole source where it is held in memory, else empty: the chunk loader then reads chunks
+  // in place rather than copying them.
+  virtual std::span<const uint8_t> inMemory() const { return {}; }
 };
 
 class FileSource final : public Source {
@@ -46,6 +49,7 @@ class MemorySource final : public Source {
   uint64_t size() const override { return bytes_.size(); }
   size_t readAt(uint64_t offset, void* out, size_t n) const override;
   const std::string& name() const override { return name_; }
+  std::span<const uint8_t> inMemory() const override { return bytes_; }
 
  private:
   std::span<const uint8_t> bytes_;

@@ -38,6 +38,12 @@ struct Segment {
 // starting one, so that a file written by a few interleaved writers merges as a few runs however
 // far its chunks reach back.
 struct Run {
+  Run() = default;
+  // Moved, never copied, when `runs` grows: std::deque's move constructor may allocate and is not
+  // noexcept, so without these the vector would copy every waiting segment's events instead.
+  Run(Run&&) noexcept = default;
+  Run& operator=(Run&&) noexcept = default;
+
   std::deque<Segment> segments;  // never empty while the run is kept
   size_t position = 0;
   const Event& head() const { return segments.front().events[position]; }

@@ -15,6 +15,20 @@ namespace {
 using Status = ChunkLoader::Status;
 using testing::Bytes;
 
+// A memory source that does not say it is one: its chunks are copied, as a file's are.
+class CopiedSource final : public Source {
+ public:
+  explicit CopiedSource(const Bytes& bytes) : memory_(bytes) {}
+  uint64_t size() const override { return memory_.size(); }
+  size_t readAt(uint64_t offset, void* out, size_t n) const override {
+    return memory_.readAt(offset, out, n);
+  }
+  const std::string& name() const override { return memory_.name(); }
+
+ private:
+  MemorySource memory_;
+};
+
 // The reader's checksum (AVX2 where the CPU has it) is the writer's portable XXH3_64bits, at every
 // length that takes another code path and at unaligned starts.
 TEST_CASE("the reader's checksum equals XXH3_64bits", "[trace][chunk_loader]") {
@@ -33,10 +47,15 @@ TEST_CASE("the reader's checksum equals XXH3_64bits", "[trace][chunk_loader]") {
 TEST_CASE("a valid chunk loads and exposes its header and body", "[trace][chunk_loader]") {
   const Bytes body = testing::makeRecord(12, {0, 5});
   const Bytes file = testing::concat({testing::fileHeader(), testing::makeChunk(body, 1)});
-  MemorySource source(file);
-  ChunkLoader loader(source);
+  const bool copied = GENERATE(false, true);
+  INFO((copied ? "copied" : "in place"));
+  const MemorySource memory(file);
+  const CopiedSource copy(file);
+  ChunkLoader loader(copied ? static_cast<const Source&>(copy) : memory);
   ChunkBuffer buffer;
   REQUIRE(loader.load(kFileHeaderSize, buffer) == Status::kOk);
+  // A memory source's chunk is not copied: the body is where the bytes are.
+  CHECK((buffer.body().data() == file.data() + kFileHeaderSize + kChunkHeaderSize) == !copied);
   CHECK(buffer.header().body_length == body.size());
   CHECK(buffer.header().record_count == 1);
   CHECK(buffer.header().min_timestamp == UINT64_MAX);
@@ -47,9 +66,12 @@ TEST_CASE("a valid chunk loads and exposes its header and body", "[trace][chunk_
 
 TEST_CASE("incomplete and damaged chunks", "[trace][chunk_loader]") {
   const Bytes chunk = testing::makeChunk(testing::makeRecord(12, {0, 5}), 1);
-  auto load = [](const Bytes& bytes, std::string* detail = nullptr) {
-    MemorySource source(bytes);
-    ChunkLoader loader(source);
+  const bool copied = GENERATE(false, true);
+  INFO((copied ? "copied" : "in place"));
+  auto load = [copied](const Bytes& bytes, std::string* detail = nullptr) {
+    const MemorySource memory(bytes);
+    const CopiedSource copy(bytes);
+    ChunkLoader loader(copied ? static_cast<const Source&>(copy) : memory);
     ChunkBuffer buffer;
     const Status status = loader.load(kFileHeaderSize, buffer);
     if (detail != nullptr) *detail = loader.detail();
@@ -97,8 +119,11 @@ TEST_CASE("the loader reuses its buffer across chunks of different sizes",
   }
   const Bytes big = testing::makeChunk(big_body, 500);
   const Bytes file = testing::concat({testing::fileHeader(), small, big, small});
-  MemorySource source(file);
-  ChunkLoader loader(source);
+  const bool copied = GENERATE(false, true);
+  INFO((copied ? "copied" : "in place"));
+  const MemorySource memory(file);
+  const CopiedSource copy(file);
+  ChunkLoader loader(copied ? static_cast<const Source&>(copy) : memory);
   ChunkBuffer buffer;
   uint64_t offset = kFileHeaderSize;
   for (uint32_t expected : {1u, 500u, 1u}) {
