@@ -62,18 +62,22 @@ ChunkLoader::Status ChunkLoader::loadHeader(uint64_t offset, ChunkHeader& header
 
 // The chunk at offset, its header checked: where it lies in a memory source, else copied into
 // buffer's memory. Null when it is not whole (fail() said why).
-const uint8_t* ChunkLoader::read(uint64_t offset, ChunkHeader& header, ChunkBuffer& buffer) {
+const uint8_t* ChunkLoader::read(uint64_t offset, uint32_t body_hint, ChunkHeader& header,
+                                 ChunkBuffer& buffer) {
   if (!memory_.empty()) {  // offset < size: checked
     const uint8_t* chunk = memory_.data() + offset;
     const auto got =
         static_cast<size_t>(std::min<uint64_t>(kChunkHeaderSize, source_.size() - offset));
     return checkHeader(offset, chunk, got, header) == Status::kOk ? chunk : nullptr;
   }
-  uint8_t* raw = buffer.reserve(kChunkHeaderSize);
-  if (checkHeader(offset, raw, source_.readAt(offset, raw, kChunkHeaderSize), header) !=
-      Status::kOk) {
-    return nullptr;
-  }
+  // The header, and the body where its length is hinted (a read costs microseconds of its own),
+  // never more than the file holds.
+  const auto first = static_cast<size_t>(std::min<uint64_t>(
+      kChunkHeaderSize + uint64_t{std::min(body_hint, kMaxChunkBody)}, source_.size() - offset));
+  uint8_t* raw = buffer.reserve(std::max<size_t>(first, kChunkHeaderSize));
+  const size_t got = source_.readAt(offset, raw, first);
+  if (checkHeader(offset, raw, got, header) != Status::kOk) return nullptr;
+  if (got - kChunkHeaderSize >= header.body_length) return raw;
   // body_length is now bounded by kMaxChunkBody and by the bytes in the file: safe to allocate.
   raw = buffer.reserve(kChunkHeaderSize + size_t{header.body_length});
   const size_t got_body =
@@ -86,10 +90,10 @@ const uint8_t* ChunkLoader::read(uint64_t offset, ChunkHeader& header, ChunkBuff
   return raw;
 }
 
-ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer) {
+ChunkLoader::Status ChunkLoader::load(uint64_t offset, ChunkBuffer& buffer, uint32_t body_hint) {
   if (offset >= source_.size()) return Status::kEndOfFile;
   ChunkHeader header;  // committed to the buffer once the chunk verified
-  const uint8_t* chunk = read(offset, header, buffer);
+  const uint8_t* chunk = read(offset, body_hint, header, buffer);
   if (chunk == nullptr) return status_;
   constexpr size_t kChecksummedAt = ChunkHeaderLayout::kChecksummedAt;
   const size_t total = kChunkHeaderSize + size_t{header.body_length};

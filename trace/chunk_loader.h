@@ -45,9 +45,10 @@ class ChunkLoader {
   explicit ChunkLoader(const Source& source) : source_(source), memory_(source.inMemory()) {}
 
   // Reads the chunk starting at offset into buffer (where it lies in a memory source, else a
-  // copy). kOk: the checksum verified. kEndOfFile: offset
-  // is the end of the source. kTruncated / kCorrupt: detail() says why.
-  Status load(uint64_t offset, ChunkBuffer& buffer);
+  // copy). kOk: the checksum verified. kEndOfFile: offset is the end of the source. kTruncated /
+  // kCorrupt: detail() says why. body_hint: the body length loadHeader() found there, if known: a
+  // file's chunk is then read in one call rather than two (a hint the header belies costs a read).
+  Status load(uint64_t offset, ChunkBuffer& buffer, uint32_t body_hint = 0);
   // Reads only the chunk header at offset and checks that its body length is allowed and fits in
   // the source. kOk does not mean the chunk verifies: its checksum is checked by load().
   Status loadHeader(uint64_t offset, ChunkHeader& header);
@@ -56,7 +57,8 @@ class ChunkLoader {
  private:
   Status fail(Status status, std::string detail);
   Status checkHeader(uint64_t offset, const uint8_t* raw, size_t got, ChunkHeader& header);
-  const uint8_t* read(uint64_t offset, ChunkHeader& header, ChunkBuffer& buffer);
+  const uint8_t* read(uint64_t offset, uint32_t body_hint, ChunkHeader& header,
+                      ChunkBuffer& buffer);
 
   const Source& source_;
   std::span<const uint8_t> memory_;  // the source's bytes where it is held in memory

@@ -78,9 +78,10 @@ struct TimeOrderReader::Impl {
   FileHeader header;
   ChunkLoader loader;
   bool indexed = false;
-  std::vector<uint64_t> offsets;     // chunks whose header is sound (pass 1)
-  std::vector<uint64_t> suffix_min;  // suffix_min[i]: smallest timestamp in chunks i..; [n] = max
-  TraceEnd pass1_end;                // how pass 1 stopped
+  std::vector<uint64_t> offsets;       // chunks whose header is sound (pass 1)
+  std::vector<uint32_t> body_lengths;  // theirs, as pass 1 read them
+  std::vector<uint64_t> suffix_min;    // suffix_min[i]: smallest timestamp in chunks i..; [n] = max
+  TraceEnd pass1_end;                  // how pass 1 stopped
   size_t next_chunk = 0;
   bool loading_done = false;
 
@@ -113,6 +114,7 @@ void TimeOrderReader::Impl::indexFile() {
     const ChunkLoader::Status status = loader.loadHeader(offset, chunk);
     if (status == ChunkLoader::Status::kOk) {
       offsets.push_back(offset);
+      body_lengths.push_back(chunk.body_length);
       min_timestamps.push_back(chunk.min_timestamp);
       offset += kChunkHeaderSize + uint64_t{chunk.body_length};
       continue;
@@ -140,7 +142,7 @@ void TimeOrderReader::Impl::indexFile() {
 void TimeOrderReader::Impl::loadNextChunk() {
   const size_t chunk = next_chunk++;
   const uint64_t offset = offsets[chunk];
-  const ChunkLoader::Status status = loader.load(offset, bytes);
+  const ChunkLoader::Status status = loader.load(offset, bytes, body_lengths[chunk]);
   std::string problem;
   if (status == ChunkLoader::Status::kOk) {
     problem = detail::indexChunk(bytes.header(), bytes.body(), index);

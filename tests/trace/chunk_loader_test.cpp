@@ -21,9 +21,12 @@ class CopiedSource final : public Source {
   explicit CopiedSource(const Bytes& bytes) : memory_(bytes) {}
   uint64_t size() const override { return memory_.size(); }
   size_t readAt(uint64_t offset, void* out, size_t n) const override {
+    ++reads;
     return memory_.readAt(offset, out, n);
   }
   const std::string& name() const override { return memory_.name(); }
+
+  mutable int reads = 0;
 
  private:
   MemorySource memory_;
@@ -133,6 +136,28 @@ TEST_CASE("the loader reuses its buffer across chunks of different sizes",
     offset += buffer.sizeOnDisk();
   }
   CHECK(loader.load(offset, buffer) == Status::kEndOfFile);
+}
+
+TEST_CASE("a hinted body length reads a copied chunk in one call; a wrong hint costs one more",
+          "[trace][chunk_loader]") {
+  Bytes body;
+  for (int i = 0; i < 20; ++i) {
+    const Bytes r = testing::makeRecord(12, {1, uint64_t(i)});
+    body.insert(body.end(), r.begin(), r.end());
+  }
+  const Bytes file = testing::concat({testing::fileHeader(), testing::makeChunk(body, 20)});
+  const auto length = static_cast<uint32_t>(body.size());
+  for (const auto& [hint, reads] :
+       {std::pair{length, 1}, std::pair{0u, 2}, std::pair{length - 1, 2},
+        std::pair{length + 100, 1}, std::pair{kMaxChunkBody + 1, 1}}) {
+    INFO("hint " << hint);
+    const CopiedSource source(file);
+    ChunkLoader loader(source);
+    ChunkBuffer buffer;
+    REQUIRE(loader.load(kFileHeaderSize, buffer, hint) == Status::kOk);
+    CHECK(Bytes(buffer.body().begin(), buffer.body().end()) == body);
+    CHECK(source.reads == reads);
+  }
 }
 
 }  // namespace
