@@ -39,8 +39,8 @@ std::vector<std::string> tracedEnvironment(const RunRequest& request, const std:
 std::string findHook(const std::string& explicit_path);
 
 // The folder holding the Python companion (sitecustomize.py and memfloor/): $MEMFLOOR_PYTHON_DIR,
-// then where the memfloor binary's parts are (common/parts.h: ../share/memfloor/companion installed,
-// ../companion in the build tree). Empty if none exists.
+// then where the memfloor binary's parts are (common/parts.h: ../share/memfloor/companion
+// installed, ../companion in the build tree). Empty if none exists.
 std::string findCompanion();
 
 // Runs the request; returns the program's exit code (128 + signal when a signal ended it), or
