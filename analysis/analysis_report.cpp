@@ -7,9 +7,9 @@
 
 #include "analysis/allocation_ledger.h"
 #include "analysis/analysis.h"
-#include "analysis/iteration_ranges.h"
-#include "analysis/memory_levels.h"
 #include "analysis/trend.h"
+#include "report/iteration_ranges.h"
+#include "report/levels.h"
 
 namespace memfloor::analysis {
 namespace {

@@ -1,4 +1,5 @@
-// Findings: the checker's findings document (docs/findings-schema.md), read for merging.
+// Findings: the checker's findings document (docs/findings-schema.md), read for merging into the
+// report (report/findings.h holds what the report keeps of it).
 #pragma once
 
 #include <cstdint>
@@ -10,30 +11,9 @@
 #include <vector>
 
 #include "analysis/site_links.h"
+#include "report/findings.h"
 
 namespace memfloor::analysis {
-
-struct SourceSnippet {
-  uint32_t first_line = 0;
-  std::vector<std::string> lines;
-};
-
-struct Finding {
-  nlohmann::json raw;  // the finding as the checker wrote it (copied into the report)
-  std::string rule, message, file, function, field, fingerprint;
-  uint32_t line = 0, column = 0;
-  LinkRule link;  // docs/design.md, "Linking findings to bytes"
-  std::optional<SourceSnippet> snippet;
-};
-
-struct FindingsFile {
-  std::string path;
-  std::vector<Finding> items;
-  std::vector<std::string> errors;
-  // One line per finding whose source was not read (outside the source root, not a regular
-  // file), for the command to print; not part of the report.
-  std::vector<std::string> warnings;
-};
 
 // The largest source file a snippet is read from: 64 MiB (source files are far smaller; a larger
 // file is not read to its end, and what is past the limit is not shown).

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <map>
 
-#include "analysis/memory_levels.h"
+#include "report/levels.h"
 
 namespace memfloor::analysis {
 
@@ -49,16 +49,6 @@ MergedReport mergeRuns(std::vector<Report> runs, std::optional<FindingsFile> fin
                              : TrendVerdict::kUnknown;
   out.runs = std::move(runs);
   return out;
-}
-
-uint64_t maxExplainedBytes(const MergedReport& report, uint32_t finding) {
-  uint64_t most = 0;
-  for (const Report& r : report.runs) {
-    for (const Explained& e : r.explained) {
-      if (e.finding == finding) most = std::max(most, e.retained.bytes);
-    }
-  }
-  return most;
 }
 
 }  // namespace memfloor::analysis

@@ -1,4 +1,4 @@
-// MergedReport: report.json as a whole: one run per trace, the summary, and the findings merged in.
+// Merging runs into one report: run order, labels, the worst run and the overall verdict.
 #pragma once
 
 #include <cstdint>
@@ -8,32 +8,12 @@
 
 #include "analysis/findings.h"
 #include "analysis/report.h"
+#include "report/merged_report.h"
 
 namespace memfloor::analysis {
-
-// The run with the largest steady idle floor of device memory (docs/report-schema.md, summary):
-// of its blocks (allocated) on a device with blocks (analysis/memory_levels.h).
-struct WorstRun {
-  uint32_t run = 0;
-  MemoryKey key;
-  uint32_t iteration = 0;
-  uint64_t idle_floor = 0;
-};
-
-struct MergedReport {
-  std::string tool_version;
-  std::vector<Report> runs;         // ordered by rank (unknown last), then path
-  std::vector<std::string> labels;  // one per run: "rank N", else the trace's file name
-  std::optional<FindingsFile> findings;
-  std::optional<WorstRun> worst;
-  TrendVerdict verdict = TrendVerdict::kUnknown;
-};
 
 // Orders the runs, names them and finds the worst. `findings` must be the file whose link rules
 // the runs were analysed with (AnalysisOptions::links, in the file's order).
 MergedReport mergeRuns(std::vector<Report> runs, std::optional<FindingsFile> findings);
-
-// The most bytes one finding explains in any idle window of any run (0: it explains nothing).
-uint64_t maxExplainedBytes(const MergedReport& report, uint32_t finding);
 
 }  // namespace memfloor::analysis

@@ -143,7 +143,7 @@ class Retention {
   void skipWindow() { windows_.emplace_back().skipped = true; }
 
   // Classifies every closed window. live: what is live at the end; reserved: per Timeline slot,
-  // whether it is a caching allocator's reserved level (reservedSlots, memory_levels.h).
+  // whether it is a caching allocator's reserved level (reservedSlots, timeline.h).
   std::vector<RetainedWindow> finish(const LiveSet& live, const std::vector<bool>& reserved) const;
   // The never-freed bytes by fate that finish() classifies with.
   NeverFreed neverFreed(const LiveSet& live, const std::vector<bool>& reserved) const;

@@ -7,19 +7,9 @@
 #include <vector>
 
 #include "analysis/report.h"
+#include "report/findings.h"  // LinkRule
 
 namespace memfloor::analysis {
-
-// The functions whose presence in an allocating stack links the stack to one finding. A pattern is
-// a qualified name matched against a frame's function by trailing name components, parameters
-// dropped (symbols::functionName): "Layer::forward" matches "ns::Layer::forward(Context&) const";
-// "Layer::*" matches any method of Layer. Python qualified names match whole ("Layer.forward"),
-// and "Layer.*" matches any method of Layer. `file`, for a finding in Python source: a Python
-// frame links only from that file (the same path, or one ending in it).
-struct LinkRule {
-  std::vector<std::string> functions;
-  std::string file;
-};
 
 bool functionMatches(std::string_view demangled, std::string_view pattern);
 

@@ -80,4 +80,15 @@ void Timeline::finish() {
   state_ = State::kFinished;
 }
 
+std::vector<bool> reservedSlots(const Timeline& timeline) {
+  const size_t slots = timeline.slotCount();
+  std::vector<bool> out(slots, false);
+  for (size_t s = 0; s < slots; ++s) {
+    const MemoryKey& key = timeline.slot(static_cast<uint16_t>(s)).key;
+    if (key.kind != trace::MemoryKind::kDevice) continue;
+    out[s] = timeline.findSlot({key.device, trace::MemoryKind::kBlock}) != kNoSlot;
+  }
+  return out;
+}
+
 }  // namespace memfloor::analysis

@@ -108,4 +108,8 @@ class Timeline {
   size_t windows_ = 0;     // closed windows
 };
 
+// Per slot (indexed by slot): whether it is a caching allocator's reserved level, device memory
+// on a device with blocks (report/levels.h, isReservedLevel).
+std::vector<bool> reservedSlots(const Timeline& timeline);
+
 }  // namespace memfloor::analysis

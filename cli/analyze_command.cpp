@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "common/output_file.h"
 #include "common/progress.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "reports/report_table.h"
 
 namespace memfloor::cli {
@@ -27,7 +27,7 @@ std::vector<std::string> inputsOf(const analysis::TraceSet& traces) {
 }  // namespace
 
 int analyzeTraceFile(const AnalyzeRequest& request) {
-  analysis::MergedReport report;
+  report::MergedReport report;
   {
     // Cleared before the table and the warnings are printed (and when the analysis throws).
     common::Progress progress("analyze", "traces");
@@ -44,7 +44,7 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
   }
   if (!request.report_path.empty()) {
     common::OutputFile out(request.report_path, "report", inputsOf(request.traces));
-    reports::writeJson(out.stream(), report);
+    report::writeJson(out.stream(), report);
     out.commit();
   }
   if (request.print_table) fmt::print("{}", reports::formatTable(report));

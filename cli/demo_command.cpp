@@ -11,7 +11,6 @@
 
 #include "analysis/analyze_traces.h"
 #include "analysis/findings.h"
-#include "analysis/holder_links.h"
 #include "cli/check_command.h"
 #include "cli/child_process.h"
 #include "cli/command.h"
@@ -22,8 +21,9 @@
 #include "common/output_file.h"
 #include "common/parts.h"
 #include "common/printable.h"
-#include "reports/memory_label.h"
-#include "reports/report_json.h"
+#include "report/holder_links.h"
+#include "report/labels.h"
+#include "report/report_json.h"
 #include "reports/report_table.h"
 
 extern char** environ;
@@ -135,18 +135,18 @@ std::string check(const DemoRequest& request, const fs::path& out) {
 }
 
 // The worst run's steady idle floor: of device memory, or where blocks were recorded the allocated
-// one (reports::headlineFloor shows the reserved one beside it).
-uint64_t steadyFloor(const analysis::MergedReport& m) { return m.worst ? m.worst->idle_floor : 0; }
+// one (report::headlineFloor shows the reserved one beside it).
+uint64_t steadyFloor(const report::MergedReport& m) { return m.worst ? m.worst->idle_floor : 0; }
 
-std::string floorText(const analysis::MergedReport& m) {
-  return m.worst ? reports::headlineFloor(m) : reports::formatBytes(0);
+std::string floorText(const report::MergedReport& m) {
+  return m.worst ? report::headlineFloor(m) : report::formatBytes(0);
 }
 
 // ", named by MF001 at file:line" for the first Python finding whose field the holder's path
 // names (the seed's Python source checked in step 2); "" when none does.
 std::string namedBy(const std::string& findings, const std::string& path) {
-  for (const analysis::Finding& f : analysis::loadFindings(findings, "").items) {
-    if (f.file.ends_with(".py") && analysis::pathNames(path, analysis::linkName(f.field))) {
+  for (const report::Finding& f : analysis::loadFindings(findings, "").items) {
+    if (f.file.ends_with(".py") && report::pathNames(path, report::linkName(f.field))) {
       return fmt::format(", named by {} at {}:{}", f.rule, common::printable(f.file), f.line);
     }
   }
@@ -154,10 +154,9 @@ std::string namedBy(const std::string& findings, const std::string& path) {
 }
 
 // NAME.report.json and NAME.table.txt in out.
-void writeReport(const analysis::MergedReport& report, const fs::path& out,
-                 const std::string& name) {
+void writeReport(const report::MergedReport& report, const fs::path& out, const std::string& name) {
   common::OutputFile json((out / (name + ".report.json")).string(), "report");
-  reports::writeJson(json.stream(), report);
+  report::writeJson(json.stream(), report);
   json.commit();
   common::writeOutputFile((out / (name + ".table.txt")).string(), "table",
                           reports::formatTable(report));
@@ -172,7 +171,7 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out,
   set.trace_paths = {
       (fs::path(request.source_dir) / "testdata" / "analysis" / "torch_holders_graph.txt")
           .string()};
-  const analysis::MergedReport report = analysis::analyzeTraces(set);
+  const report::MergedReport report = analysis::analyzeTraces(set);
   writeReport(report, out, "torch-holders");
   writeHtmlReport(
       {(out / "torch-holders.report.json").string(), "", (out / "torch-holders.html").string()});
@@ -184,10 +183,10 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out,
   const analysis::Holder& top = last->holders.front();
   const std::string via = fmt::format("{}", fmt::join(top.via_graph, " > "));
   return fmt::format("{} keeps {} ({}: {}{}) of {} allocated in a PyTorch run{}",
-                     common::printable(top.path), reports::formatBytes(top.bytes),
+                     common::printable(top.path), report::formatBytes(top.bytes),
                      analysis::toString(top.cls), common::printable(top.rule),
                      via.empty() ? "" : "; via the autograd graph " + common::printable(via),
-                     reports::formatBytes(last->allocated), namedBy(findings, top.path));
+                     report::formatBytes(last->allocated), namedBy(findings, top.path));
 }
 
 // What the gate prints, kept in memory (open_memstream) and written to gate.txt as every output.
@@ -279,7 +278,7 @@ int runDemo(const DemoRequest& request) {
   }
 
   // 3. Reports.
-  std::map<std::string, analysis::MergedReport> merged;
+  std::map<std::string, report::MergedReport> merged;
   for (const Variant& v : kVariants) {
     analysis::TraceSet set;
     set.trace_paths = {traces[v.name]};
@@ -298,14 +297,14 @@ int runDemo(const DemoRequest& request) {
   const std::string held = torchHolders(request, out, findings);
 
   // 5. Where things are, and what they say.
-  const analysis::MergedReport& bug = merged["hc-bug"];
+  const report::MergedReport& bug = merged["hc-bug"];
   uint64_t explained = 0;
   std::string finding = "no finding";
   if (bug.findings) {
     for (uint32_t f = 0; f < bug.findings->items.size(); ++f) {
-      if (uint64_t bytes = analysis::maxExplainedBytes(bug, f); bytes > explained) {
+      if (uint64_t bytes = report::maxExplainedBytes(bug, f); bytes > explained) {
         explained = bytes;
-        const analysis::Finding& item = bug.findings->items[f];
+        const report::Finding& item = bug.findings->items[f];
         finding = fmt::format("{} at {}:{} ('{}')", item.rule, item.file, item.line, item.field);
       }
     }
@@ -318,8 +317,8 @@ int runDemo(const DemoRequest& request) {
       out.string());
   fmt::print("1. idle floor: hc-bug {} vs fixed {} (+{} kept per idle window)\n", floorText(bug),
              floorText(merged["fixed"]),
-             reports::formatBytes(bug_floor > fixed_floor ? bug_floor - fixed_floor : 0));
-  fmt::print("2. explained: {} of it by {}\n", reports::formatBytes(explained), finding);
+             report::formatBytes(bug_floor > fixed_floor ? bug_floor - fixed_floor : 0));
+  fmt::print("2. explained: {} of it by {}\n", report::formatBytes(explained), finding);
   fmt::print("3. gate: fixed -> hc-bug {} (exit {}), fixed -> fixed {} (exit {})\n",
              bug_verdict == kExitFinding ? "REGRESSION" : "pass", bug_verdict,
              same_verdict == kExitOk ? "pass" : "REGRESSION", same_verdict);

@@ -14,8 +14,8 @@
 #include "common/error.h"
 #include "common/json_input.h"
 #include "common/output_file.h"
+#include "report/report_file.h"
 #include "reports/gate_output.h"
-#include "reports/report_file.h"
 #include "reports/report_table.h"
 
 namespace memfloor::cli {
@@ -23,7 +23,7 @@ namespace {
 
 reports::ReportMetrics load(const std::string& path, std::string_view role) {
   try {
-    return reports::extractMetrics(reports::loadReportJson(path), path);
+    return reports::extractMetrics(report::loadReportJson(path), path);
   } catch (const Error& e) {
     throw Error(fmt::format("{} report: {}", role, e.what()));
   }
@@ -47,7 +47,7 @@ int updateBaseline(const GateRequest& request, std::FILE* out) {
   try {
     text = common::readJsonFile(request.current_path, "report");
     current = reports::extractMetrics(
-        common::parseJsonDocument(text, reports::kReportDocument, request.current_path),
+        common::parseJsonDocument(text, report::kReportDocument, request.current_path),
         request.current_path);
   } catch (const Error& e) {
     throw Error(fmt::format("current report: {}", e.what()));
@@ -144,7 +144,7 @@ void addGateCommand(CLI::App& app, int& exit_code) {
   auto bytes = [cmd](const char* name, uint64_t& value, const char* what) {
     cmd->add_option(
            name, value,
-           fmt::format("{} (bytes or 4MiB, 512KiB; default {})", what, reports::formatBytes(value)))
+           fmt::format("{} (bytes or 4MiB, 512KiB; default {})", what, report::formatBytes(value)))
         ->transform(CLI::Validator(checkSize, "SIZE"));
   };
   auto percent = [cmd](const char* name, double& value, const char* what) {

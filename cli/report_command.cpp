@@ -10,21 +10,21 @@
 #include "common/error.h"
 #include "common/output_file.h"
 #include "common/units.h"
+#include "report/report_file.h"
+#include "report/report_reader.h"
 #include "reports/html_report.h"
-#include "reports/report_file.h"
-#include "reports/report_reader.h"
 
 namespace memfloor::cli {
 
 int writeHtmlReport(const ReportRequest& request) {
-  nlohmann::json report = reports::loadReportJson(request.report_path);
+  nlohmann::json report = report::loadReportJson(request.report_path);
   // Read through the typed reader, so that a report with a field missing or malformed is an error
   // naming the file and the field, not a page that cannot draw it. The page embeds the document as
   // it was read from the file, not as the typed structures write it again: report.js also shows
   // what a later memfloor.report/3 writer adds (readers ignore fields they do not know, and the
   // typed structures have no place for those); for the fields it reads, the two are the same
   // (tests/reports/report_reader_test.cpp).
-  reports::readReport(report, request.report_path);
+  report::readReport(report, request.report_path);
   std::optional<nlohmann::json> gate;
   if (!request.gate_path.empty()) gate = reports::loadGateJson(request.gate_path);
   std::string page = reports::renderHtml(report, gate);

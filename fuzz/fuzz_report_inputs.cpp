@@ -16,11 +16,11 @@
 #include "analysis/findings.h"
 #include "common/error.h"
 #include "common/json_input.h"
+#include "report/report_file.h"
+#include "report/report_json.h"
+#include "report/report_reader.h"
 #include "reports/gate.h"
 #include "reports/html_report.h"
-#include "reports/report_file.h"
-#include "reports/report_json.h"
-#include "reports/report_reader.h"
 #include "symbols/elf_build_id.h"
 #include "symbols/elf_symbols.h"
 #include "symbols/llvm_symbolizer.h"
@@ -30,10 +30,10 @@ namespace {
 // What the reader reads, the writer writes, and that reads back into the same text.
 void checkReportRoundTrip(const nlohmann::json& doc) {
   using namespace memfloor;
-  const std::string text = reports::toJsonText(reports::readReport(doc, "fuzz.json"));
+  const std::string text = report::toJsonText(report::readReport(doc, "fuzz.json"));
   const nlohmann::json again = nlohmann::json::parse(text);
-  reports::checkReportSchema(again, "the written report");
-  if (reports::toJsonText(reports::readReport(again, "written.json")) != text) {
+  report::checkReportSchema(again, "the written report");
+  if (report::toJsonText(report::readReport(again, "written.json")) != text) {
     std::fprintf(stderr, "fuzz check failed: writer -> reader -> writer changed the report\n");
     std::abort();
   }
@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       case 4:
         checkReportRoundTrip(
-            common::parseJsonDocument(bytes, reports::kReportDocument, "fuzz.json"));
+            common::parseJsonDocument(bytes, report::kReportDocument, "fuzz.json"));
         break;
       case 5:
         reports::loadGateJson(scratchFile(bytes));

@@ -14,7 +14,7 @@
 #include "analysis/merged_report.h"
 #include "common/error.h"
 #include "common/pickle.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "trace/source.h"
 #include "trace/torch_snapshot.h"
 #include "trace/torch_snapshot_reader.h"
@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const trace::MemorySource source(bytes, "fuzz.pickle");
     std::vector<analysis::Report> runs;
     runs.push_back(analysis::analyzeTrace(source, {}));
-    reports::toJsonText(analysis::mergeRuns(std::move(runs), std::nullopt));
+    report::toJsonText(analysis::mergeRuns(std::move(runs), std::nullopt));
   } catch (const Error&) {
     // not a pickle of plain data, or not a snapshot: a clear error is the expected answer
   }

@@ -15,7 +15,7 @@
 #include "analysis/analyze_traces.h"
 #include "analysis/merged_report.h"
 #include "common/error.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "reports/report_table.h"
 #include "trace/source.h"
 #include "trace/trace_file.h"
@@ -38,8 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     std::vector<analysis::Report> runs;
     runs.push_back(analysis::analyzeTrace(source, options));
-    const analysis::MergedReport report = analysis::mergeRuns(std::move(runs), std::nullopt);
-    reports::toJsonText(report);
+    const report::MergedReport report = analysis::mergeRuns(std::move(runs), std::nullopt);
+    report::toJsonText(report);
     reports::formatTable(report);
   } catch (const Error&) {
     // a malformed line or a trace the analysis refuses: a clear error is the expected answer

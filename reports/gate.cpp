@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "reports/report_reader.h"
+#include "report/report_reader.h"
 #include "trace/records.h"
 
 namespace memfloor::reports {
@@ -27,16 +27,16 @@ constexpr trace::MemoryKind kBlock = trace::MemoryKind::kBlock;
 
 // A site's bytes at a peak, at most 2^63 − 1: the reader keeps each class below it, so no partial
 // sum overflows.
-uint64_t peakBytes(const analysis::PeakTally& t) {
+uint64_t peakBytes(const report::PeakTally& t) {
   uint64_t sum = 0;
-  for (const analysis::Tally* c : {&t.iteration, &t.earlier_iteration, &t.inter_iteration, &t.leak,
-                                   &t.persistent, &t.cached}) {
+  for (const report::Tally* c : {&t.iteration, &t.earlier_iteration, &t.inter_iteration, &t.leak,
+                                 &t.persistent, &t.cached}) {
     sum = std::min<uint64_t>(sum + c->bytes, kMaxI64);
   }
   return sum;
 }
 
-SlotMetrics& slotFor(std::map<SlotKey, SlotMetrics>& slots, const analysis::MemoryKey& key) {
+SlotMetrics& slotFor(std::map<SlotKey, SlotMetrics>& slots, const report::MemoryKey& key) {
   std::string kind(trace::toString(key.kind));
   SlotMetrics& slot = slots[{key.device, kind}];
   slot.device = key.device;
@@ -46,12 +46,12 @@ SlotMetrics& slotFor(std::map<SlotKey, SlotMetrics>& slots, const analysis::Memo
 
 // The holders of each device's last census, on its allocated level: blocks where the run has them
 // (slots holds its memories already).
-void addHolders(const RunReader& run, std::map<SlotKey, SlotMetrics>& slots) {
-  for (const analysis::HeldBy& census : run.lastCensuses()) {
+void addHolders(const report::RunReader& run, std::map<SlotKey, SlotMetrics>& slots) {
+  for (const report::HeldBy& census : run.lastCensuses()) {
     const bool blocks = slots.contains({census.device, std::string(trace::toString(kBlock))});
     SlotMetrics& slot =
         slotFor(slots, {census.device, blocks ? kBlock : trace::MemoryKind::kDevice});
-    for (const analysis::Holder& holder : census.holders) {
+    for (const report::Holder& holder : census.holders) {
       if (holder.role != trace::HeldRole::kOther) continue;  // persistent by its role
       uint64_t& bytes = slot.holders[holder.path];           // <= 2^63 − 1 (ReportReader)
       bytes = std::min<uint64_t>(bytes + std::min<uint64_t>(holder.bytes, kMaxI64), kMaxI64);
@@ -60,18 +60,18 @@ void addHolders(const RunReader& run, std::map<SlotKey, SlotMetrics>& slots) {
 }
 
 // What the gate compares of one run (docs/gate.md, "What is compared"), read by the typed reader.
-RunMetrics readRun(const RunReader& run) {
+RunMetrics readRun(const report::RunReader& run) {
   RunMetrics out;
   out.label = run.label();
   std::map<SlotKey, SlotMetrics> slots;
-  for (const analysis::MemorySummary& m : run.memory()) slotFor(slots, m.key).peak = m.peak;
+  for (const report::MemorySummary& m : run.memory()) slotFor(slots, m.key).peak = m.peak;
 
   // The steady window of each memory: its idle floor, and the sites its iteration lists.
-  for (const SteadyWindow& window : run.steadyWindows()) {
+  for (const report::SteadyWindow& window : run.steadyWindows()) {
     out.measured = true;
     SlotMetrics& slot = slotFor(slots, window.floor.key);
     slot.idle_floor = window.floor.idle_floor;
-    for (const analysis::RetainedSite& site : window.top_sites) {
+    for (const report::RetainedSite& site : window.top_sites) {
       if (!(site.key == window.floor.key)) continue;
       // What the site keeps from the counted iterations; its persistent bytes (weights, state)
       // are in the idle floor, and the ranking puts sites with counted bytes first, so a site
@@ -88,21 +88,21 @@ RunMetrics readRun(const RunReader& run) {
 
   // The largest peak of each memory, and the sites live there: all their bytes, whatever their
   // class (the sites are ranked by them).
-  for (const LargestPeak& peak : run.largestPeaks()) {
+  for (const report::LargestPeak& peak : run.largestPeaks()) {
     if (!peak.composition) continue;  // a report written before peak compositions
     out.peak_sites = true;
     SlotMetrics& slot = slotFor(slots, peak.key);
-    for (const analysis::PeakSite& site : peak.composition->sites) {
+    for (const report::PeakSite& site : peak.composition->sites) {
       uint64_t& bytes = slot.peak_sites[site.where];  // <= 2^63 − 1, as above
       bytes = std::min<uint64_t>(bytes + peakBytes(site.live), kMaxI64);
     }
   }
 
   addHolders(run, slots);
-  for (const analysis::Trend& t : run.trends()) {
+  for (const report::Trend& t : run.trends()) {
     SlotMetrics& slot = slotFor(slots, t.key);
     // "unknown": fewer than 3 windows fitted, too few for a slope to mean anything.
-    if (t.verdict != analysis::TrendVerdict::kUnknown) slot.slope = t.slope_bytes_per_iteration;
+    if (t.verdict != report::TrendVerdict::kUnknown) slot.slope = t.slope_bytes_per_iteration;
   }
 
   for (auto& [key, slot] : slots) out.slots.push_back(std::move(slot));
@@ -254,7 +254,7 @@ int64_t allowedDelta(const Threshold& threshold, int64_t baseline) {
 }
 
 ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path) {
-  const ReportReader reader(report, path);
+  const report::ReportReader reader(report, path);
   ReportMetrics out;
   out.path = std::string(path);
   std::unordered_map<std::string, int> seen;
@@ -267,7 +267,7 @@ ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path
     if (n > 1) run.label = fmt::format("{} #{}", run.label, n);
     out.runs.push_back(std::move(run));
   }
-  for (const analysis::Finding& f : reader.findings()) {
+  for (const report::Finding& f : reader.findings()) {
     out.findings.push_back({f.fingerprint, f.rule, f.message, f.file, f.line, f.column});
   }
   return out;

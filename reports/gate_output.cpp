@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/printable.h"
-#include "reports/memory_label.h"
+#include "report/labels.h"
 #include "reports/report_table.h"
 
 namespace memfloor::reports {
@@ -37,7 +37,7 @@ std::string_view metricLabel(Metric metric) {
 }
 
 std::string memoryLabel(const GateCheck& c) {
-  return fmt::format("{}:{}", c.device, kindLabel(c.kind, c.device_has_blocks));
+  return fmt::format("{}:{}", c.device, report::kindLabel(c.kind, c.device_has_blocks));
 }
 
 uint64_t magnitude(int64_t v) {
@@ -46,7 +46,7 @@ uint64_t magnitude(int64_t v) {
 
 // Bytes, or bytes per iteration for the growth metric.
 std::string amount(Metric metric, int64_t v) {
-  std::string text = (v < 0 ? "-" : "") + formatBytes(magnitude(v));
+  std::string text = (v < 0 ? "-" : "") + report::formatBytes(magnitude(v));
   return metric == Metric::kFloorGrowth ? text + "/iter" : text;
 }
 
@@ -265,11 +265,12 @@ std::string formatGateMarkdown(const GateResult& r) {
                  "| idle floor | {} | {} |\n| peak | {} | {} |\n| floor growth | {}/iter | {} |\n"
                  "| site retained | {} | {} |\n| site at peak | {} | {} |\n| held by | {} | {} |\n"
                  "\nNew findings {}.\n\n</details>\n\n",
-                 formatBytes(t.idle_floor.bytes), percentOf(t.idle_floor),
-                 formatBytes(t.peak.bytes), percentOf(t.peak), formatBytes(t.growth.bytes),
-                 percentOf(t.growth), formatBytes(t.site.bytes), percentOf(t.site),
-                 formatBytes(t.site_peak.bytes), percentOf(t.site_peak),
-                 formatBytes(t.holder.bytes), percentOf(t.holder),
+                 report::formatBytes(t.idle_floor.bytes), percentOf(t.idle_floor),
+                 report::formatBytes(t.peak.bytes), percentOf(t.peak),
+                 report::formatBytes(t.growth.bytes), percentOf(t.growth),
+                 report::formatBytes(t.site.bytes), percentOf(t.site),
+                 report::formatBytes(t.site_peak.bytes), percentOf(t.site_peak),
+                 report::formatBytes(t.holder.bytes), percentOf(t.holder),
                  t.fail_on_new_findings ? "fail the gate" : "are allowed");
   return text;
 }

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analysis/report.h"
+#include "report/model.h"
 
 namespace memfloor::reports {
 
@@ -12,6 +12,6 @@ inline constexpr size_t kTableHolders = 10;
 
 // Appends, for the last idle window with a census, one block per device: allocated, held and not
 // seen, then the largest holders. Nothing when no window has a census.
-void heldByTable(std::string& out, const analysis::Report& report);
+void heldByTable(std::string& out, const report::Report& report);
 
 }  // namespace memfloor::reports

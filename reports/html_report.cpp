@@ -9,16 +9,16 @@
 #include <utility>
 
 #include "common/json_input.h"
+#include "report/report_file.h"   // checkReportSchema
 #include "reports/gate.h"         // kGateSchema
 #include "reports/html_assets.h"  // generated from reports/html/ by cmake/MemfloorEmbed.cmake
-#include "reports/report_file.h"  // checkReportSchema
 
 namespace memfloor::reports {
 namespace {
 
 using nlohmann::json;
 
-static_assert(kReportSchema == "memfloor.report/3",
+static_assert(report::kReportSchema == "memfloor.report/3",
               "the page's script (reports/html/*.js) reads memfloor.report/3 and /2");
 
 // How the gate result is checked; this file is its only reader.
@@ -97,7 +97,7 @@ std::string scriptSafeJson(const json& doc) {
 }
 
 std::string renderHtml(const json& report, const std::optional<json>& gate) {
-  checkReportSchema(report, "the report");
+  report::checkReportSchema(report, "the report");
   if (gate) common::checkSchema(*gate, kGateDocument, "the gate result");
   const std::string report_text = scriptSafeJson(report);
   const std::string gate_text = gate ? scriptSafeJson(*gate) : std::string("null");

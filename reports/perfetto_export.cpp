@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/memory_levels.h"
+#include "report/levels.h"
 
 namespace memfloor::reports {
 namespace {
@@ -38,15 +38,15 @@ double micros(uint64_t ns) {
   return us;
 }
 
-std::string memoryName(const analysis::MemoryKey& key) {
+std::string memoryName(const report::MemoryKey& key) {
   return fmt::format("GPU {} {} memory", key.device, trace::toString(key.kind));
 }
 
-json memoryKeyJson(const analysis::MemoryKey& key) {
+json memoryKeyJson(const report::MemoryKey& key) {
   return {{"device", key.device}, {"kind", trace::toString(key.kind)}};
 }
 
-std::string runName(const analysis::Report& report) {
+std::string runName(const report::Report& report) {
   if (report.process.rank != trace::kUnknownRank)
     return fmt::format("rank {}", report.process.rank);
   const std::string& path = report.input.path;
@@ -60,7 +60,7 @@ class ChromeTraceBuilder {
  public:
   explicit ChromeTraceBuilder(uint64_t origin_ns) : origin_ns_(origin_ns) {}
 
-  void addRun(const analysis::Report& report, uint64_t pid, int64_t sort_index) {
+  void addRun(const report::Report& report, uint64_t pid, int64_t sort_index) {
     pid_ = pid;
     end_ns_ = report.end_ns;
     metadata("process_name", pid, {{"name", runName(report)}});
@@ -72,7 +72,7 @@ class ChromeTraceBuilder {
       }
       metadata("process_labels", pid, {{"labels", labels}});
     }
-    for (const analysis::TimelineSeries& series : report.timeline) addCounter(series);
+    for (const report::TimelineSeries& series : report.timeline) addCounter(series);
     addIterations(report);
     addRanges(report);
   }
@@ -112,7 +112,7 @@ class ChromeTraceBuilder {
   // bucket's last value first, then the nearer one, then the last value, at the bucket's start,
   // middle and end. Repeated values are left out (a step function carries them). Buckets finer
   // than the records hold one value each and show it exactly.
-  void addCounter(const analysis::TimelineSeries& series) {
+  void addCounter(const report::TimelineSeries& series) {
     const std::string name = memoryName(series.key);
     const uint64_t bucket = series.bucket_ns;
     bool have_previous = false;
@@ -125,7 +125,7 @@ class ChromeTraceBuilder {
       previous = value;
       have_previous = true;
     };
-    for (const analysis::TimelinePoint& p : series.points) {
+    for (const report::TimelinePoint& p : series.points) {
       const uint64_t far_first = (p.max - p.last) >= (p.last - p.min) ? p.max : p.min;
       const uint64_t near_second = far_first == p.max ? p.min : p.max;
       const uint64_t last_ns = p.start_ns + (bucket > 0 ? bucket - 1 : 0);
@@ -136,15 +136,15 @@ class ChromeTraceBuilder {
     }
   }
 
-  void addIterations(const analysis::Report& report) {
+  void addIterations(const report::Report& report) {
     if (report.iterations.empty()) return;
     metadata("thread_name", kIterationsTid, {{"name", "iterations"}});
     metadata("thread_sort_index", kIterationsTid, {{"sort_index", -1}});
-    const bool blocks = analysis::hasBlocks(report);
-    for (const analysis::IterationRow& row : report.iterations) {
+    const bool blocks = report::hasBlocks(report);
+    for (const report::IterationRow& row : report.iterations) {
       json memory = json::array();
       json idle_memory = json::array();
-      for (const analysis::IterationMemory& m : row.memory) {
+      for (const report::IterationMemory& m : row.memory) {
         json entry = memoryKeyJson(m.key);
         entry.update({{"live_at_start", m.live_at_start},
                       {"live_at_end", m.live_at_end},
@@ -170,7 +170,7 @@ class ChromeTraceBuilder {
              {"memory", std::move(memory)}});
       if (!row.complete) continue;  // the trace ended inside it: no idle window follows
       json sites = json::array();
-      for (const analysis::RetainedSite& site : row.top_sites) {
+      for (const report::RetainedSite& site : row.top_sites) {
         json s = memoryKeyJson(site.key);
         s.update({{"where", site.where},
                   {"bytes", site.retained.total().bytes},
@@ -184,7 +184,7 @@ class ChromeTraceBuilder {
              {"memory", std::move(idle_memory)},
              {"top_sites", std::move(sites)},
              {"held_by", heldByArgs(row)}});
-      for (const analysis::HeldBy& census : row.held_by) {
+      for (const report::HeldBy& census : row.held_by) {
         json mark = event("i", fmt::format("census (device {})", census.device), "census",
                           kIterationsTid, census.timestamp);
         mark["s"] = "t";  // on the iterations' track
@@ -198,12 +198,12 @@ class ChromeTraceBuilder {
 
   // What the window's censuses found: per device, the allocated, held and not seen bytes and the
   // first holders as report.json ranks them.
-  static json heldByArgs(const analysis::IterationRow& row) {
+  static json heldByArgs(const report::IterationRow& row) {
     json out = json::array();
-    for (const analysis::HeldBy& census : row.held_by) {
+    for (const report::HeldBy& census : row.held_by) {
       json holders = json::array();
       for (size_t i = 0; i < census.holders.size() && i < kHoldersInArgs; ++i) {
-        const analysis::Holder& h = census.holders[i];
+        const report::Holder& h = census.holders[i];
         holders.push_back({{"path", h.path}, {"bytes", h.bytes}, {"class", toString(h.cls)}});
       }
       out.push_back({{"device", census.device},
@@ -224,10 +224,10 @@ class ChromeTraceBuilder {
   // Push/pop ranges nest per thread: complete slices on the thread's track, each parent before the
   // ranges it holds. Start/end ranges may overlap anything: async slices ("b"/"e", one id each),
   // which viewers lay out on tracks of their own.
-  void addRanges(const analysis::Report& report) {
-    std::vector<const analysis::MarkerRange*> nested;
+  void addRanges(const report::Report& report) {
+    std::vector<const report::MarkerRange*> nested;
     std::set<uint64_t> threads;
-    for (const analysis::MarkerRange& r : report.ranges) {
+    for (const report::MarkerRange& r : report.ranges) {
       threads.insert(r.thread);
       if (r.nested) nested.push_back(&r);
     }
@@ -239,16 +239,16 @@ class ChromeTraceBuilder {
                                         : fmt::format("thread {}", thread)}});
     }
     std::stable_sort(nested.begin(), nested.end(),
-                     [](const analysis::MarkerRange* a, const analysis::MarkerRange* b) {
+                     [](const report::MarkerRange* a, const report::MarkerRange* b) {
                        if (a->thread != b->thread) return a->thread < b->thread;
                        if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns;
                        return a->end_ns > b->end_ns;
                      });
-    for (const analysis::MarkerRange* r : nested) {
+    for (const report::MarkerRange* r : nested) {
       slice(r->name, "marker", tidOf(r->thread, renumbered), r->start_ns, r->end_ns,
             json::object());
     }
-    for (const analysis::MarkerRange& r : report.ranges) {
+    for (const report::MarkerRange& r : report.ranges) {
       if (r.nested) continue;
       const uint64_t tid = tidOf(r.thread, renumbered);
       const uint64_t id = next_async_id_++;
@@ -271,16 +271,16 @@ class ChromeTraceBuilder {
 
 }  // namespace
 
-nlohmann::json toChromeTrace(std::span<const analysis::Report> reports) {
+nlohmann::json toChromeTrace(std::span<const report::Report> reports) {
   uint64_t origin = std::numeric_limits<uint64_t>::max();
-  for (const analysis::Report& r : reports) origin = std::min(origin, r.first_ns);
+  for (const report::Report& r : reports) origin = std::min(origin, r.first_ns);
   if (reports.empty()) origin = 0;
 
   ChromeTraceBuilder builder(origin);
   std::set<uint64_t> used_pids;
   json runs = json::array();
   for (size_t i = 0; i < reports.size(); ++i) {
-    const analysis::Report& r = reports[i];
+    const report::Report& r = reports[i];
     // The traced pid when it is known and unique; otherwise the first free small number.
     uint64_t pid = r.process.present ? r.process.pid : 0;
     if (pid == 0 || pid >= kIterationsTid || used_pids.count(pid) != 0) {
@@ -294,13 +294,13 @@ nlohmann::json toChromeTrace(std::span<const analysis::Report> reports) {
     runs.push_back(json{{"pid", pid}, {"name", runName(r)}, {"trace", r.input.path}});
   }
   json other{{"tool", "memfloor"},
-             {"version", std::string(analysis::toolVersion())},
+             {"version", std::string(report::toolVersion())},
              {"origin_ns", std::to_string(origin)},
              {"runs", std::move(runs)}};
   return std::move(builder).finish(std::move(other));
 }
 
-nlohmann::json toChromeTrace(const analysis::Report& report) { return toChromeTrace({&report, 1}); }
+nlohmann::json toChromeTrace(const report::Report& report) { return toChromeTrace({&report, 1}); }
 
 std::string dumpChromeTrace(const nlohmann::json& trace) {
   return trace.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

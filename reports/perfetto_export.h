@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "analysis/report.h"
+#include "report/model.h"
 
 namespace memfloor::reports {
 
@@ -15,11 +15,11 @@ namespace memfloor::reports {
 // slices from Report::iterations, marker ranges from Report::ranges (filled only when the analysis
 // ran with AnalysisOptions::keep_ranges). Timestamps are microseconds since the report's first
 // record (Report::first_ns), fractional, so nanoseconds survive.
-nlohmann::json toChromeTrace(const analysis::Report& report);
+nlohmann::json toChromeTrace(const report::Report& report);
 
 // Several runs (one per rank or process) in one trace, one process each; timestamps are relative
 // to the earliest first record of all runs.
-nlohmann::json toChromeTrace(std::span<const analysis::Report> reports);
+nlohmann::json toChromeTrace(std::span<const report::Report> reports);
 
 // Serialises a trace compactly. Names in a trace are raw bytes: invalid UTF-8 is replaced with
 // U+FFFD rather than refused.

@@ -10,27 +10,26 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/iteration_ranges.h"
-#include "analysis/memory_levels.h"
 #include "common/printable.h"
 #include "common/units.h"
+#include "report/iteration_ranges.h"
+#include "report/labels.h"
+#include "report/levels.h"
 #include "reports/held_by_table.h"
-#include "reports/memory_label.h"
 
 namespace memfloor::reports {
 namespace {
 
-constexpr double kNsPerMillisecond = 1e6;
 constexpr double kNsPerSecond = 1e9;
 
 using Out = std::back_insert_iterator<std::string>;
 
 // How the analysis ranks the sites it lists: retained bytes of counted iterations first, then the
 // rest (retention.h); at a peak, the bytes live there (peak_composition.h).
-std::pair<uint64_t, uint64_t> rankOf(const analysis::RetainedTally& t) {
+std::pair<uint64_t, uint64_t> rankOf(const report::RetainedTally& t) {
   return {t.inter_iteration.bytes + t.leak.bytes, t.persistent.bytes + t.cached.bytes};
 }
-std::pair<uint64_t, uint64_t> rankOf(const analysis::PeakTally& t) { return {t.total().bytes, 0}; }
+std::pair<uint64_t, uint64_t> rankOf(const report::PeakTally& t) { return {t.total().bytes, 0}; }
 
 // Sites of one name on one memory, from different stacks, are one row of the tables: their tallies
 // summed, with how many stacks, ranked again as the analysis ranks sites (the JSON keeps a site per
@@ -78,7 +77,7 @@ std::string nameWithStacks(const std::string& where, size_t stacks) {
                     : common::printable(where);
 }
 
-void header(Out out, const analysis::Report& r) {
+void header(Out out, const report::Report& r) {
   fmt::format_to(out, "trace: {} (format {}.{}, {})\n", common::printable(r.input.path),
                  r.input.major, r.input.minor, r.input.ending);
   if (r.process.present) {
@@ -91,7 +90,7 @@ void header(Out out, const analysis::Report& r) {
       fmt::format_to(out, ": {}", common::printable(r.process.command_line));
     out = '\n';
   }
-  const analysis::Anomalies& a = r.anomalies;
+  const report::Anomalies& a = r.anomalies;
   if (r.overflow) {
     fmt::format_to(out,
                    "warning: the sizes in this trace add up past 2^64 bytes (16 EiB): its byte "
@@ -105,8 +104,8 @@ void header(Out out, const analysis::Report& r) {
     fmt::format_to(out,
                    "pairing: {} unmatched frees ({}), {} double allocations ({}), {} size "
                    "mismatches\n",
-                   a.unmatched_frees.count, formatBytes(a.unmatched_frees.bytes),
-                   a.double_allocations.count, formatBytes(a.double_allocations.bytes),
+                   a.unmatched_frees.count, report::formatBytes(a.unmatched_frees.bytes),
+                   a.double_allocations.count, report::formatBytes(a.double_allocations.bytes),
                    a.size_mismatches);
   }
   if (a.cut_tail.known) {
@@ -132,13 +131,13 @@ void header(Out out, const analysis::Report& r) {
   }
 }
 
-void summary(Out out, const analysis::Report& r) {
+void summary(Out out, const report::Report& r) {
   fmt::format_to(out, "\n{:<16} {:>10} {:>10} {:>10} {:>10}\n", "memory", "peak", "at end",
                  "allocs", "frees");
-  for (const analysis::MemorySummary& m : r.memory) {
-    fmt::format_to(out, "{:<16} {:>10} {:>10} {:>10} {:>10}\n", memoryLabel(r, m.key),
-                   formatBytes(m.peak), formatBytes(m.live_at_end), m.allocated.count,
-                   m.freed.count);
+  for (const report::MemorySummary& m : r.memory) {
+    fmt::format_to(out, "{:<16} {:>10} {:>10} {:>10} {:>10}\n", report::memoryLabel(r, m.key),
+                   report::formatBytes(m.peak), report::formatBytes(m.live_at_end),
+                   m.allocated.count, m.freed.count);
   }
 }
 
@@ -148,11 +147,10 @@ std::string cachedColumn(bool blocks, std::string_view text) {
 }
 
 // One kept row: a line per memory.
-void iterationRow(Out out, const analysis::Report& r, const analysis::IterationRow& row,
-                  bool blocks) {
+void iterationRow(Out out, const report::Report& r, const report::IterationRow& row, bool blocks) {
   std::string mark = row.warmup ? "w" : (row.complete ? "" : "?");
-  const auto sites = byName(row.top_sites, &analysis::RetainedSite::retained);
-  for (const analysis::IterationMemory& m : row.memory) {
+  const auto sites = byName(row.top_sites, &report::RetainedSite::retained);
+  for (const report::IterationMemory& m : row.memory) {
     std::string site;
     for (const auto& [s, stacks] : sites) {
       if (s.key == m.key) {
@@ -162,18 +160,18 @@ void iterationRow(Out out, const analysis::Report& r, const analysis::IterationR
       }
     }
     fmt::format_to(out, "{:>4}{:1} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  {}\n", row.index,
-                   mark, memoryLabel(r, m.key), formatBytes(m.peak), formatBytes(m.idle.floor),
-                   formatBytes(m.idle.retained.persistent.bytes),
-                   formatBytes(m.idle.retained.inter_iteration.bytes),
-                   formatBytes(m.idle.retained.leak.bytes),
-                   cachedColumn(blocks, formatBytes(m.idle.retained.cached.bytes)), site);
+                   mark, report::memoryLabel(r, m.key), report::formatBytes(m.peak),
+                   report::formatBytes(m.idle.floor),
+                   report::formatBytes(m.idle.retained.persistent.bytes),
+                   report::formatBytes(m.idle.retained.inter_iteration.bytes),
+                   report::formatBytes(m.idle.retained.leak.bytes),
+                   cachedColumn(blocks, report::formatBytes(m.idle.retained.cached.bytes)), site);
   }
 }
 
 // A range: what its windows repeat (a trend's: its last window, and the floor's step), and the
 // spread of its peaks (the largest in the peak column).
-void rangeRows(Out out, const analysis::Report& r, const analysis::IterationRange& range,
-               bool blocks) {
+void rangeRows(Out out, const report::Report& r, const report::IterationRange& range, bool blocks) {
   const bool trend = !range.step.empty();
   if (trend) {
     fmt::format_to(out,
@@ -184,28 +182,29 @@ void rangeRows(Out out, const analysis::Report& r, const analysis::IterationRang
     fmt::format_to(out, "{:>5} iterations {}-{} ({}): idle windows as after iteration {}\n", "",
                    range.first, range.last, range.count(), range.like);
   }
-  const std::optional<analysis::IterationRow> window = analysis::windowOf(r, range.last);
+  const std::optional<report::IterationRow> window = report::windowOf(r, range.last);
   for (size_t k = 0; k < range.memory.size(); ++k) {
-    const analysis::RangeMemory& m = range.memory[k];
+    const report::RangeMemory& m = range.memory[k];
     const bool same = window && k < window->memory.size();
-    const analysis::IterationMemory::Idle idle =
-        same ? window->memory[k].idle : analysis::IterationMemory::Idle{};
+    const report::IterationMemory::Idle idle =
+        same ? window->memory[k].idle : report::IterationMemory::Idle{};
     const std::string step =
         trend && k < range.step.memory.size()
             ? fmt::format(", idle floor {:+} B/iteration", range.step.memory[k].floor)
             : std::string();
     fmt::format_to(out, "{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  peaks {} to {}{}\n", "",
-                   memoryLabel(r, m.key), formatBytes(m.peak.max), formatBytes(idle.floor),
-                   formatBytes(idle.retained.persistent.bytes),
-                   formatBytes(idle.retained.inter_iteration.bytes),
-                   formatBytes(idle.retained.leak.bytes),
-                   cachedColumn(blocks, formatBytes(idle.retained.cached.bytes)),
-                   formatBytes(m.peak.min), formatBytes(m.peak.max), step);
+                   report::memoryLabel(r, m.key), report::formatBytes(m.peak.max),
+                   report::formatBytes(idle.floor),
+                   report::formatBytes(idle.retained.persistent.bytes),
+                   report::formatBytes(idle.retained.inter_iteration.bytes),
+                   report::formatBytes(idle.retained.leak.bytes),
+                   cachedColumn(blocks, report::formatBytes(idle.retained.cached.bytes)),
+                   report::formatBytes(m.peak.min), report::formatBytes(m.peak.max), step);
   }
 }
 
-void iterationRows(Out out, const analysis::Report& r) {
-  const bool blocks = analysis::hasBlocks(r);
+void iterationRows(Out out, const report::Report& r) {
+  const bool blocks = report::hasBlocks(r);
   fmt::format_to(out, "\n{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10}{}  {}\n", "iter", "memory",
                  "peak", "idle floor", "persistent", "inter-iter", "leak",
                  cachedColumn(blocks, "cached"), "top retaining site");
@@ -233,46 +232,47 @@ void iterationRows(Out out, const analysis::Report& r) {
   fmt::format_to(out, "(w: warm-up, ?: cut off by the end of the trace)\n");
 }
 
-void trends(Out out, const analysis::Report& r) {
+void trends(Out out, const report::Report& r) {
   fmt::format_to(out, "\nidle-floor trend: {}\n", toString(r.verdict));
-  for (const analysis::Trend& t : r.trends) {
+  for (const report::Trend& t : r.trends) {
     if (t.points == 0) continue;
     fmt::format_to(
         out, "  {:<16} {:<8} {:+} B/iteration over iterations {}-{} ({} -> {}){}\n",
-        memoryLabel(r, t.key), toString(t.verdict), t.slope_bytes_per_iteration, t.first_iteration,
-        t.last_iteration, formatBytes(t.first_floor), formatBytes(t.last_floor),
-        analysis::isReservedLevel(r, t.key) ? ", the allocator's cache: not in the verdict" : "");
+        report::memoryLabel(r, t.key), toString(t.verdict), t.slope_bytes_per_iteration,
+        t.first_iteration, t.last_iteration, report::formatBytes(t.first_floor),
+        report::formatBytes(t.last_floor),
+        report::isReservedLevel(r, t.key) ? ", the allocator's cache: not in the verdict" : "");
   }
 }
 
 // The last window another iteration ends is the steady state a user looks at; the final window
 // only when there is no other.
-void topSites(Out out, const analysis::Report& r) {
-  const uint32_t n = analysis::iterationCount(r);
+void topSites(Out out, const report::Report& r) {
+  const uint32_t n = report::iterationCount(r);
   if (n == 0) return;
   const uint32_t index = n >= 2 ? n - 1 : n;
-  const std::optional<analysis::IterationRow> window = analysis::windowOf(r, index);
+  const std::optional<report::IterationRow> window = report::windowOf(r, index);
   if (!window || window->top_sites.empty()) return;
-  const analysis::IterationRow& row = *window;
+  const report::IterationRow& row = *window;
   fmt::format_to(out, "\ntop retaining sites in the idle window after iteration {}:\n", index);
   fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", "memory", "class", "bytes", "allocs",
                  "where");
-  for (const auto& [s, stacks] : byName(row.top_sites, &analysis::RetainedSite::retained)) {
-    analysis::Tally total = s.retained.total();
-    fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", memoryLabel(r, s.key),
-                   toString(s.retained.dominant()), formatBytes(total.bytes), total.count,
+  for (const auto& [s, stacks] : byName(row.top_sites, &report::RetainedSite::retained)) {
+    report::Tally total = s.retained.total();
+    fmt::format_to(out, "  {:<16} {:<16} {:>10} {:>7}  {}\n", report::memoryLabel(r, s.key),
+                   toString(s.retained.dominant()), report::formatBytes(total.bytes), total.count,
                    nameWithStacks(s.where, stacks));
   }
 }
 
 // Per memory, the iteration with the largest peak (the first of equal ones) and what is live at
 // it: by class, then the sites holding the most.
-void peakComposition(Out out, const analysis::Report& r) {
+void peakComposition(Out out, const report::Report& r) {
   std::vector<std::pair<size_t, size_t>> largest;  // (iteration, memory) positions
   for (size_t k = 0; k < r.memory.size(); ++k) {
     std::optional<size_t> best;
     for (size_t i = 0; i < r.iterations.size(); ++i) {
-      const std::vector<analysis::IterationMemory>& memory = r.iterations[i].memory;
+      const std::vector<report::IterationMemory>& memory = r.iterations[i].memory;
       if (k < memory.size() && memory[k].peak_composition &&
           (!best || memory[k].peak > r.iterations[*best].memory[k].peak)) {
         best = i;
@@ -281,119 +281,102 @@ void peakComposition(Out out, const analysis::Report& r) {
     if (best) largest.emplace_back(*best, k);
   }
   if (largest.empty()) return;
-  const bool blocks = analysis::hasBlocks(r);
+  const bool blocks = report::hasBlocks(r);
   fmt::format_to(out, "\npeak composition, at the largest peak of each memory:\n");
   fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}{}\n", "memory",
                  "iter", "peak", "iteration", "earlier", "inter-iter", "leak", "persistent",
                  cachedColumn(blocks, "cached"));
   for (const auto& [i, k] : largest) {
-    const analysis::IterationMemory& m = r.iterations[i].memory[k];
-    const analysis::PeakTally& live = m.peak_composition->live;
+    const report::IterationMemory& m = r.iterations[i].memory[k];
+    const report::PeakTally& live = m.peak_composition->live;
     fmt::format_to(out, "  {:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}{}\n",
-                   memoryLabel(r, m.key), r.iterations[i].index, formatBytes(m.peak),
-                   formatBytes(live.iteration.bytes), formatBytes(live.earlier_iteration.bytes),
-                   formatBytes(live.inter_iteration.bytes), formatBytes(live.leak.bytes),
-                   formatBytes(live.persistent.bytes),
-                   cachedColumn(blocks, formatBytes(live.cached.bytes)));
+                   report::memoryLabel(r, m.key), r.iterations[i].index,
+                   report::formatBytes(m.peak), report::formatBytes(live.iteration.bytes),
+                   report::formatBytes(live.earlier_iteration.bytes),
+                   report::formatBytes(live.inter_iteration.bytes),
+                   report::formatBytes(live.leak.bytes), report::formatBytes(live.persistent.bytes),
+                   cachedColumn(blocks, report::formatBytes(live.cached.bytes)));
   }
   for (const auto& [i, k] : largest) {
-    const analysis::IterationMemory& m = r.iterations[i].memory[k];
+    const report::IterationMemory& m = r.iterations[i].memory[k];
     if (m.peak_composition->sites.empty()) continue;
     fmt::format_to(out, "top sites at the peak of iteration {}, {} (+{} into it):\n",
-                   r.iterations[i].index, memoryLabel(r, m.key),
-                   formatDuration(m.peak_composition->at_ns - r.iterations[i].start_ns));
+                   r.iterations[i].index, report::memoryLabel(r, m.key),
+                   report::formatDuration(m.peak_composition->at_ns - r.iterations[i].start_ns));
     fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", "class", "bytes", "allocs", "where");
-    for (const auto& [s, stacks] : byName(m.peak_composition->sites, &analysis::PeakSite::live)) {
-      const analysis::Tally total = s.live.total();
+    for (const auto& [s, stacks] : byName(m.peak_composition->sites, &report::PeakSite::live)) {
+      const report::Tally total = s.live.total();
       fmt::format_to(out, "  {:<18} {:>10} {:>7}  {}\n", toString(s.live.dominant()),
-                     formatBytes(total.bytes), total.count, nameWithStacks(s.where, stacks));
+                     report::formatBytes(total.bytes), total.count,
+                     nameWithStacks(s.where, stacks));
     }
     if (m.peak_composition->modules.empty()) continue;
     fmt::format_to(out, "top modules at that peak:\n  {:>10} {:>7}  {}\n", "bytes", "allocs",
                    "module");
-    for (const analysis::PeakModule& module : m.peak_composition->modules) {
-      fmt::format_to(out, "  {:>10} {:>7}  {}\n", formatBytes(module.live.bytes), module.live.count,
-                     module.module);
+    for (const report::PeakModule& module : m.peak_composition->modules) {
+      fmt::format_to(out, "  {:>10} {:>7}  {}\n", report::formatBytes(module.live.bytes),
+                     module.live.count, module.module);
     }
   }
 }
 
 // One line per run: its largest steady floor over the devices' headline memories (allocated where
 // a device has blocks), and with blocks in any run, the reserved floor of the same device.
-void runsTable(Out out, const analysis::MergedReport& m) {
+void runsTable(Out out, const report::MergedReport& m) {
   const bool blocks = std::any_of(m.runs.begin(), m.runs.end(),
-                                  [](const analysis::Report& r) { return analysis::hasBlocks(r); });
+                                  [](const report::Report& r) { return report::hasBlocks(r); });
   fmt::format_to(out, "\nruns: {}\n  {:<24} {:>16}{} {:>10}  {}\n", m.runs.size(), "run",
                  "steady idle floor", blocks ? fmt::format(" {:>10}", "reserved") : "", "iteration",
                  "trend");
   for (size_t i = 0; i < m.runs.size(); ++i) {
-    const analysis::Report& run = m.runs[i];
-    const analysis::SteadyFloor* top = nullptr;
-    for (const analysis::SteadyFloor& s : run.steady) {
-      if (s.key == analysis::headlineKey(run, s.key.device) &&
+    const report::Report& run = m.runs[i];
+    const report::SteadyFloor* top = nullptr;
+    for (const report::SteadyFloor& s : run.steady) {
+      if (s.key == report::headlineKey(run, s.key.device) &&
           (top == nullptr || s.idle_floor >= top->idle_floor)) {
         top = &s;
       }
     }
     std::string reserved;
     if (blocks) {
-      const analysis::SteadyFloor* r =
+      const report::SteadyFloor* r =
           top != nullptr && top->key.kind == trace::MemoryKind::kBlock
-              ? analysis::steadyFloorOf(run, {top->key.device, trace::MemoryKind::kDevice})
+              ? report::steadyFloorOf(run, {top->key.device, trace::MemoryKind::kDevice})
               : nullptr;
-      reserved = fmt::format(" {:>10}", r != nullptr ? formatBytes(r->idle_floor) : "-");
+      reserved = fmt::format(" {:>10}", r != nullptr ? report::formatBytes(r->idle_floor) : "-");
     }
     fmt::format_to(out, "  {:<24} {:>16}{} {:>10}  {}\n", common::printable(m.labels[i]),
-                   formatBytes(top != nullptr ? top->idle_floor : 0), reserved,
+                   report::formatBytes(top != nullptr ? top->idle_floor : 0), reserved,
                    top != nullptr ? top->iteration : 0, toString(run.verdict));
   }
 }
 
 }  // namespace
 
-std::string formatDuration(uint64_t ns) {
-  if (ns < 1000) return fmt::format("{} ns", ns);
-  const auto value = static_cast<double>(ns);
-  if (ns < units::kNsPerMs) return fmt::format("{:.1f} us", value / 1e3);
-  if (ns < units::kNsPerS) return fmt::format("{:.1f} ms", value / kNsPerMillisecond);
-  return fmt::format("{:.2f} s", value / kNsPerSecond);
-}
-
-std::string formatBytes(uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes) / 1024;
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
-    value /= 1024;
-    ++unit;
-  }
-  return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : 1, kUnits[unit]);
-}
-
-std::string formatTable(const analysis::Report& r) {
+std::string formatTable(const report::Report& r) {
   std::string text;
   Out out(text);
   header(out, r);
-  if (r.iteration_source == analysis::IterationSource::kUnknown) {
+  if (r.iteration_source == report::IterationSource::kUnknown) {
     fmt::format_to(out, "iterations: unknown (no marker matches '{}'); whole-trace summary:\n",
                    r.iteration_pattern);
     summary(out, r);
     return text;
   }
   if (r.detection) {
-    const analysis::DetectedPeriod& d = *r.detection;
+    const report::DetectedPeriod& d = *r.detection;
     fmt::format_to(out,
                    "iterations: {} detected (no marker matches '{}'): period {}, from the "
                    "allocations of {} at {}{}",
-                   analysis::iterationCount(r), r.iteration_pattern, formatDuration(d.period_ns),
-                   formatBytes(d.size), d.where.empty() ? "(no stack)" : common::printable(d.where),
+                   report::iterationCount(r), r.iteration_pattern,
+                   report::formatDuration(d.period_ns), report::formatBytes(d.size),
+                   d.where.empty() ? "(no stack)" : common::printable(d.where),
                    d.every > 1 ? fmt::format(", one in {}", d.every) : "");
-  } else if (r.iteration_source == analysis::IterationSource::kSteps) {
+  } else if (r.iteration_source == report::IterationSource::kSteps) {
     fmt::format_to(out, "iterations: {} from optimizer steps (no marker matches '{}')",
-                   analysis::iterationCount(r), r.iteration_pattern);
+                   report::iterationCount(r), r.iteration_pattern);
   } else {
-    fmt::format_to(out, "iterations: {} from markers", analysis::iterationCount(r));
+    fmt::format_to(out, "iterations: {} from markers", report::iterationCount(r));
   }
   if (r.warmup_iterations > 0) fmt::format_to(out, ", first {} warm-up", r.warmup_iterations);
   out = '\n';
@@ -406,7 +389,7 @@ std::string formatTable(const analysis::Report& r) {
   return text;
 }
 
-std::string formatTable(const analysis::MergedReport& m) {
+std::string formatTable(const report::MergedReport& m) {
   std::string text;
   Out out(text);
   for (size_t i = 0; i < m.runs.size(); ++i) {
@@ -417,16 +400,16 @@ std::string formatTable(const analysis::MergedReport& m) {
   if (m.runs.size() > 1) runsTable(out, m);
   if (m.worst) {
     fmt::format_to(out, "\nworst: {} (device {}): idle floor {} after iteration {}\n",
-                   common::printable(m.labels[m.worst->run]), m.worst->key.device, headlineFloor(m),
-                   m.worst->iteration);
+                   common::printable(m.labels[m.worst->run]), m.worst->key.device,
+                   report::headlineFloor(m), m.worst->iteration);
   }
   if (m.findings) {
     fmt::format_to(out, "\nfindings: {} from {}\n", m.findings->items.size(), m.findings->path);
     for (uint32_t f = 0; f < m.findings->items.size(); ++f) {
-      const analysis::Finding& finding = m.findings->items[f];
-      uint64_t most = analysis::maxExplainedBytes(m, f);
+      const report::Finding& finding = m.findings->items[f];
+      uint64_t most = report::maxExplainedBytes(m, f);
       fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n", finding.rule,
-                     finding.file, finding.line, finding.field, formatBytes(most));
+                     finding.file, finding.line, finding.field, report::formatBytes(most));
     }
   }
   return text;

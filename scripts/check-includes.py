@@ -15,8 +15,8 @@ import tempfile
 
 # Project include roots: a quoted include "X/..." names module X ("include/memfloor/..." and
 # <memfloor/...> name the public C API header that programs include).
-MODULES = ["common", "trace", "runtime_hook", "symbols", "analysis", "reports", "checker", "cli",
-           "reference_model", "include"]
+MODULES = ["common", "trace", "runtime_hook", "symbols", "report", "analysis", "reports", "checker",
+           "cli", "reference_model", "include"]
 CUDA = re.compile(r"^(cuda|cupti|cublas|nvtx3/|nvToolsExt|generated_cuda|driver_types)")
 CLANG = re.compile(r"^(clang|llvm)/")
 
@@ -26,10 +26,11 @@ RULES = {
     "trace": (["common"], False, False),
     "runtime_hook": (["common", "trace", "include"], True, False),
     "symbols": (["common", "trace"], False, False),
-    "analysis": (["common", "trace", "symbols"], False, False),
-    "reports": (["common", "trace", "symbols", "analysis"], False, False),
+    "report": (["common", "trace", "symbols"], False, False),
+    "analysis": (["common", "trace", "symbols", "report"], False, False),
+    "reports": (["common", "trace", "symbols", "report"], False, False),
     "checker": (["common"], False, True),
-    "cli": (["common", "trace", "symbols", "analysis", "reports"], False, False),
+    "cli": (["common", "trace", "symbols", "report", "analysis", "reports"], False, False),
     "reference_model": ([], True, False),
     "include": ([], False, False),
 }
@@ -85,9 +86,12 @@ def self_test() -> int:
         "reference_model/f.cpp": "#include <memfloor/markers.h>",
         "reference_model/g.cpp": '#include "trace/records.h"',
         "trace/h.h": '#include "analysis/report.h"',
+        "report/i.h": '#include "analysis/analysis.h"',
+        "reports/j.cpp": '#include "analysis/analysis.h"',
     }
     allowed = {
         "analysis/ok.cpp": '#include "symbols/frame.h"\n#include <fmt/format.h>',
+        "reports/ok.cpp": '#include "report/model.h"',
         "runtime_hook/ok.cpp": '#include <cupti.h>\n#include "include/memfloor/markers.h"',
         "checker/cpp/ok.cpp": '#include <clang/AST/Decl.h>\n#include "checker/facts.h"',
         "reference_model/ok.cu": "#include <cuda_runtime.h>\n#include <nvtx3/nvToolsExt.h>",

@@ -15,7 +15,7 @@
 #include "checked_analysis.h"
 #include "common/error.h"
 #include "invariants.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "scenarios.h"
 #include "trace/format.h"
 #include "trace/source.h"
@@ -71,7 +71,7 @@ TEST_CASE("A text trace and its binary form give the same report", "[analyze_tra
   Report from_binary = analyzeFile(binary);
   CHECK(from_binary.input.path == binary);
   from_binary.input.path = text;
-  CHECK(reports::toJson(from_binary) == reports::toJson(from_text));
+  CHECK(report::toJson(from_binary) == report::toJson(from_text));
   CHECK(from_text.iterations.size() == 4);
 }
 
@@ -156,12 +156,12 @@ TEST_CASE("analyzeTraces gives the same report with one worker and with four", "
           std::map<std::string, std::string>{
               {"/nonexistent/librank" + std::to_string(rank) + ".so", ""}});
   }
-  const std::string expected = reports::toJsonText(serial);
+  const std::string expected = report::toJsonText(serial);
   set.jobs = 4;
   std::atomic<size_t> calls{0};
   set.progress = [&calls](size_t, size_t) { ++calls; };
   for (int round = 0; round < 5; ++round) {  // each round scheduled as it happens to be
-    CHECK(reports::toJsonText(analyzeSet(set)) == expected);
+    CHECK(report::toJsonText(analyzeSet(set)) == expected);
   }
   CHECK(calls == 5 * kRanks);
 }

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "invariants.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "tests/trace/trace_test_util.h"
 #include "trace/source.h"
 
@@ -58,8 +58,8 @@ Report analyze(const std::vector<trace::Record>& records, const AnalysisOptions&
     // The records as the file holds them, the trailer included, one by one.
     const std::vector<trace::Record> in_file =
         trace::testing::readAll<trace::FileOrderReader>(bytes);
-    CHECK(reports::toJson(analyzeOneByOne(in_file, options, report.input)) ==
-          reports::toJson(report));
+    CHECK(report::toJson(analyzeOneByOne(in_file, options, report.input)) ==
+          report::toJson(report));
   }
   return report;
 }

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <optional>
 
-#include "analysis/iteration_ranges.h"
-#include "analysis/memory_levels.h"
+#include "report/iteration_ranges.h"
+#include "report/levels.h"
 
 namespace memfloor::analysis::test {
 

@@ -6,7 +6,7 @@
 #include "analysis/merged_report.h"
 #include "analysis/report.h"
 
-namespace memfloor::analysis {
+namespace memfloor::report {
 
 // For Catch2's messages (found by argument-dependent lookup, hence this namespace).
 inline std::ostream& operator<<(std::ostream& out, const Tally& t) {
@@ -22,7 +22,7 @@ inline std::ostream& operator<<(std::ostream& out, const PeakTally& p) {
              << p.inter_iteration << ", leak " << p.leak << ", persistent " << p.persistent << "}";
 }
 
-}  // namespace memfloor::analysis
+}  // namespace memfloor::report
 
 namespace memfloor::analysis::test {
 

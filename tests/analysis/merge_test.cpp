@@ -13,7 +13,7 @@
 #include "analysis/site_links.h"
 #include "checked_analysis.h"
 #include "common/error.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "scenarios.h"
 #include "symbols/elf_build_id.h"
 #include "symbols/llvm_symbolizer.h"
@@ -134,7 +134,7 @@ TEST_CASE("findings explain the retained bytes of the sites they link", "[merge]
   for (size_t i = 0; i + 1 < r.iterations.size(); ++i) {
     const IterationMemory::Idle& idle = r.iterations[i].memory[0].idle;
     CHECK(idle.explained.bytes == 8 * kMiB + (i + 1) * kMiB);  // the buffer and the leaks so far
-    CHECK(reports::unexplained(idle).bytes == 0);
+    CHECK(report::unexplained(idle).bytes == 0);
   }
   std::map<uint32_t, uint64_t> by_finding;  // in the window after iteration 2
   for (const Explained& e : r.explained) {
@@ -157,7 +157,7 @@ TEST_CASE("without findings nothing is explained and everything counted is unexp
   Report r = analyze(trainingLoop().trace);
   const IterationMemory::Idle& idle = r.iterations[1].memory[0].idle;
   CHECK(idle.explained.bytes == 0);
-  CHECK(reports::unexplained(idle).bytes == 8 * kMiB);
+  CHECK(report::unexplained(idle).bytes == 8 * kMiB);
   CHECK(r.explained.empty());
 }
 
@@ -187,7 +187,7 @@ TEST_CASE("several runs: ordered by rank, labelled, the worst named", "[merge]")
   REQUIRE(m.worst);
   CHECK(m.worst->run == 1);
   CHECK(m.worst->idle_floor == 64 * kMiB + 16 * kMiB);
-  nlohmann::json j = reports::toJson(m);
+  nlohmann::json j = report::toJson(m);
   CHECK(j.at("summary").at("worst").at("label") == "rank 1");
   CHECK(j.at("runs").size() == 3);
   CHECK(j.at("runs")[2].at("label") == "c.mftrace");
@@ -198,7 +198,7 @@ TEST_CASE("a report without idle windows has no worst run", "[merge]") {
   t.alloc(10, 0x1000, 100);
   MergedReport m = merge({analyze(t)});
   CHECK_FALSE(m.worst);
-  CHECK(reports::toJson(m).at("summary").at("worst").is_null());
+  CHECK(report::toJson(m).at("summary").at("worst").is_null());
 }
 
 const char* kFindings = R"({"schema": "memfloor.findings/1", "findings": [

@@ -19,7 +19,7 @@
 #include "analysis/idle_cuts.h"
 #include "checked_analysis.h"
 #include "invariants.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "reports/report_table.h"
 #include "scenarios.h"
 #include "tests/trace/trace_test_util.h"
@@ -208,7 +208,7 @@ TEST_CASE("Without markers, detected iterations have the idle floors of the mark
   CHECK_THAT(table, Catch::Contains("iterations: 5 detected (no marker matches 'no marker is "
                                     "named this'): period 1.0 us, from the allocations of "
                                     "32.0 MiB at layer.cpp:40 in Layer::forward\n"));
-  const nlohmann::json run = reports::toJson(detected);
+  const nlohmann::json run = report::toJson(detected);
   CHECK(run.at("iteration_source") == "detected");
   CHECK(run.at("detection") == nlohmann::json{{"device", 0},
                                               {"kind", "device"},

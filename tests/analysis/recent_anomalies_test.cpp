@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "checked_analysis.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "reports/report_table.h"
 #include "trace_builder.h"
 
@@ -85,7 +85,7 @@ TEST_CASE("A cut trace keeps the anomalies of its last flush period apart", "[re
   CHECK(tail.from_ns == 9'800'000);
   CHECK(tail.double_allocations == Tally{48, 2});
   CHECK(tail.unmatched_frees == Tally{8, 1});
-  CHECK(reports::toJson(r)["anomalies"]["cut_tail"]["from_ns"] == 9'800'000);
+  CHECK(report::toJson(r)["anomalies"]["cut_tail"]["from_ns"] == 9'800'000);
   CHECK(reports::formatTable(r).find("the trace was cut") != std::string::npos);
 }
 
@@ -93,7 +93,7 @@ TEST_CASE("A complete trace, or one without the flush period, has no cut tail",
           "[recent_anomalies]") {
   const Report complete = analyzeCut(true);
   CHECK_FALSE(complete.anomalies.cut_tail.known);
-  CHECK(reports::toJson(complete)["anomalies"]["cut_tail"].is_null());
+  CHECK(report::toJson(complete)["anomalies"]["cut_tail"].is_null());
   CHECK(reports::formatTable(complete).find("the trace was cut") == std::string::npos);
 
   std::vector<trace::Record> without_period = cutTrace();

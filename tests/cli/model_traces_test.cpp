@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "tests/analysis/checked_analysis.h"
 
 using namespace memfloor;
@@ -21,7 +21,7 @@ namespace {
 const std::string kModelDir = std::string(MEMFLOOR_TESTDATA_DIR) + "/model/";
 
 json analyze(const std::string& name) {
-  return reports::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace"));
+  return report::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace"));
 }
 
 // "iteration N key value key value ..." lines of the model's output: iteration -> key -> value.
@@ -99,7 +99,7 @@ json mergedReport(const std::vector<std::string>& names) {
   request.findings_path = kModelDir + "findings.json";
   request.source_root = std::string(MEMFLOOR_TESTDATA_DIR) + "/..";
   request.symbolize = false;
-  json j = reports::toJson(analysis::test::analyzeSet(request));
+  json j = report::toJson(analysis::test::analyzeSet(request));
   // What differs between checkouts and releases: absolute paths and the version.
   j.at("tool").at("version") = "VERSION";
   j.at("findings").at("source") = "testdata/model/findings.json";
@@ -179,7 +179,7 @@ TEST_CASE("the model allocator's bytes in every idle window equal the model's ow
   options.top_sites = 100000;  // every retaining site
   for (const std::string name : {"fixed", "hc-bug", "combined-loss-bug"}) {
     json report =
-        reports::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace", options));
+        report::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace", options));
     auto counters = modelCounters(name);
     std::map<uint64_t, bool> from_model_allocator;
     for (const json& stack : report.at("stacks")) {
@@ -215,7 +215,7 @@ TEST_CASE("with the markers ignored, detected iterations keep the marked idle fl
     analysis::AnalysisOptions blind;
     blind.iteration_pattern = "no marker is named this";
     const json detected =
-        reports::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace", blind));
+        report::toJson(analysis::test::analyzeFile(kModelDir + name + ".mftrace", blind));
     REQUIRE(detected.at("iteration_source") == "detected");
     CHECK(detected.at("detection").at("period_ns") > 0);
     // The model's first iteration is set-up to the detector, its last one ends with the trace:

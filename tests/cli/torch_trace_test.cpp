@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "tests/analysis/checked_analysis.h"
 
 using namespace memfloor;
@@ -36,8 +36,8 @@ bool isOptimizerSite(const std::string& where) {
 constexpr uint64_t kCacheGrowth = 545259520;
 
 json analyzed() {
-  return reports::toJson(analysis::test::analyzeFile(std::string(MEMFLOOR_TESTDATA_DIR) +
-                                                     "/analysis/torch_planted_attr.txt"));
+  return report::toJson(analysis::test::analyzeFile(std::string(MEMFLOOR_TESTDATA_DIR) +
+                                                    "/analysis/torch_planted_attr.txt"));
 }
 
 const json& memoryOf(const json& iteration, const std::string& kind) {
@@ -81,8 +81,8 @@ TEST_CASE("a PyTorch run's block floor is torch's memory_allocated, its site the
 TEST_CASE("under cudaMallocAsync the hook's own Python frames name the planted lines") {
   // testdata/analysis/torch_async_attr.txt: the same program, one CUDA allocation per tensor, every
   // stack read by the hook from the allocating thread's CPython frames (qualified names).
-  json run = reports::toJson(analysis::test::analyzeFile(std::string(MEMFLOOR_TESTDATA_DIR) +
-                                                         "/analysis/torch_async_attr.txt"));
+  json run = report::toJson(analysis::test::analyzeFile(std::string(MEMFLOOR_TESTDATA_DIR) +
+                                                        "/analysis/torch_async_attr.txt"));
   const json& iterations = run.at("iterations");
   REQUIRE(iterations.size() == 8);
   for (const json& it : iterations) {
@@ -112,7 +112,7 @@ TEST_CASE("two recordings of one PyTorch program cut the same iterations without
   analysis::AnalysisOptions options;
   options.iteration_pattern = "no marker has this name";
   auto windows = [&options](const std::string& name) {
-    json run = reports::toJson(analysis::test::analyzeFile(
+    json run = report::toJson(analysis::test::analyzeFile(
         std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/" + name, options));
     CHECK(run.at("iteration_source") == "detected");
     std::vector<std::vector<uint64_t>> out;

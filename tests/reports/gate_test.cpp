@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "common/error.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "tests/analysis/checked_analysis.h"
 #include "tests/analysis/scenarios.h"
 #include "tests/reports/report_doc_builder.h"
@@ -274,7 +274,7 @@ TEST_CASE("gate: an input kept to the end of the iteration fails at the peak, no
   // The input is smaller than the gradients: fixed, the peak is theirs, without it.
   auto report = [](bool bug) {
     analysis::test::CombinedBackward loop = analysis::test::combinedBackward(bug, 8 * kMiB);
-    return reports::toJson(analysis::test::merge({analysis::test::analyze(loop.trace)}));
+    return report::toJson(analysis::test::merge({analysis::test::analyze(loop.trace)}));
   };
   reports::GateResult r = gate(report(false), report(true));
   CHECK(r.regression);
@@ -456,7 +456,7 @@ TEST_CASE(
   auto report = [](uint64_t leak) {
     const analysis::test::WarmUp w =
         analysis::test::cacheWarmUp({.growing = 6, .segment_sites = 3, .leak = leak});
-    return reports::toJson(
+    return report::toJson(
         analysis::test::merge({analysis::test::analyze(w.trace, {.top_sites = 2})}));
   };
   reports::GateResult r = gate(report(0), report(4 * kMiB));
@@ -561,7 +561,7 @@ TEST_CASE("gate: no iterations (no marker matched) compares peaks only") {
 TEST_CASE("gate: a new holder of the last census is a regression; role-persistent ones are not") {
   auto load = [](const std::string& name) {
     const std::string path = std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/" + name;
-    return reports::toJson(analysis::test::merge({analysis::test::analyzeFile(path)}));
+    return report::toJson(analysis::test::merge({analysis::test::analyzeFile(path)}));
   };
   const nlohmann::json fixed = load("torch_holders_graph_fixed.txt");
   const nlohmann::json bug = load("torch_holders_graph.txt");

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/units.h"
-#include "reports/report_json.h"
+#include "report/report_json.h"
 #include "tests/analysis/checked_analysis.h"
 #include "trace/trace_file.h"
 #include "trace/writer.h"

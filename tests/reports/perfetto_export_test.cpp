@@ -209,7 +209,7 @@ TEST_CASE("a report gives a valid trace with metadata naming process and tracks"
   requireValidTrace(trace);
   CHECK(trace.at("displayTimeUnit") == "ns");
   CHECK(trace.at("otherData").at("origin_ns") == std::to_string(kFirst));
-  CHECK(trace.at("otherData").at("version") == std::string(analysis::toolVersion()));
+  CHECK(trace.at("otherData").at("version") == std::string(report::toolVersion()));
 
   std::set<uint64_t> pids;
   for (const json& e : trace.at("traceEvents")) pids.insert(e.at("pid").get<uint64_t>());

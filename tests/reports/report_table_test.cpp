@@ -1,4 +1,4 @@
-// Tests of formatTable and formatBytes: what a person reads after `memfloor analyze`.
+// Tests of formatTable: what a person reads after `memfloor analyze`.
 #include "reports/report_table.h"
 
 #include <fmt/format.h>
@@ -12,22 +12,6 @@
 
 namespace memfloor::reports::test {
 namespace {
-
-TEST_CASE("formatBytes uses binary units", "[report_table]") {
-  CHECK(formatBytes(0) == "0 B");
-  CHECK(formatBytes(1023) == "1023 B");
-  CHECK(formatBytes(1536) == "1.50 KiB");
-  CHECK(formatBytes(72 * analysis::test::kMiB) == "72.0 MiB");
-  CHECK(formatBytes(3ull << 30) == "3.00 GiB");
-  CHECK(formatBytes(UINT64_MAX) == "16.0 EiB");
-}
-
-TEST_CASE("formatDuration picks the unit", "[report_table]") {
-  CHECK(formatDuration(800) == "800 ns");
-  CHECK(formatDuration(12'500) == "12.5 us");
-  CHECK(formatDuration(33'178'247) == "33.2 ms");
-  CHECK(formatDuration(2'500'000'000) == "2.50 s");
-}
 
 TEST_CASE("The table shows floors, retention classes and the top site", "[report_table]") {
   analysis::test::Loop loop = analysis::test::trainingLoop({.iterations = 4});
