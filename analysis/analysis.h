@@ -49,7 +49,7 @@ struct AnalysisOptions {
   uint32_t top_sites = 10;          // retaining sites listed per idle window, and per peak
   uint32_t timeline_points = 2048;  // max points of each downsampled live-bytes series
   bool keep_ranges = false;         // keep every closed marker range in Report::ranges (exports)
-  // Store alike iterations once, as Report::iteration_ranges (analysis/iteration_ranges.h); off
+  // Store alike iterations once, as Report::iteration_ranges (report/iteration_ranges.h); off
   // for exports, which draw every iteration.
   bool compact_iterations = true;
   std::vector<LinkRule> links{};  // findings to link to retaining sites (analysis/site_links.h)

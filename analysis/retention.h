@@ -40,7 +40,7 @@ class NeverFreed {
   struct Split {
     Tally leak;
     Tally persistent;  // allocated once and kept: lazily created state
-    Tally cached;      // a leak's, on a caching allocator's reserved level (memory_levels.h)
+    Tally cached;      // a leak's, on a caching allocator's reserved level (report/levels.h)
   };
   // Never-freed bytes that window `window` retains (first retainable in windows <= `window`, not
   // freed before it ended): of one site, of one slot.
@@ -93,7 +93,7 @@ struct RetainedWindow {
 // end, or freed after the run's end): those are a leak when their site leaves such allocations
 // from two or more iterations; else inter-iteration when other allocations of their site outlived
 // a window and were freed in the run; else persistent (lazily created state). On a caching
-// allocator's reserved level (memory_levels.h) what would be a leak is cached: segments the
+// allocator's reserved level (report/levels.h) what would be a leak is cached: segments the
 // allocator reserved in several iterations and keeps, its cache growing. docs/design.md has the
 // rules.
 class Retention {

@@ -11,7 +11,7 @@ struct ReportRequest {
   std::string output_path;
 };
 
-// Reads the report (memfloor.report/3 or /2, through the typed reader: reports/report_reader.h) and
+// Reads the report (memfloor.report/3 or /2, through the typed reader: report/report_reader.h) and
 // the gate result (memfloor.gate/1), writes the page. Throws memfloor::Error naming the file (and
 // the field) on unusable input or when the page cannot be written. Returns kExitOk.
 int writeHtmlReport(const ReportRequest& request);

@@ -1,6 +1,6 @@
 // The one loader of the offline side's JSON inputs: the file, its size, the parse and the schema.
 //
-// Every JSON document memfloor reads goes through it: report.json (reports/report_file.h, read by
+// Every JSON document memfloor reads goes through it: report.json (report/report_file.h, read by
 // `memfloor gate` and `memfloor report`), the gate result (reports/html_report.h, `memfloor report
 // --gate`), the findings document (analysis/findings.h for `memfloor analyze --findings`, and
 // checker/findings_json.h for `memfloor-check --baseline`), the checker's facts
@@ -26,7 +26,7 @@ inline constexpr uint64_t kMaxJsonInputBytes = uint64_t{1} << 32;
 inline constexpr int kMaxJsonDepth = 128;
 
 // What a document must be, for the checks and their messages. The name is declared once per
-// format, in the header of the module that owns the format (reports/report_json.h kReportSchema,
+// format, in the header of the module that owns the format (report/report_json.h kReportSchema,
 // reports/gate.h kGateSchema, common/findings_schema.h kFindingsSchema, checker/facts.h
 // kFactsSchema); a JsonSchema only refers to it.
 struct JsonSchema {

@@ -32,6 +32,15 @@ inline MemoryKey readKey(const common::JsonFields& f, const nlohmann::json& j, s
   return {f.u32(j, c, "device"), f.name(j, c, "kind", kMemoryKinds)};
 }
 
+// runs[].steady_idle_floor[]: {"device", "kind", "iteration", "idle_floor"}.
+inline nlohmann::json steadyFloorJson(const SteadyFloor& s) {
+  nlohmann::json j;
+  putKey(j, s.key);
+  j["iteration"] = s.iteration;
+  j["idle_floor"] = s.idle_floor;
+  return j;
+}
+
 inline nlohmann::json partJson(const Tally& t) { return tallyJson(t); }
 inline nlohmann::json partJson(const TallyStep& t) {
   return {{"bytes", t.bytes}, {"count", t.count}};

@@ -24,7 +24,7 @@ json snippetJson(const std::optional<SourceSnippet>& s) {
   return {{"first_line", s->first_line}, {"lines", s->lines}};
 }
 
-// The holders whose path names the finding's field (analysis/holder_links.h): `holds` per census
+// The holders whose path names the finding's field (report/holder_links.h): `holds` per census
 // window, and `max_held_bytes`.
 void heldLinksJson(const MergedReport& m, const Finding& finding, json& item) {
   const std::vector<HolderLink> links = linkHolders(m.runs, linkName(finding.field));

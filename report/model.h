@@ -53,7 +53,7 @@ struct RetainedTally {
   Tally inter_iteration;
   Tally leak;
   Tally persistent;
-  Tally cached{};  // only on a caching allocator's reserved level (memory_levels.h)
+  Tally cached{};  // only on a caching allocator's reserved level (report/levels.h)
   Tally total() const {
     return {inter_iteration.bytes + leak.bytes + persistent.bytes + cached.bytes,
             inter_iteration.count + leak.count + persistent.count + cached.count};
@@ -154,7 +154,7 @@ struct RetainedSite {
 };
 
 // Bytes of counted iterations that one finding's linked sites retain in one idle window.
-// Consecutive windows that retain the same are one entry (analysis/iteration_ranges.h).
+// Consecutive windows that retain the same are one entry (report/iteration_ranges.h).
 struct Explained {
   uint32_t finding = 0;    // index into AnalysisOptions::links
   uint32_t iteration = 0;  // 1-based: the window after this iteration
@@ -455,11 +455,11 @@ struct Report {
   std::string iteration_pattern;
   uint32_t warmup_iterations = 0;
 
-  std::vector<MemorySummary> memory;     // ordered by device, then kind
-  std::vector<IterationRow> iterations;  // the ones kept whole (analysis/iteration_ranges.h)
+  std::vector<MemorySummary> memory;             // ordered by device, then kind
+  std::vector<IterationRow> iterations;          // the ones kept whole (report/iteration_ranges.h)
   std::vector<IterationRange> iteration_ranges;  // the others, alike ones once; by first
   std::vector<Trend> trends;                     // one per entry of `memory`, same order
-  // Growing if any trend grows but a reserved level's (memory_levels.h: an allocator's cache).
+  // Growing if any trend grows but a reserved level's (report/levels.h: an allocator's cache).
   TrendVerdict verdict = TrendVerdict::kUnknown;
   std::vector<symbols::Stack> stacks;    // the stacks that top_sites refer to, ordered by id
   std::vector<TimelineSeries> timeline;  // one per entry of `memory`, same order

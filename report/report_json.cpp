@@ -15,6 +15,7 @@
 #include "report/range_json.h"
 #include "report/run_facts_json.h"
 #include "report/tally_json.h"
+#include "report/views_json.h"
 #include "symbols/symbols.h"
 
 namespace memfloor::report {
@@ -170,13 +171,7 @@ json toJson(const TimelineSeries& t) {
   return j;
 }
 
-json toJson(const SteadyFloor& s) {
-  json j;
-  putKey(j, s.key);
-  j["iteration"] = s.iteration;
-  j["idle_floor"] = s.idle_floor;
-  return j;
-}
+json toJson(const SteadyFloor& s) { return steadyFloorJson(s); }
 
 template <typename T>
 json arrayOf(const std::vector<T>& items) {
@@ -216,6 +211,7 @@ json runJson(const Report& r, const FindingIds& ids, bool placeholders = false) 
               {"steady_idle_floor", arrayOf(r.steady)},
               {"census", censusJson(r.census)},
               {"symbolized", r.symbolized}};
+  run.update(runViewsJson(r));
   if (r.overflow) run["overflow"] = true;  // only then: absent is false
   return run;
 }

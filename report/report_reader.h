@@ -83,7 +83,7 @@ class ReportReader {
   std::vector<Finding> findings() const;  // findings.items[], in order
 
   // Everything: write it with report_json.h's toJson and the document comes back (for the fields
-  // read; tests/reports/report_reader_test.cpp checks it on the shipped reports).
+  // read; tests/report/report_reader_test.cpp checks it on the shipped reports).
   MergedReport read() const;
 
   // The index in findings.items[] of the finding whose id is `id`; `field` names the reference in

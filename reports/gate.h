@@ -90,7 +90,7 @@ struct GateCheck {
   uint32_t device = 0;
   std::string kind;
   // Either run has allocator blocks on the device: kind device is what the allocator reserved
-  // (reports/memory_label.h names it so).
+  // (report/labels.h names it so).
   bool device_has_blocks = false;
   std::string site;  // kSiteRetained and kSitePeak: the site; kHolder: the holder's path
   int64_t baseline = 0;

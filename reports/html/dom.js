@@ -49,10 +49,11 @@ const memoryOf = (x, key) => obj(arr(obj(x).memory).find((m) => sameKey(obj(m), 
 
 // memfloor.report/3 stores runs of consecutive iterations whose idle windows repeat a kept row's
 // once (runs[].iteration_ranges); a memfloor.report/2 document has none: every iteration is a row.
+// How many iterations there are, and the order of rows and ranges, are the report's views
+// (runs[].iteration_count, runs[].entries).
 const iterationRanges = (run) => arr(obj(run).iteration_ranges).map(obj);
 const rangeCount = (r) => num(r.count) || Math.max(0, num(r.last) - num(r.first) + 1);
-const iterationCount = (run) =>
-  arr(obj(run).iterations).length + iterationRanges(run).reduce((n, r) => n + rangeCount(r), 0);
+const iterationCount = (run) => num(obj(run).iteration_count);
 
 // The rows and the ranges in the order of their iterations, each as {row} or {range, like}: `like`
 // is the kept row whose idle window (floor, retained, explained, sites) every window of the range
@@ -60,18 +61,10 @@ const iterationCount = (run) =>
 // windowAt gives the window of any of its iterations.
 function iterationEntries(run) {
   const rows = arr(obj(run).iterations).map(obj);
-  const byIndex = new Map(rows.map((it) => [num(it.index), it]));
   const ranged = iterationRanges(run);
-  const out = [];
-  let r = 0;
-  for (const row of rows) {
-    for (; r < ranged.length && num(ranged[r].first) < num(row.index); r++) {
-      out.push({range: ranged[r], like: byIndex.get(num(ranged[r].like)) || {}});
-    }
-    out.push({row});
-  }
-  for (; r < ranged.length; r++) out.push({range: ranged[r], like: byIndex.get(num(ranged[r].like)) || {}});
-  return out;
+  return arr(obj(run).entries).map(obj).map((e) => ('row' in e
+    ? {row: rows[num(e.row)] || {}}
+    : {range: ranged[num(e.range)] || {}, like: rows[e.like] === undefined ? {} : rows[num(e.like)]}));
 }
 
 // `x` with every number that `step` (of the same shape) has moved by `n` steps; `device` and

@@ -49,15 +49,12 @@ function levelOf(kind, blocks) {
   return blocks && kind === 'device' ? 'reserved' : '';
 }
 
-const hasBlocks = (run, device) =>
-  arr(obj(run).memory).some((m) => obj(m).kind === 'block' && num(obj(m).device) === num(device));
-
-// A caching allocator's reserved level: device memory on a device with blocks. What it keeps is
-// its cache: retained segments are classed `cached`, and its trend is not in the run's verdict.
-const isReserved = (run, key) => str(obj(key).kind) === 'device' && hasBlocks(run, obj(key).device);
-
-// The memory a device's headline floor is read from: its blocks where the run has any.
-const headlineKind = (run, device) => (hasBlocks(run, device) ? 'block' : 'device');
+// Whether the run has allocator blocks on `device`, and whether `key` is a caching allocator's
+// reserved level (device memory on a device with blocks: what it keeps is its cache, retained
+// segments are classed `cached`, and its trend is not in the run's verdict), as the report's views
+// say (runs[].devices_with_blocks, runs[].reserved_levels; docs/report-schema.md, "Views").
+const hasBlocks = (run, device) => arr(obj(run).devices_with_blocks).includes(num(device));
+const isReserved = (run, key) => arr(obj(run).reserved_levels).some((k) => sameKey(obj(k), obj(key)));
 
 function kindName(kind, blocks) {
   const level = levelOf(kind, blocks);

@@ -1,22 +1,11 @@
 // The report page's overview: the summary cards (trend verdict, worst steady idle floor, runs,
 // findings, gate) and, when the report has more than one run, the table of runs.
 
-// A run's largest steady idle floor over its devices' headline memories (headlineKind: allocated
-// where a device has blocks, else device memory).
-function steadyFloor(run) {
-  let best = null;
-  for (const s of arr(run.steady_idle_floor)) {
-    const isHeadline = obj(s).kind === headlineKind(run, obj(s).device);
-    if (isHeadline && (!best || num(s.idle_floor) > num(best.idle_floor))) best = s;
-  }
-  return best;
-}
-
-// Beside an allocated floor: the reserved floor of the same run and device (null otherwise).
-function reservedBeside(run, floor) {
-  if (!floor || obj(floor).kind !== 'block') return null;
-  return arr(obj(run).steady_idle_floor).find((s) => obj(s).kind === 'device' && num(obj(s).device) === num(floor.device)) || null;
-}
+// A run's largest steady idle floor over its devices' headline memories (allocated where a device
+// has blocks, else device memory), with the reserved floor beside an allocated one: the report's
+// view runs[].steady_headline (null: none).
+const steadyFloor = (run) => (obj(run).steady_headline && typeof run.steady_headline === 'object'
+  ? run.steady_headline : null);
 
 const VERDICT_TEXT = {
   growing: 'the idle floor grows from iteration to iteration in at least one run',
@@ -31,7 +20,9 @@ function summarySection(ctx) {
   const items = arr(obj(ctx.report.findings).items);
   const explaining = items.filter((f) => num(f.max_explained_bytes) > 0).length;
   const worstRun = worst ? ctx.runs[num(worst.run)] : null;
-  const reserved = reservedBeside(worstRun, worst);
+  const steady = steadyFloor(worstRun);
+  const reserved = steady && sameKey(steady, worst) && isNum(steady.reserved_idle_floor)
+    ? {idle_floor: steady.reserved_idle_floor} : null;
   const cards = [
     card('Idle-floor trend', badge(verdict, verdict), VERDICT_TEXT[verdict] || ''),
     worst
@@ -71,15 +62,12 @@ function floorBars(ctx) {
 }
 
 function runsTable(ctx) {
-  const blocks = ctx.runs.some((run) => arr(run.memory).some((m) => obj(m).kind === 'block'));
+  const blocks = ctx.runs.some((run) => arr(run.devices_with_blocks).length > 0);
   const rows = ctx.runs.map((run, i) => {
     const steady = steadyFloor(run);
-    const reserved = reservedBeside(run, steady);
+    const reserved = steady && isNum(steady.reserved_idle_floor) ? {idle_floor: steady.reserved_idle_floor} : null;
     const isWorst = i === ctx.worstRun;
-    let peak;
-    for (const m of arr(run.memory)) {
-      if (obj(m).kind === headlineKind(run, obj(m).device)) peak = Math.max(peak || 0, num(m.peak));
-    }
+    const peak = isNum(run.headline_peak) ? run.headline_peak : undefined;
     const trend = str(obj(run.trend).verdict) || 'unknown';
     const notes = [];
     if (!obj(run.trace).complete) notes.push('trace incomplete');

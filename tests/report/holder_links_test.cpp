@@ -1,4 +1,4 @@
-// Tests of analysis/holder_links.cpp: a finding's field name against census holders' paths.
+// Tests of report/holder_links.cpp: a finding's field name against census holders' paths.
 #include "report/holder_links.h"
 
 #include <catch2/catch.hpp>

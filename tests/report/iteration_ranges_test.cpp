@@ -1,4 +1,4 @@
-// Tests of alike iterations stored once (analysis/iteration_ranges.h): which rows stay whole, what
+// Tests of alike iterations stored once (report/iteration_ranges.h): which rows stay whole, what
 // a range holds, that the fixed rules (warm-up, last, census) keep rows, and explains merged; and
 // of iterations along a trend (a leak) stored once, every window expanding back exactly.
 #include "report/iteration_ranges.h"

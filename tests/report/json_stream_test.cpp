@@ -1,4 +1,4 @@
-// Tests of reports/json_stream.cpp: the streamed text is byte for byte nlohmann's dump(2), with
+// Tests of report/json_stream.cpp: the streamed text is byte for byte nlohmann's dump(2), with
 // placeholders replaced by their elements.
 #include "report/json_stream.h"
 

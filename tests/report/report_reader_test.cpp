@@ -119,6 +119,18 @@ json withoutUnexplained(json doc) {
 }
 
 // `doc` without what the writer derives from other fields (the reader does not read those).
+// Without the report's views of each run (report/views_json.h): written by the writer, never read,
+// and absent from the shipped reports written before them.
+json withoutViews(json doc) {
+  for (json& run : doc.at("runs")) {
+    for (const char* key : {"iteration_count", "devices_with_blocks", "reserved_levels", "entries",
+                            "steady_headline", "headline_peak"}) {
+      run.erase(key);
+    }
+  }
+  return doc;
+}
+
 json withoutDerived(json doc) {
   auto tallyTotal = [](json& retained) {
     retained.erase("bytes");
@@ -170,12 +182,13 @@ TEST_CASE("report_reader: writer -> reader -> writer gives each shipped report b
       json doc = shipped(name);
       if (name == kPointsCounted) expandPoints(doc);
       const report::MergedReport report = readReport(doc, name);
-      json expected = withLaterFields(doc);
+      json expected = withoutViews(withLaterFields(doc));
       json written = toJson(report);
       // The streamed text writer says the same, and its text reads back into the same text.
       const std::string text = toJsonText(report);
       CHECK(json::parse(text) == written);
       CHECK(toJsonText(readReport(json::parse(text), name)) == text);
+      written = withoutViews(written);
       if (name == kPointsCounted) {
         countPoints(expected);
         countPoints(written);
