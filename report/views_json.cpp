@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "report/census_summary.h"
 #include "report/codec.h"
 #include "report/iteration_ranges.h"
 #include "report/levels.h"
@@ -55,6 +56,11 @@ json steadyHeadlineJson(const Report& r) {
   return j;
 }
 
+json censusSummaryJson(const CensusSummary& c) {
+  return {{"taken", c.taken},         {"windows", c.windows}, {"last_iteration", c.last_iteration},
+          {"allocated", c.allocated}, {"held", c.held},       {"holders", c.holders}};
+}
+
 }  // namespace
 
 json runViewsJson(const Report& r) {
@@ -75,7 +81,8 @@ json runViewsJson(const Report& r) {
           {"reserved_levels", std::move(reserved)},
           {"entries", entriesJson(r)},
           {"steady_headline", steadyHeadlineJson(r)},
-          {"headline_peak", peak ? json(*peak) : json(nullptr)}};
+          {"headline_peak", peak ? json(*peak) : json(nullptr)},
+          {"census_summary", censusSummaryJson(censusSummary(r))}};
 }
 
 void putViews(json& doc, const MergedReport& m) {

@@ -115,6 +115,17 @@ function censusOutside(run) {
     ' not used: at ' + listed.join(', ') + more + '.');
 }
 
+// The run's censuses in brief (runs[].census_summary, a view the report writes).
+function censusSummaryLine(run) {
+  const c = obj(run.census_summary);
+  if (!num(c.windows)) return null;
+  const share = num(c.allocated) ? ' (' + (100 * num(c.held) / num(c.allocated)).toFixed(1) + '%)' : '';
+  return h('p', {class: 'census-summary'}, num(c.taken) + (num(c.taken) === 1 ? ' census' : ' censuses') +
+    ' taken, ' + plural(num(c.windows), 'idle window') + ' with one; after iteration ' + num(c.last_iteration) +
+    ', named paths held ' + fmtBytes(num(c.held)) + ' of ' + fmtBytes(num(c.allocated)) + ' allocated' + share +
+    ', in ' + plural(num(c.holders), 'holder') + '.');
+}
+
 // The section, when a window has a census; without any, only the note on the censuses that fell
 // inside iterations (if any), so that a report written before censuses draws as it did.
 function heldBySection(run, index) {
@@ -129,6 +140,7 @@ function heldBySection(run, index) {
       'Python paths that hold its allocated bytes, largest first, with their class, the rule that gave it and ' +
       'where their block was allocated, and what no Python path reaches. A path taken through the autograd ' +
       'graph folds out to its nodes. The last window is unfolded.'),
+    censusSummaryLine(run),
     censusOutside(run),
     lazyItems(windows.flatMap((it) => arr(it.held_by).map((c) => [it, c])),
       ([it, c]) => censusBlock(run, stacks, it, c, it === last), (kids) => h('p', {class: 'muted'}, kids), 'censuses'));

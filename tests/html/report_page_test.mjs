@@ -345,6 +345,9 @@ async function checkCensus(page) {
     ds.map((d) => ({open: d.open, head: d.querySelector('summary').textContent})));
   check(censuses.length === 4 && censuses[3].open && !censuses[0].open,
     `census: four censuses, the last unfolded (${JSON.stringify(censuses)})`);
+  const brief = await texts('#run-0-held-by p.census-summary');
+  check(brief.length === 1 && brief[0].includes('4 idle windows with one; after iteration 4, named paths held 17.8 MiB of '),
+    `census: the censuses in brief (${brief})`);
   check(censuses[3].head === 'After iteration 4 (iteration 4) \u00b7 step 4 \u00b7 device 0: held 17.8 MiB of ' +
     '19.8 MiB allocated, not seen 2.00 MiB', `census: the last census's header (${censuses[3].head})`);
   check((await texts('#run-0-held-by p.census-outside'))[0].startsWith(

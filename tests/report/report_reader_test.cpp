@@ -124,7 +124,7 @@ json withoutUnexplained(json doc) {
 json withoutViews(json doc) {
   for (json& run : doc.at("runs")) {
     for (const char* key : {"iteration_count", "devices_with_blocks", "reserved_levels", "entries",
-                            "steady_headline", "headline_peak"}) {
+                            "steady_headline", "headline_peak", "census_summary"}) {
       run.erase(key);
     }
   }

@@ -30,6 +30,22 @@ TEST_CASE("views: a caching allocator's levels and its headline floor", "[views_
   CHECK(views.at("iteration_count") == iterationCount(run));
 }
 
+TEST_CASE("views: the censuses in brief: the last window's held and allocated bytes",
+          "[views_json]") {
+  const Report run = analysis::test::analyzeFile(kAnalysis + "census_holders.txt");
+  const json c = runViewsJson(run).at("census_summary");
+  REQUIRE(c.at("windows").get<uint32_t>() > 0);
+  const IterationRow* last = nullptr;
+  for (const IterationRow& row : run.iterations) {
+    if (!row.held_by.empty()) last = &row;
+  }
+  REQUIRE(last != nullptr);
+  CHECK(c.at("last_iteration") == last->index);
+  CHECK(c.at("taken") == run.census.taken);
+  CHECK(c.at("allocated") == last->held_by.at(0).allocated);
+  CHECK(c.at("held").get<uint64_t>() <= c.at("allocated").get<uint64_t>());
+}
+
 TEST_CASE("views: rows and ranges in the order of their iterations", "[views_json]") {
   const Report run = analysis::test::analyzeFile(kAnalysis + "leak_trend.txt");
   REQUIRE_FALSE(run.iteration_ranges.empty());
