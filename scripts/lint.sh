@@ -25,7 +25,7 @@ fi
 # The modules' own sources (tests, benchmarks, fuzz targets and the CUDA model are not linted by
 # clang-tidy: Clang 14 cannot parse CUDA 13's device code, and tests may use literal numbers).
 mapfile -t sources < <(git ls-files 'common/*.cpp' 'trace/*.cpp' 'runtime_hook/*.cpp' \
-  'symbols/*.cpp' 'analysis/*.cpp' 'reports/*.cpp' 'checker/*.cpp' 'cli/*.cpp')
+  'symbols/*.cpp' 'report/*.cpp' 'analysis/*.cpp' 'reports/*.cpp' 'checker/*.cpp' 'cli/*.cpp')
 built=()
 for source in "${sources[@]}"; do
   grep -qF "\"file\": \"$PWD/$source\"" build/compile_commands.json && built+=("$source")
