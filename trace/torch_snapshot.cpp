@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "trace/rank_from_name.h"
 #include "trace/sink.h"
 #include "trace/torch_block_sizes.h"
 #include "trace/writer.h"
@@ -485,26 +486,6 @@ std::vector<uint8_t> Encoder::encode() {
 }
 
 }  // namespace
-
-int32_t rankFromName(std::string_view name) {
-  const size_t slash = name.find_last_of('/');
-  const std::string_view base = slash == std::string_view::npos ? name : name.substr(slash + 1);
-  int32_t rank = kUnknownRank;
-  for (size_t i = 0; i + 4 <= base.size(); ++i) {
-    const std::string_view word = base.substr(i, 4);
-    if (!std::equal(word.begin(), word.end(), "rank", [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == b;
-        })) {
-      continue;
-    }
-    size_t at = i + 4;
-    if (at < base.size() && (base[at] == '_' || base[at] == '-')) ++at;
-    int32_t value = 0;
-    const auto [end, error] = std::from_chars(base.data() + at, base.data() + base.size(), value);
-    if (error == std::errc() && end != base.data() + at && value >= 0) rank = value;
-  }
-  return rank;
-}
 
 std::vector<uint8_t> encodeTorchSnapshot(const TorchSnapshot& snapshot, const std::string& name) {
   return Encoder(snapshot, name).encode();

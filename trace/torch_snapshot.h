@@ -112,11 +112,6 @@ struct TorchSnapshot {
   bool operator==(const TorchSnapshot&) const = default;
 };
 
-// The rank a snapshot's file name gives, as a job's snapshots are named one per rank: the number
-// after the last "rank" of its base name, with a '_' or '-' between or none ("rank3.pickle",
-// "snapshot_rank_12.pickle", "Rank-0.json"); kUnknownRank when there is none.
-int32_t rankFromName(std::string_view name);
-
 // The snapshot as a binary trace in memory, its rank the one `name` gives. Throws memfloor::Error
 // naming `name` when it holds nothing to analyse (no trace entry and no segment).
 std::vector<uint8_t> encodeTorchSnapshot(const TorchSnapshot& snapshot, const std::string& name);

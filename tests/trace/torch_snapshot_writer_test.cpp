@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/pickle.h"
+#include "trace/rank_from_name.h"
 #include "trace/torch_snapshot_reader.h"
 
 namespace memfloor::trace {
