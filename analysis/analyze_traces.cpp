@@ -91,7 +91,7 @@ MergedReport analyzeTraces(const TraceSet& set) {
   AnalysisOptions options = set.options;
   if (!set.findings_path.empty()) {
     findings = loadFindings(set.findings_path, set.source_root);
-    for (const Finding& f : findings->items) options.links.push_back(f.link);
+    for (const LinkedFinding& f : findings->items) options.links.push_back(f.link);
   }
   const std::vector<std::string> paths = expandTracePaths(set.trace_paths);
   // Each slot is written by the one worker that took its index.

@@ -25,7 +25,7 @@ FindingsFile readFindings(const json& doc, const std::string& name) {
   out.path = name;
   const common::JsonFields f(name);
   f.each(doc, "", "findings", [&](const json& item, const std::string& c) {
-    Finding finding;
+    LinkedFinding finding;
     finding.raw = f.object(item, c);
     finding.rule = f.string(item, c, "rule");
     finding.message = f.string(item, c, "message");
@@ -81,7 +81,7 @@ FindingsFile loadFindings(const std::string& path, const std::string& source_roo
     return file;
   }
   size_t index = 0;
-  for (Finding& f : file.items) {
+  for (LinkedFinding& f : file.items) {
     ++index;
     // A findings file is input like any other: a name outside the root (an absolute path, `..`,
     // a link out of it) would copy any file this user can read into the report and the page.

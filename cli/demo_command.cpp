@@ -145,7 +145,7 @@ std::string floorText(const report::MergedReport& m) {
 // ", named by MF001 at file:line" for the first Python finding whose field the holder's path
 // names (the seed's Python source checked in step 2); "" when none does.
 std::string namedBy(const std::string& findings, const std::string& path) {
-  for (const report::Finding& f : analysis::loadFindings(findings, "").items) {
+  for (const report::LinkedFinding& f : analysis::loadFindings(findings, "").items) {
     if (f.file.ends_with(".py") && report::pathNames(path, report::linkName(f.field))) {
       return fmt::format(", named by {} at {}:{}", f.rule, common::printable(f.file), f.line);
     }
@@ -304,7 +304,7 @@ int runDemo(const DemoRequest& request) {
     for (uint32_t f = 0; f < bug.findings->items.size(); ++f) {
       if (uint64_t bytes = report::maxExplainedBytes(bug, f); bytes > explained) {
         explained = bytes;
-        const report::Finding& item = bug.findings->items[f];
+        const report::LinkedFinding& item = bug.findings->items[f];
         finding = fmt::format("{} at {}:{} ('{}')", item.rule, item.file, item.line, item.field);
       }
     }

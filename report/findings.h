@@ -26,7 +26,9 @@ struct SourceSnippet {
   std::vector<std::string> lines;
 };
 
-struct Finding {
+// One finding as the report keeps it: the checker's fields, linked to the bytes it explains by
+// `link` (checker::Finding is the checker's own record, with related sites and fix-its).
+struct LinkedFinding {
   nlohmann::json raw;  // the finding as the checker wrote it (copied into the report)
   std::string rule, message, file, function, field, fingerprint;
   uint32_t line = 0, column = 0;
@@ -36,7 +38,7 @@ struct Finding {
 
 struct FindingsFile {
   std::string path;
-  std::vector<Finding> items;
+  std::vector<LinkedFinding> items;
   std::vector<std::string> errors;
   // One line per finding whose source was not read (outside the source root, not a regular
   // file), for the command to print; not part of the report.

@@ -26,7 +26,7 @@ json snippetJson(const std::optional<SourceSnippet>& s) {
 
 // The holders whose path names the finding's field (report/holder_links.h): `holds` per census
 // window, and `max_held_bytes`.
-void heldLinksJson(const MergedReport& m, const Finding& finding, json& item) {
+void heldLinksJson(const MergedReport& m, const LinkedFinding& finding, json& item) {
   const std::vector<HolderLink> links = linkHolders(m.runs, linkName(finding.field));
   json holds = json::array();
   for (const HolderLink& l : links) {
@@ -47,7 +47,7 @@ json findingsJson(const MergedReport& m) {
   json items = json::array();
   json errors = json::array();
   if (!m.findings) return {{"source", nullptr}, {"items", items}, {"errors", errors}};
-  const std::vector<Finding>& findings = m.findings->items;
+  const std::vector<LinkedFinding>& findings = m.findings->items;
   for (uint32_t f = 0; f < findings.size(); ++f) {
     json item = findings[f].raw;
     item["id"] = findings[f].fingerprint;
@@ -83,8 +83,8 @@ constexpr std::array<const char*, 5> kAddedToFinding = {"id", "link_functions", 
 
 }  // namespace
 
-Finding readFinding(const JsonFields& f, const json& j, const std::string& c) {
-  Finding out;
+LinkedFinding readFinding(const JsonFields& f, const json& j, const std::string& c) {
+  LinkedFinding out;
   out.fingerprint = f.string(j, c, "id");
   out.rule = f.string(j, c, "rule");
   out.message = f.string(j, c, "message");
@@ -116,7 +116,7 @@ Finding readFinding(const JsonFields& f, const json& j, const std::string& c) {
   return out;
 }
 
-void readFindings(const JsonFields& f, const json& doc, std::vector<Finding> items,
+void readFindings(const JsonFields& f, const json& doc, std::vector<LinkedFinding> items,
                   MergedReport& m) {
   const size_t runs = m.runs.size();
   const json& findings = f.object(doc, "", "findings");

@@ -15,11 +15,12 @@ namespace memfloor::report {
 nlohmann::json findingsJson(const MergedReport& m);
 
 // One of findings.items[] (named `c`); it needs only `id`, `rule` and `message`.
-Finding readFinding(const common::JsonFields& f, const nlohmann::json& j, const std::string& c);
+LinkedFinding readFinding(const common::JsonFields& f, const nlohmann::json& j,
+                          const std::string& c);
 
 // findings' source, errors and `items` (read by readFinding) into m.findings, and what each finding
 // explains into its run's Report::explained; m.runs must be read already.
 void readFindings(const common::JsonFields& f, const nlohmann::json& doc,
-                  std::vector<Finding> items, MergedReport& m);
+                  std::vector<LinkedFinding> items, MergedReport& m);
 
 }  // namespace memfloor::report

@@ -12,8 +12,17 @@
 namespace memfloor::report {
 namespace {
 
-constexpr double kNsPerMillisecond = 1e6;
-constexpr double kNsPerSecond = 1e9;
+// `numerator / denominator` with `decimals` (1 or 2) digits after the point, rounded to the
+// nearest, ties to even, computed on integers: the page's script (format.js, fixedPoint) does the
+// same, and testdata/report/formats.json holds both to one table.
+std::string fixedPoint(uint64_t numerator, uint64_t denominator, int decimals) {
+  const uint64_t scale = decimals == 1 ? 10 : 100;
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(numerator) * scale;
+  auto quotient = static_cast<uint64_t>(scaled / denominator);
+  const auto twice_rest = static_cast<unsigned __int128>(scaled % denominator) * 2;
+  if (twice_rest > denominator || (twice_rest == denominator && quotient % 2 == 1)) ++quotient;
+  return fmt::format("{}.{:0{}}", quotient / scale, quotient % scale, decimals);
+}
 
 }  // namespace
 
@@ -42,22 +51,21 @@ std::string headlineFloor(const MergedReport& report) {
 
 std::string formatDuration(uint64_t ns) {
   if (ns < 1000) return fmt::format("{} ns", ns);
-  const auto value = static_cast<double>(ns);
-  if (ns < units::kNsPerMs) return fmt::format("{:.1f} us", value / 1e3);
-  if (ns < units::kNsPerS) return fmt::format("{:.1f} ms", value / kNsPerMillisecond);
-  return fmt::format("{:.2f} s", value / kNsPerSecond);
+  if (ns < units::kNsPerMs) return fixedPoint(ns, units::kNsPerUs, 1) + " \u00b5s";
+  if (ns < units::kNsPerS) return fixedPoint(ns, units::kNsPerMs, 1) + " ms";
+  return fixedPoint(ns, units::kNsPerS, 2) + " s";
 }
 
 std::string formatBytes(uint64_t bytes) {
   if (bytes < 1024) return fmt::format("{} B", bytes);
   static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes) / 1024;
+  uint64_t unit_bytes = 1024;
   size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
-    value /= 1024;
+  while (bytes / unit_bytes >= 1024 && unit + 1 < std::size(kUnits)) {
+    unit_bytes *= 1024;
     ++unit;
   }
-  return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : 1, kUnits[unit]);
+  return fixedPoint(bytes, unit_bytes, bytes / unit_bytes < 10 ? 2 : 1) + " " + kUnits[unit];
 }
 
 }  // namespace memfloor::report

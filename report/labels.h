@@ -23,10 +23,11 @@ std::string memoryLabel(const Report& run, const MemoryKey& key);
 // allocated floor, "60.0 MiB allocated (reserved 80.0 MiB)"; "" when there is no worst run.
 std::string headlineFloor(const MergedReport& report);
 
-// "0 B", "512 B", "1.5 KiB", "20.0 MiB", "1.27 GiB": binary units, for people.
+// "0 B", "512 B", "1.50 KiB", "20.0 MiB", "1.27 GiB": binary units, for people; two decimals
+// below 10 of the unit, one from 10, rounded to the nearest with ties to even.
 std::string formatBytes(uint64_t bytes);
 
-// "800 ns", "12.5 us", "33.2 ms", "2.50 s".
+// "800 ns", "12.5 µs", "33.2 ms", "2.50 s", rounded as formatBytes is.
 std::string formatDuration(uint64_t ns);
 
 }  // namespace memfloor::report

@@ -219,7 +219,7 @@ json runJson(const Report& r, const FindingIds& ids, bool placeholders = false) 
 FindingIds findingIds(const MergedReport& m) {
   FindingIds ids;
   if (m.findings) {
-    for (const Finding& f : m.findings->items) ids.push_back(f.fingerprint);
+    for (const LinkedFinding& f : m.findings->items) ids.push_back(f.fingerprint);
   }
   return ids;
 }

@@ -336,9 +336,10 @@ RunReader ReportReader::run(size_t index) const {
   return RunReader(*this, runs.at(index), JsonFields::index("runs", index));
 }
 
-std::vector<Finding> ReportReader::findings() const {
+std::vector<LinkedFinding> ReportReader::findings() const {
   const JsonFields f(path_);
-  return readArray<Finding>(f, f.object(*doc_, "", "findings"), "findings", "items", readFinding);
+  return readArray<LinkedFinding>(f, f.object(*doc_, "", "findings"), "findings", "items",
+                                  readFinding);
 }
 
 uint32_t ReportReader::findingIndex(const std::string& id, std::string_view field) const {

@@ -80,7 +80,7 @@ class ReportReader {
 
   size_t runCount() const;
   RunReader run(size_t index) const;      // index < runCount()
-  std::vector<Finding> findings() const;  // findings.items[], in order
+  std::vector<LinkedFinding> findings() const;  // findings.items[], in order
 
   // Everything: write it with report_json.h's toJson and the document comes back (for the fields
   // read; tests/report/report_reader_test.cpp checks it on the shipped reports).

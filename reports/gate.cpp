@@ -267,7 +267,7 @@ ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path
     if (n > 1) run.label = fmt::format("{} #{}", run.label, n);
     out.runs.push_back(std::move(run));
   }
-  for (const report::Finding& f : reader.findings()) {
+  for (const report::LinkedFinding& f : reader.findings()) {
     out.findings.push_back({f.fingerprint, f.rule, f.message, f.file, f.line, f.column});
   }
   return out;

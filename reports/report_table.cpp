@@ -406,7 +406,7 @@ std::string formatTable(const report::MergedReport& m) {
   if (m.findings) {
     fmt::format_to(out, "\nfindings: {} from {}\n", m.findings->items.size(), m.findings->path);
     for (uint32_t f = 0; f < m.findings->items.size(); ++f) {
-      const report::Finding& finding = m.findings->items[f];
+      const report::LinkedFinding& finding = m.findings->items[f];
       uint64_t most = report::maxExplainedBytes(m, f);
       fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n", finding.rule,
                      finding.file, finding.line, finding.field, report::formatBytes(most));

@@ -11,30 +11,45 @@ function fmtInt(n) {
   return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-// Binary units, three significant digits: 576 MiB, 2.00 MiB, 12.5 GiB.
+// `numerator / denominator` (integers) with `decimals` (1 or 2) digits after the point, rounded to
+// the nearest, ties to even, on exact integers: report/labels.cpp's fixedPoint, so that the page
+// and memfloor's tables write every number alike (testdata/report/formats.json holds both).
+function fixedPoint(numerator, denominator, decimals) {
+  const scale = 10n ** BigInt(decimals);
+  const d = BigInt(denominator);
+  const scaled = BigInt(numerator) * scale;
+  let q = scaled / d;
+  const twiceRest = (scaled % d) * 2n;
+  if (twiceRest > d || (twiceRest === d && q % 2n === 1n)) q += 1n;
+  return (q / scale).toString() + '.' + (q % scale).toString().padStart(decimals, '0');
+}
+
+// Binary units: 512 B, 2.00 MiB (two decimals below 10 of the unit), 576.0 MiB (one from 10).
 function fmtBytes(n) {
   if (!isNum(n)) return DASH;
-  let v = Math.abs(n);
-  let u = 0;
-  while (v >= 1024 && u < UNITS.length - 1) {
-    v /= 1024;
-    u++;
+  const b = Math.round(Math.abs(n));
+  const sign = n < 0 && b > 0 ? '-' : '';
+  if (b < 1024) return sign + b + ' ' + UNITS[0];
+  let unit = 1;
+  let unitBytes = 1024;
+  while (b / unitBytes >= 1024 && unit < UNITS.length - 1) {
+    unitBytes *= 1024;
+    unit++;
   }
-  const text = u === 0 ? String(v) : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2);
-  return (n < 0 ? '-' : '') + text + ' ' + UNITS[u];
+  return sign + fixedPoint(b, unitBytes, b / unitBytes < 10 ? 2 : 1) + ' ' + UNITS[unit];
 }
 
 const fmtSignedBytes = (n) => (isNum(n) && n > 0 ? '+' : '') + fmtBytes(n);
 const exactBytes = (n) => (isNum(n) ? fmtInt(n) + ' bytes' : null);
 
+// 800 ns, 12.5 µs, 33.2 ms, 2.50 s: report/labels.cpp's formatDuration.
 function fmtNs(ns) {
   if (!isNum(ns)) return DASH;
-  const a = Math.abs(ns);
-  const [div, unit] = a >= 1e9 ? [1e9, 's'] : a >= 1e6 ? [1e6, 'ms'] : a >= 1e3 ? [1e3, MICRO + 's'] : [1, 'ns'];
-  if (div === 1) return Math.round(ns) + ' ns';
-  const v = ns / div;
-  const av = Math.abs(v);
-  return v.toFixed(av >= 100 ? 0 : av >= 10 ? 1 : 2) + ' ' + unit;
+  const a = Math.round(Math.abs(ns));
+  const sign = ns < 0 && a > 0 ? '-' : '';
+  if (a < 1e3) return sign + a + ' ns';
+  const [div, decimals, unit] = a < 1e6 ? [1e3, 1, MICRO + 's'] : a < 1e9 ? [1e6, 1, 'ms'] : [1e9, 2, 's'];
+  return sign + fixedPoint(a, div, decimals) + ' ' + unit;
 }
 
 function fmtPercent(p) {

@@ -206,7 +206,7 @@ TEST_CASE("Without markers, detected iterations have the idle floors of the mark
   CHECK_FALSE(detected.iterations.back().complete);
   const std::string table = reports::formatTable(detected);
   CHECK_THAT(table, Catch::Contains("iterations: 5 detected (no marker matches 'no marker is "
-                                    "named this'): period 1.0 us, from the allocations of "
+                                    "named this'): period 1.0 µs, from the allocations of "
                                     "32.0 MiB at layer.cpp:40 in Layer::forward\n"));
   const nlohmann::json run = report::toJson(detected);
   CHECK(run.at("iteration_source") == "detected");

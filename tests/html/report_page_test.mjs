@@ -261,7 +261,7 @@ async function checkPage(page) {
   const texts = async (selector) => page.$$eval(selector, (els) => els.map((el) => el.textContent));
 
   // The summary: the worst run and its steady idle floor as the page formats it (600 MiB).
-  check((await text('#worst-idle-floor')) === '600 MiB', 'worst idle floor reads 600 MiB');
+  check((await text('#worst-idle-floor')) === '600.0 MiB', 'worst idle floor reads 600 MiB');
   check((await text('#worst-run')) === 'rank 1', 'worst run is named rank 1');
   check((await page.$eval('#worst-idle-floor', (el) => el.title)) === '629,145,600 bytes',
     'worst idle floor has its exact bytes as a tooltip');
@@ -274,7 +274,7 @@ async function checkPage(page) {
   check((await texts('#runs-table tbody tr')).length === 2, 'the runs table has two rows');
   // The floors side by side, the worst rank first, its bar the full width.
   const floorRows = await texts('#run-floors .run-floor');
-  check(floorRows.length === 2 && floorRows[0].includes('rank 1') && floorRows[0].includes('600 MiB') &&
+  check(floorRows.length === 2 && floorRows[0].includes('rank 1') && floorRows[0].includes('600.0 MiB') &&
     floorRows[1].includes('rank 0'), 'the per-run floors list rank 1 (600 MiB) first, then rank 0');
   check((await page.$$('#run-floors .run-floor.worst')).length === 1, 'one per-run floor is the worst');
   const widths = await page.$$eval('#run-floors .run-floor-bar', (bars) => bars.map((b) => b.style.width));
@@ -284,12 +284,12 @@ async function checkPage(page) {
   check((await page.$$('figure.chart svg')).length === 3, 'three live-bytes charts');
   check((await page.$$('#run-1 svg .floor-mark')).length === 4, 'rank 1 marks four idle floors');
   check((await page.$$('#run-1 svg .idle-band')).length === 4, 'rank 1 shades four idle windows');
-  check((await text('#run-1 svg .floor-label')) === 'steady idle floor 600 MiB', 'the steady floor is labelled');
+  check((await text('#run-1 svg .floor-label')) === 'steady idle floor 600.0 MiB', 'the steady floor is labelled');
 
   // The per-iteration table of rank 1: iteration 3 is the steady floor.
   const row3 = await page.$eval('#run-1 table.iterations tr.worst', (tr) => [...tr.cells].map((c) => c.textContent));
-  check(row3[0] === '3' && row3[4] === '600 MiB' && row3[7] === '24.0 MiB' && row3[9] === '64.0 MiB' &&
-    row3[10] === '536 MiB', `rank 1 iteration 3 row: peak, idle floor 600 MiB, leak 24.0 MiB, explained 64.0 MiB, unexplained 536 MiB (got ${row3})`);
+  check(row3[0] === '3' && row3[4] === '600.0 MiB' && row3[7] === '24.0 MiB' && row3[9] === '64.0 MiB' &&
+    row3[10] === '536.0 MiB', `rank 1 iteration 3 row: peak, idle floor 600 MiB, leak 24.0 MiB, explained 64.0 MiB, unexplained 536 MiB (got ${row3})`);
 
   // The retaining sites with their stacks.
   const sites = await texts('#run-1 table.sites td.where');
@@ -385,9 +385,9 @@ async function checkHeld(page) {
   check(warnings.length === 1 && warnings[0].includes('object limit'), 'held: one warning, on the incomplete census');
   const facts = (await texts('#run-0-held-by details.census[open] dl.facts dd')).join(' | ');
   check(facts.includes('12.0 MiB in 2 allocations: kept by C++ only') &&
-    facts.includes('530,000 objects walked in 1.20 s, at +4.40 ms'), `held: not seen, its reason, the census cost (${facts})`);
+    facts.includes('530,000 objects walked in 1.20 s, at +4.4 ms'), `held: not seen, its reason, the census cost (${facts})`);
   check((await texts('#run-0-held-by p.census-outside'))[0] ===
-    'Of 3 censuses taken, 1 fell inside an iteration and is not used: at +2.00 ms (device 0, step 2).',
+    'Of 3 censuses taken, 1 fell inside an iteration and is not used: at +2.0 ms (device 0, step 2).',
   'held: the census inside iteration 2 is noted');
 
   // The holders by bytes, largest first (the fixture lists some out of order), the rest in a last row.
@@ -397,7 +397,7 @@ async function checkHeld(page) {
   check(rows.length === 10, `held: nine holders and the row of those left out (${rows.length})`);
   const bytes = rows.slice(0, 9).map((r) => Number(r.title.replace(/[^0-9]/g, '')));
   check(bytes.every((b, i) => b > 0 && (i === 0 || b <= bytes[i - 1])), `held: rows sorted by bytes (${bytes})`);
-  check(rows[0].path === 'model.layers[1].mlp_norm_manager.tensor' && rows[0].text === '384 MiB',
+  check(rows[0].path === 'model.layers[1].mlp_norm_manager.tensor' && rows[0].text === '384.0 MiB',
     `held: the largest holder first (${JSON.stringify(rows[0])})`);
   check(rows[9].cls === 'left-out' && rows[9].path === '5 more holders, not listed' && rows[9].text === '3.00 MiB',
     `held: the holders left out last (${JSON.stringify(rows[9])})`);
@@ -424,7 +424,7 @@ async function checkHeld(page) {
   check(JSON.stringify(parts) === '["held-persistent","held-inter_iteration","held-leak","held-not-seen"]',
     `held: the bar's parts (${parts})`);
   const legend = (await texts('#run-0-held-by details.census[open] figure.held-bar .legend'))[0];
-  check(legend === 'persistent 779 MiBinter-iteration 450 MiBleak 16.0 MiBnot seen 12.0 MiB', `held: the legend (${legend})`);
+  check(legend === 'persistent 779.0 MiBinter-iteration 450.0 MiBleak 16.0 MiBnot seen 12.0 MiB', `held: the legend (${legend})`);
 
   // A hostile path and site show as text; nothing is injected.
   const hostile = `cache['${HOSTILE}']`;
@@ -445,7 +445,7 @@ async function checkRanges(page) {
   check((await text('header .subtitle')).includes('memfloor.report/3'), 'ranges: the subtitle names memfloor.report/3');
   const body = await page.evaluate(() => document.body.innerText);
   check(!body.includes('This page reads'), 'ranges: no warning on the schema');
-  check((await text('#worst-idle-floor')) === '584 MiB', 'ranges: the worst steady floor is 584 MiB (iteration 7)');
+  check((await text('#worst-idle-floor')) === '584.0 MiB', 'ranges: the worst steady floor is 584 MiB (iteration 7)');
   const facts = await page.$$eval('#run-0 dl.facts dt', (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent]));
   const its = (facts.find(([k]) => k === 'iterations') || [])[1] || '';
   check(its.startsWith('12 from markers') && its.includes('9 of them in 2 ranges'), `ranges: 12 iterations, 9 in 2 ranges (${its})`);
@@ -459,11 +459,11 @@ async function checkRanges(page) {
     `ranges: rows 1, 2–6, 7, 8–11, 12 (${device.map((r) => r.cells[0])})`);
   const r26 = (device[1] || {cells: []}).cells;
   check(device[1] && device[1].cls === 'range' && r26[1] === '5 iterations like 1', `ranges: 2–6 is a range like 1 (${r26})`);
-  check(r26[2] === '9.80 ms\u201310.2 ms (10.0 ms)' && r26[3] === '764 MiB\u2013768 MiB (766 MiB)',
+  check(r26[2] === '9.8 ms\u201310.2 ms (10.0 ms)' && r26[3] === '764.0 MiB\u2013768.0 MiB (765.6 MiB)',
     `ranges: 2–6's durations and peaks as min–max (mean) (${r26[2]}, ${r26[3]})`);
-  check(r26[4] === '576 MiB' && r26[6] === '64.0 MiB' && r26[9] === '64.0 MiB', `ranges: 2–6's idle window is 1's (${r26})`);
+  check(r26[4] === '576.0 MiB' && r26[6] === '64.0 MiB' && r26[9] === '64.0 MiB', `ranges: 2–6's idle window is 1's (${r26})`);
   const r811 = (device[3] || {cells: []}).cells;
-  check(r811[1] === '4 iterations like 7' && r811[4] === '584 MiB' && r811[9] === '72.0 MiB',
+  check(r811[1] === '4 iterations like 7' && r811[4] === '584.0 MiB' && r811[9] === '72.0 MiB',
     `ranges: 8–11's idle window is 7's (${r811})`);
   check(device[2] && device[2].cls === 'worst', 'ranges: iteration 7 is the steady floor');
 
@@ -473,9 +473,9 @@ async function checkRanges(page) {
   check(await count('.range-band') === 2 && await count('.iter-band') === 3 && await count('.idle-band') === 3,
     'ranges: two range bands, three iterations and idle windows');
   check(await count('.floor-mark') === 5 && await count('.floor-mark.range') === 2, 'ranges: five floors, two across ranges');
-  check((await chart.$eval('.floor-label', (el) => el.textContent)) === 'steady idle floor 584 MiB', 'ranges: the steady floor is labelled');
+  check((await chart.$eval('.floor-label', (el) => el.textContent)) === 'steady idle floor 584.0 MiB', 'ranges: the steady floor is labelled');
   const rangeTitles = await chart.$$eval('.floor-mark.range title', (ts) => ts.map((t) => t.textContent));
-  check(rangeTitles[0] === 'idle floor of iterations 2\u20136 (5 like 1): 576 MiB (603,979,776 bytes)', `ranges: a range's floor says so (${rangeTitles[0]})`);
+  check(rangeTitles[0] === 'idle floor of iterations 2\u20136 (5 like 1): 576.0 MiB (603,979,776 bytes)', `ranges: a range's floor says so (${rangeTitles[0]})`);
   check((await chart.$eval('.legend', (el) => el.textContent)).includes('alike iterations (a range)'), 'ranges: the legend names ranges');
 
   // Sites and findings count the windows of ranges.

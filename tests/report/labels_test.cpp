@@ -3,6 +3,8 @@
 #include "report/labels.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/analysis/checked_analysis.h"
@@ -13,6 +15,8 @@ namespace {
 
 using trace::MemoryKind;
 
+// The table the page's script is held to as well (tests/html/format_test.mjs).
+const std::string kFormats = std::string(MEMFLOOR_TESTDATA_DIR) + "/report/formats.json";
 const std::string kCachingAllocator =
     std::string(MEMFLOOR_TESTDATA_DIR) + "/analysis/caching_allocator.txt";
 
@@ -45,20 +49,28 @@ TEST_CASE("the headline floor is the allocated one, the reserved one beside it",
   CHECK(headlineFloor(analysis::test::merge({})).empty());  // no run, no worst
 }
 
-TEST_CASE("formatBytes uses binary units", "[labels]") {
-  CHECK(formatBytes(0) == "0 B");
-  CHECK(formatBytes(1023) == "1023 B");
-  CHECK(formatBytes(1536) == "1.50 KiB");
-  CHECK(formatBytes(72 * analysis::test::kMiB) == "72.0 MiB");
-  CHECK(formatBytes(3ull << 30) == "3.00 GiB");
-  CHECK(formatBytes(UINT64_MAX) == "16.0 EiB");
+// Each [value, text] of one table of testdata/report/formats.json, written by `format`.
+void checkTable(const std::string& name, std::string (*format)(uint64_t)) {
+  std::ifstream in(kFormats);
+  REQUIRE(in);
+  const nlohmann::json table = nlohmann::json::parse(in).at(name);
+  REQUIRE(table.size() >= 15);
+  for (const nlohmann::json& row : table) {
+    INFO(name << ": " << row.dump());
+    CHECK(format(row.at(0).get<uint64_t>()) == row.at(1).get<std::string>());
+  }
 }
 
-TEST_CASE("formatDuration picks the unit", "[labels]") {
-  CHECK(formatDuration(800) == "800 ns");
-  CHECK(formatDuration(12'500) == "12.5 us");
-  CHECK(formatDuration(33'178'247) == "33.2 ms");
-  CHECK(formatDuration(2'500'000'000) == "2.50 s");
+TEST_CASE("formatBytes writes the shared table's texts", "[labels]") {
+  checkTable("bytes", formatBytes);
+  // Past the page's exact numbers (2^53), which the table keeps to.
+  CHECK(formatBytes(UINT64_MAX) == "16.0 EiB");
+  CHECK(formatBytes(uint64_t{1} << 60) == "1.00 EiB");
+}
+
+TEST_CASE("formatDuration writes the shared table's texts", "[labels]") {
+  checkTable("durations_ns", formatDuration);
+  CHECK(formatDuration(UINT64_MAX) == "18446744073.71 s");
 }
 
 }  // namespace

@@ -291,7 +291,7 @@ TEST_CASE("report_reader: findings, what they explain and the sites linked to th
   REQUIRE(report.findings);
   CHECK(report.findings->path == doc.at("findings").at("source"));
   REQUIRE(report.findings->items.size() == 2);
-  const report::Finding& first = report.findings->items[0];
+  const report::LinkedFinding& first = report.findings->items[0];
   const json& item = doc.at("findings").at("items").at(0);
   CHECK(first.fingerprint == item.at("id"));
   CHECK(first.rule == item.at("rule"));
@@ -338,7 +338,7 @@ TEST_CASE("report_reader: a reader of some parts reads only those (the gate's vi
 
   CHECK(run.trends().at(0).verdict == analysis::TrendVerdict::kStable);
 
-  const std::vector<report::Finding> findings = reader.findings();
+  const std::vector<report::LinkedFinding> findings = reader.findings();
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].fingerprint == "1111");
   CHECK(findings[0].file == "layer.cpp");
