@@ -12,15 +12,21 @@
 namespace memfloor::report {
 namespace {
 
-// `numerator / denominator` with `decimals` (1 or 2) digits after the point, rounded to the
-// nearest, ties to even, computed on integers: the page's script (format.js, fixedPoint) does the
-// same, and testdata/report/formats.json holds both to one table.
+// `numerator / denominator` with `decimals` digits after the point, rounded to the nearest, ties
+// to even, by long division on integers (denominator at most 2^60, so that ten times a remainder
+// fits): the page's script (format.js, fixedPoint) does the same, and
+// testdata/report/formats.json holds both to one table.
 std::string fixedPoint(uint64_t numerator, uint64_t denominator, int decimals) {
-  const uint64_t scale = decimals == 1 ? 10 : 100;
-  const unsigned __int128 scaled = static_cast<unsigned __int128>(numerator) * scale;
-  auto quotient = static_cast<uint64_t>(scaled / denominator);
-  const auto twice_rest = static_cast<unsigned __int128>(scaled % denominator) * 2;
-  if (twice_rest > denominator || (twice_rest == denominator && quotient % 2 == 1)) ++quotient;
+  uint64_t quotient = numerator / denominator;
+  uint64_t rest = numerator % denominator;
+  uint64_t scale = 1;
+  for (int i = 0; i < decimals; ++i) {
+    rest *= 10;
+    quotient = quotient * 10 + rest / denominator;
+    rest %= denominator;
+    scale *= 10;
+  }
+  if (rest * 2 > denominator || (rest * 2 == denominator && quotient % 2 == 1)) ++quotient;
   return fmt::format("{}.{:0{}}", quotient / scale, quotient % scale, decimals);
 }
 
