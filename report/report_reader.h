@@ -79,7 +79,7 @@ class ReportReader {
   ReportReader(const nlohmann::json& doc, std::string_view path);
 
   size_t runCount() const;
-  RunReader run(size_t index) const;      // index < runCount()
+  RunReader run(size_t index) const;            // index < runCount()
   std::vector<LinkedFinding> findings() const;  // findings.items[], in order
 
   // Everything: write it with report_json.h's toJson and the document comes back (for the fields
