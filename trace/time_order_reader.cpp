@@ -232,23 +232,45 @@ void TimeOrderReader::Impl::fillBlock() {
     const Event* y = &b.segments.front().events[b.position];
     const Event* const y_end = y + (b.segments.front().events.size() - b.position);
     // n steps take n events, at most n from either run: neither runs out, and when both runs'
-    // n-th events are at or below the bound, so is every event taken.
+    // n-th events are at or below the bound, so is every event taken. Locals, not members: the
+    // pointer stores below must not make the compiler reload them.
+    const Event** const out = block.data();
+    size_t taken = 0;
     for (;;) {
       const auto n = static_cast<size_t>(std::min<ptrdiff_t>(
-          {static_cast<ptrdiff_t>(kBlockEvents - block_size), x_end - x, y_end - y}));
+          {static_cast<ptrdiff_t>(kBlockEvents - taken), x_end - x, y_end - y}));
       if (n == 0) break;
-      const bool below = x[n - 1].timestamp <= bound && y[n - 1].timestamp <= bound;
+      if (x[n - 1].timestamp <= bound && y[n - 1].timestamp <= bound) {
+        if (x[n - 1].timestamp <= y->timestamp) {  // a's next n come first (a wins ties)
+          for (size_t i = 0; i < n; ++i) out[taken + i] = x + i;
+          x += n;
+        } else if (y[n - 1].timestamp < x->timestamp) {  // b's next n come first
+          for (size_t i = 0; i < n; ++i) out[taken + i] = y + i;
+          y += n;
+        } else {
+          for (size_t i = 0; i < n; ++i) {
+            const bool take_b = y->timestamp < x->timestamp;
+            out[taken + i] = take_b ? y : x;
+            x = take_b ? x : x + 1;
+            y = take_b ? y + 1 : y;
+          }
+        }
+        taken += n;
+        continue;
+      }
       size_t i = 0;
       for (; i < n; ++i) {
         const bool take_b = y->timestamp < x->timestamp;
         const Event* e = take_b ? y : x;
-        if (!below && e->timestamp > bound) break;
-        append(e);
-        x += !take_b;
-        y += take_b;
+        if (e->timestamp > bound) break;
+        out[taken + i] = e;
+        x = take_b ? x : x + 1;
+        y = take_b ? y + 1 : y;
       }
+      taken += i;
       if (i < n) break;
     }
+    block_size = taken;
     a.position = static_cast<size_t>(x - a.segments.front().events.data());
     b.position = static_cast<size_t>(y - b.segments.front().events.data());
     return;
