@@ -181,13 +181,76 @@ struct IndexVisit {
 
 }  // namespace
 
+// The smallest and largest timestamp of a chunk's events so far, and whether they came in order.
+struct TimeBounds {
+  uint64_t min = UINT64_MAX;
+  uint64_t max = 0;
+  bool sorted = true;
+  void add(uint64_t timestamp) {
+    sorted = sorted && timestamp >= max;
+    min = std::min(min, timestamp);
+    max = std::max(max, timestamp);
+  }
+};
+
+// The common records: a stretch of well-formed packed allocs and frees from p on, each straight
+// into index.events from `count` on. Anything else (or a packed record with an undefined context)
+// ends the stretch, for the general path, which checks it whole. Returns the events decoded.
+[[gnu::always_inline]] inline size_t decodePacked(const uint8_t*& p, const uint8_t* end,
+                                                  uint64_t& timestamp, ChunkIndex& index,
+                                                  size_t count, TimeBounds& bounds) {
+  constexpr auto kAllocPacked = static_cast<uint8_t>(RecordCode::kAllocPacked);
+  constexpr ptrdiff_t kPackedRecord = kPackedMemoryRecord;  // type, one-byte length, payload
+  // A record's type and one-byte length in one load: a packed alloc or free, and the length every
+  // packed payload has.
+  constexpr auto kPackedHead = static_cast<uint16_t>(kAllocPacked | kPackedMemoryPayload << 8);
+  static_assert(static_cast<uint8_t>(RecordCode::kFreePacked) == kAllocPacked + 1);
+  static_assert(static_cast<int>(EventType::kFree) == static_cast<int>(EventType::kAlloc) + 1);
+  // Locals, not index's members: the byte-sized stores below may alias anything else.
+  Event* const first = index.events.data() + count;
+  const auto fit = static_cast<size_t>(std::min<ptrdiff_t>(
+      static_cast<ptrdiff_t>(index.events.size() - count), (end - p) / kPackedRecord));
+  Event* const stop = first + fit;
+  Event* out = first;
+  const uint64_t before = timestamp;
+  int32_t deltas = 0;  // every delta or'ed: negative where one was
+  while (out != stop && static_cast<uint16_t>(codec::loadLe16(p) - kPackedHead) <= 1) {
+    const PackedMemory m = PackedMemory::load(p + 2);
+    const MemoryContext& context = index.contexts.entries[m.context];
+    if (!context.defined) [[unlikely]]
+      break;
+    timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
+    deltas |= m.timestamp_delta;
+    *out++ = Event{timestamp,
+                   m.address,
+                   m.size,
+                   context.thread,
+                   m.correlation,
+                   context.stream,
+                   m.stack,
+                   context.device,
+                   static_cast<EventType>(p[0] - kAllocPacked),
+                   static_cast<uint8_t>(context.kind),
+                   context.flags};
+    p += kPackedRecord;
+  }
+  if (out == first) return 0;
+  // No delta was negative and their sum did not wrap (each is below 2^31, so a stretch wraps at
+  // most once, and ends below where it began if it did): the stretch is in order, and its ends
+  // are its smallest and largest timestamps.
+  if (deltas >= 0 && timestamp >= before) [[likely]] {
+    bounds.add(first->timestamp);
+    bounds.max = std::max(bounds.max, timestamp);
+  } else {
+    for (const Event* e = first; e != out; ++e) bounds.add(e->timestamp);
+  }
+  return static_cast<size_t>(out - first);
+}
+
 std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
                        ChunkIndex& index) {
-  constexpr auto kAllocPacked = static_cast<uint8_t>(RecordCode::kAllocPacked);
-  constexpr auto kFreePacked = static_cast<uint8_t>(RecordCode::kFreePacked);
   index.untimed.clear();
   index.has_trailer = false;
-  index.sorted = true;
   index.contexts.reset();
   // Every event takes at least 8 bytes (a marker: type, length, six one-byte fields); a body
   // holding more events than its header says grows the vector (and fails the count check).
@@ -196,8 +259,7 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
   const uint8_t* p = body.data();
   const uint8_t* const end = p + body.size();
   uint64_t timestamp = 0;
-  uint64_t min_timestamp = UINT64_MAX;
-  uint64_t max_timestamp = 0;
+  TimeBounds bounds;
   uint32_t records = 0;
   uint32_t contexts = 0;
   IndexVisit visit{index, count};
@@ -205,45 +267,11 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
     index.events.clear();
     return problem;
   };
-  static_assert(kFreePacked == kAllocPacked + 1);
-  static_assert(static_cast<int>(EventType::kFree) == static_cast<int>(EventType::kAlloc) + 1);
-  constexpr ptrdiff_t kPackedRecord = kPackedMemoryRecord;  // type, one-byte length, payload
   while (p < end) {
-    // The common records first: a stretch of well-formed packed allocs and frees, each straight
-    // into its slot. Anything else (or a packed record with an undefined context) leaves the
-    // stretch for the general path below, which checks it whole.
     if (!index.has_trailer) [[likely]] {
-      // Locals, not index's members: the byte-sized stores below may alias anything else.
-      Event* const events = index.events.data();
-      Event* out = events + count;
-      Event* const out_end = events + index.events.size();
-      bool sorted = index.sorted;
-      while (out != out_end && end - p >= kPackedRecord &&
-             static_cast<uint8_t>(p[0] - kAllocPacked) <= 1 && p[1] == kPackedMemoryPayload) {
-        const PackedMemory m = PackedMemory::load(p + 2);
-        const MemoryContext& context = index.contexts.entries[m.context];
-        if (!context.defined) [[unlikely]]
-          break;
-        timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
-        *out++ = Event{timestamp,
-                       m.address,
-                       m.size,
-                       context.thread,
-                       m.correlation,
-                       context.stream,
-                       m.stack,
-                       context.device,
-                       static_cast<EventType>(p[0] - kAllocPacked),
-                       static_cast<uint8_t>(context.kind),
-                       context.flags};
-        sorted = sorted && timestamp >= max_timestamp;
-        min_timestamp = std::min(min_timestamp, timestamp);
-        max_timestamp = std::max(max_timestamp, timestamp);
-        ++records;
-        p += kPackedRecord;
-      }
-      count = static_cast<size_t>(out - events);
-      index.sorted = sorted;
+      const size_t decoded = decodePacked(p, end, timestamp, index, count, bounds);
+      count += decoded;
+      records += static_cast<uint32_t>(decoded);
       if (p == end) break;
     }
     const auto offset = static_cast<uint32_t>(p - body.data());
@@ -264,16 +292,13 @@ std::string indexChunk(const ChunkHeader& header, std::span<const uint8_t> body,
       return failed(recordProblem(code, offset, problem));
     }
     if (kind == RecordClass::kContext) ++contexts;
-    if (kind == RecordClass::kTimed) {
-      index.sorted = index.sorted && timestamp >= max_timestamp;
-      min_timestamp = std::min(min_timestamp, timestamp);
-      max_timestamp = std::max(max_timestamp, timestamp);
-    }
+    if (kind == RecordClass::kTimed) bounds.add(timestamp);
   }
   index.events.resize(count);
-  if (records != header.record_count || min_timestamp != header.min_timestamp ||
-      max_timestamp != header.max_timestamp) {
-    return failed(chunkProblem(header, records, min_timestamp, max_timestamp));
+  index.sorted = bounds.sorted;
+  if (records != header.record_count || bounds.min != header.min_timestamp ||
+      bounds.max != header.max_timestamp) {
+    return failed(chunkProblem(header, records, bounds.min, bounds.max));
   }
   index.trace_records = records - contexts;
   return {};
