@@ -73,7 +73,8 @@ void Analysis::add(std::span<const trace::Event* const> events) {
   const size_t n = events.size();
   for (size_t i = 0; i < std::min(n, kPrefetchAhead); ++i) live_.prefetch(events[i]->address);
   for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) live_.prefetch(events[i + kPrefetchAhead]->address);
+    // The last events prefetch the last one again: no test, and one copy of the loop's body.
+    live_.prefetch(events[std::min(i + kPrefetchAhead, n - 1)]->address);
     dispatch(*events[i]);
   }
 }
@@ -116,7 +117,7 @@ void Analysis::dispatchOther(const trace::Event& e) {
 void Analysis::allocate(const trace::Event& a) {
   ++records_.allocs;
   countBytes(allocated_bytes_, a.size);
-  uint16_t slot = timeline_.slotFor(keyOf(a));
+  uint16_t slot = timeline_.slotFor(a.device, a.kind);
   LiveAlloc alloc;
   alloc.address = a.address;
   alloc.size = a.size;
@@ -184,14 +185,17 @@ void Analysis::release(const trace::Event& f) {
   ++records_.frees;
   countBytes(freed_bytes_, f.size);
   last_memory_ns_ = f.timestamp;
-  uint16_t slot = timeline_.findSlot(keyOf(f));
+  uint16_t slot = timeline_.findSlot(f.device, f.kind);
   if (slot == kNoSlot) {
     live_.unmatchedFree(f.size);
     recent_.add(f.timestamp, false, f.size);
     return;
   }
-  if (!live_.close(slot, f.address, f.size,
-                   [&](const LiveAlloc& closed) { close(closed, f.timestamp); })) {
+  // Inlined whole: the free's path is one piece of code with the loop's.
+  if (!live_.close(
+          slot, f.address, f.size, [&](const LiveAlloc& closed) __attribute__((always_inline)) {
+            close(closed, f.timestamp);
+          })) {
     recent_.add(f.timestamp, false, f.size);
   }
 }

@@ -28,7 +28,7 @@ class FlatTable {
 
   explicit FlatTable(size_t initial_capacity = 1024) { reset(initial_capacity); }
 
-  Entry* find(const Key& key) {
+  [[gnu::always_inline]] Entry* find(const Key& key) {
     for (size_t i = home(key);; i = (i + 1) & mask_) {
       Entry& e = entries_[i];
       if (e.empty()) return nullptr;
@@ -38,8 +38,9 @@ class FlatTable {
 
   // The entry for key; a new empty-valued one (inserted = true) when key was absent. The reference
   // stays valid until the next insertion or erase.
-  Entry& findOrInsert(const Key& key, bool& inserted) {
-    if ((size_ + 1) * 2 > entries_.size()) grow();
+  [[gnu::always_inline]] Entry& findOrInsert(const Key& key, bool& inserted) {
+    if ((size_ + 1) * 2 > mask_ + 1) [[unlikely]]
+      grow();
     size_t i = home(key);
     for (;; i = (i + 1) & mask_) {
       Entry& e = entries_[i];
@@ -57,7 +58,7 @@ class FlatTable {
 
   // Removes an entry obtained from find/findOrInsert, shifting back the run after it so that
   // every remaining key stays reachable from its home slot.
-  void erase(Entry& entry) {
+  [[gnu::always_inline]] void erase(Entry& entry) {
     size_t hole = static_cast<size_t>(&entry - entries_.data());
     assert(hole < entries_.size() && !entry.empty() && "erase of an entry not in the table");
     for (size_t j = (hole + 1) & mask_;; j = (j + 1) & mask_) {
@@ -98,7 +99,7 @@ class FlatTable {
     size_ = 0;
   }
 
-  void grow() {
+  [[gnu::noinline]] void grow() {
     std::vector<Entry> old;
     old.swap(entries_);
     reset(old.size() * 2);

@@ -58,7 +58,7 @@ class LiveSet {
   // Opens `alloc` (key, size and attribution filled in by the caller). When the address was
   // already live, calls on_replaced with the allocation it closes, first, and returns true.
   template <typename OnReplaced>
-  bool open(const LiveAlloc& alloc, OnReplaced&& on_replaced) {
+  [[gnu::always_inline]] bool open(const LiveAlloc& alloc, OnReplaced&& on_replaced) {
     bool inserted = false;
     LiveAlloc& entry = table_.findOrInsert(alloc.key(), inserted);
     if (!inserted) {
@@ -76,7 +76,8 @@ class LiveSet {
   // (an unmatched free, counted with free_size) when none is live. The allocation's own size is
   // what counts; a free_size of 0 means "not recorded" and is no mismatch.
   template <typename OnClosed>
-  bool close(uint16_t slot, uint64_t address, uint64_t free_size, OnClosed&& on_closed) {
+  [[gnu::always_inline]] bool close(uint16_t slot, uint64_t address, uint64_t free_size,
+                                    OnClosed&& on_closed) {
     LiveAlloc* entry = table_.find({address, slot});
     if (entry == nullptr) [[unlikely]] {
       stats_.unmatched_frees.add(free_size);

@@ -118,7 +118,10 @@ uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
     sites_.push_back(Site{slot, stack, {}, {}, false});
   }
   if (stack < kDirectStacks) {
-    if (direct_.size() <= slot) direct_.resize(slot + 1u);
+    if (direct_.size() <= slot) {
+      direct_.resize(slot + 1u);
+      direct_slots_ = static_cast<uint32_t>(direct_.size());
+    }
     std::vector<uint32_t>& row = direct_[slot];
     if (row.size() <= stack) row.resize(std::max<size_t>(stack + 1u, row.size() * 2), kNoSite);
     row[stack] = entry.site;
@@ -139,6 +142,7 @@ void Retention::endWindow(const Timeline& timeline) {
   assert(window_open_ && "window ended without a begin");
   window_open_ = false;
   ClosedWindow& w = windows_.emplace_back();
+  ++closed_windows_;
   std::vector<uint32_t> candidates, blocks;
   for (uint32_t i = 0; i < sites_.size(); ++i) {
     const Site& s = sites_[i];

@@ -100,26 +100,28 @@ class Retention {
  public:
   explicit Retention(uint32_t top_sites) : top_sites_(top_sites) {}
 
-  uint32_t siteFor(uint16_t slot, trace::StackId stack) {
+  [[gnu::always_inline]] uint32_t siteFor(uint16_t slot, trace::StackId stack) {
     // Writers hand out stack ids densely from 1: a plain array per slot finds most sites with one
-    // load; rare large ids (or a hostile trace) go through the hash table.
-    if (stack < kDirectStacks && slot < direct_.size() && stack < direct_[slot].size() &&
-        direct_[slot][stack] != kNoSite) {
-      return direct_[slot][stack];
+    // load; rare large ids (or a hostile trace) go through the hash table. Only ids below
+    // kDirectStacks are ever set in a row: a larger one finds kNoSite there.
+    if (slot < direct_slots_) [[likely]] {
+      const std::vector<uint32_t>& row = direct_[slot];
+      if (stack < row.size() && row[stack] != kNoSite) [[likely]]
+        return row[stack];
     }
     return addSite(slot, stack);
   }
 
   // An allocation needs nothing here until it ends: what a window starts with is the live bytes
   // of each site, which beginWindow is given.
-  void onFree(const LiveAlloc& alloc) {
+  [[gnu::always_inline]] void onFree(const LiveAlloc& alloc) {
     bool persistent = (alloc.flags & kBornPersistent) != 0;
     // windows_ holds the windows closed so far: one at or after first_window was outlived. The
     // free decides the site's pattern once another iteration ends (beginWindow); if none does, it
     // was teardown and the allocation counts as never freed.
-    if (!persistent && windows_.size() > alloc.first_window) {
-      late_frees_.push_back({alloc.size, alloc.site, alloc.first_window,
-                             static_cast<uint32_t>(windows_.size()), alloc.slot});
+    if (!persistent && closed_windows_ > alloc.first_window) [[unlikely]] {
+      late_frees_.push_back(
+          {alloc.size, alloc.site, alloc.first_window, closed_windows_, alloc.slot});
     }
     if (window_open_ && alloc.first_window <= window_) {
       Site& s = sites_[alloc.site];
@@ -140,7 +142,10 @@ class Retention {
   // has allocator blocks, up to top_sites more of the blocks' sites, ranked apart and listed first.
   void endWindow(const Timeline& timeline);
   // The window after an iteration the trace ended inside: there is none, so it retains nothing.
-  void skipWindow() { windows_.emplace_back().skipped = true; }
+  void skipWindow() {
+    windows_.emplace_back().skipped = true;
+    ++closed_windows_;
+  }
 
   // Classifies every closed window. live: what is live at the end; reserved: per Timeline slot,
   // whether it is a caching allocator's reserved level (reservedSlots, timeline.h).
@@ -209,6 +214,8 @@ class Retention {
   uint32_t top_sites_;
   bool keep_window_sites_ = false;
   std::vector<std::vector<uint32_t>> direct_;  // [slot][stack] -> site, for small stack ids
+  uint32_t direct_slots_ = 0;                  // direct_.size()
+  uint32_t closed_windows_ = 0;                // windows_.size()
   FlatTable<SiteIndex> index_{64};             // the rest
   std::vector<Site> sites_;
   std::vector<ClosedWindow> windows_;

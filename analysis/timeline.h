@@ -61,6 +61,26 @@ class Timeline {
     }
     return slowFindSlot(key);
   }
+  // The same for an event's fields, its kind as the file has it (one this build does not know is
+  // kUnknown): the replay's per-event lookups, with no MemoryKey built on the way.
+  [[gnu::always_inline]] uint16_t slotFor(uint32_t device, uint8_t kind) {
+    if (device < kDirectDevices) [[likely]] {
+      uint16_t& s = direct_[device * trace::kMemoryKindCount + knownKind(kind)];
+      if (s == kNoSlot) [[unlikely]]
+        s = addSlot(keyOf(device, kind));
+      return s;
+    }
+    return slowSlotFor(keyOf(device, kind));
+  }
+  [[gnu::always_inline]] uint16_t findSlot(uint32_t device, uint8_t kind) const {
+    if (device < kDirectDevices) [[likely]] {
+      return direct_[device * trace::kMemoryKindCount + knownKind(kind)];
+    }
+    return slowFindSlot(keyOf(device, kind));
+  }
+  static MemoryKey keyOf(uint32_t device, uint8_t kind) {
+    return {device, static_cast<trace::MemoryKind>(knownKind(kind))};
+  }
 
   void onAlloc(uint16_t slot, uint64_t size, uint64_t timestamp) {
     SlotTimeline& s = slots_[slot];
@@ -94,6 +114,10 @@ class Timeline {
 
  private:
   static constexpr uint32_t kDirectDevices = 64;
+  static uint32_t knownKind(uint8_t kind) {
+    return kind < trace::kMemoryKindCount ? kind
+                                          : static_cast<uint32_t>(trace::MemoryKind::kUnknown);
+  }
   enum class State : uint8_t { kPrelude, kIteration, kWindow, kFinished };
 
   uint16_t addSlot(MemoryKey key);
