@@ -196,8 +196,8 @@ struct TimeBounds {
 // The common records: a stretch of well-formed packed allocs and frees from p on, each straight
 // into index.events from `count` on. Anything else (or a packed record with an undefined context)
 // ends the stretch, for the general path, which checks it whole. Returns the events decoded.
-[[gnu::always_inline]] inline size_t decodePacked(const uint8_t*& p, const uint8_t* end,
-                                                  uint64_t& timestamp, ChunkIndex& index,
+[[gnu::always_inline]] inline size_t decodePacked(const uint8_t*& position, const uint8_t* end,
+                                                  uint64_t& timestamp_in_out, ChunkIndex& index,
                                                   size_t count, TimeBounds& bounds) {
   constexpr auto kAllocPacked = static_cast<uint8_t>(RecordCode::kAllocPacked);
   constexpr ptrdiff_t kPackedRecord = kPackedMemoryRecord;  // type, one-byte length, payload
@@ -206,7 +206,11 @@ struct TimeBounds {
   constexpr auto kPackedHead = static_cast<uint16_t>(kAllocPacked | kPackedMemoryPayload << 8);
   static_assert(static_cast<uint8_t>(RecordCode::kFreePacked) == kAllocPacked + 1);
   static_assert(static_cast<int>(EventType::kFree) == static_cast<int>(EventType::kAlloc) + 1);
-  // Locals, not index's members: the byte-sized stores below may alias anything else.
+  // Locals, not index's members nor the caller's: the byte-sized stores below may alias anything
+  // else, and the compiler would reload what they might have changed.
+  const uint8_t* p = position;
+  uint64_t timestamp = timestamp_in_out;
+  const MemoryContext* const contexts = index.contexts.entries;
   Event* const first = index.events.data() + count;
   const auto fit = static_cast<size_t>(std::min<ptrdiff_t>(
       static_cast<ptrdiff_t>(index.events.size() - count), (end - p) / kPackedRecord));
@@ -216,7 +220,7 @@ struct TimeBounds {
   int32_t deltas = 0;  // every delta or'ed: negative where one was
   while (out != stop && static_cast<uint16_t>(codec::loadLe16(p) - kPackedHead) <= 1) {
     const PackedMemory m = PackedMemory::load(p + 2);
-    const MemoryContext& context = index.contexts.entries[m.context];
+    const MemoryContext& context = contexts[m.context];
     if (!context.defined) [[unlikely]]
       break;
     timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
@@ -234,6 +238,8 @@ struct TimeBounds {
                    context.flags};
     p += kPackedRecord;
   }
+  position = p;
+  timestamp_in_out = timestamp;
   if (out == first) return 0;
   // No delta was negative and their sum did not wrap (each is below 2^31, so a stretch wraps at
   // most once, and ends below where it began if it did): the stretch is in order, and its ends
