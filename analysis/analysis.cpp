@@ -118,21 +118,19 @@ void Analysis::allocate(const trace::Event& a) {
   ++records_.allocs;
   countBytes(allocated_bytes_, a.size);
   uint16_t slot = timeline_.slotFor(a.device, a.kind);
-  LiveAlloc alloc;
-  alloc.address = a.address;
-  alloc.size = a.size;
-  alloc.site = retention_.siteFor(slot, a.stack);
-  if (alloc.site >= known_sites_) [[unlikely]]
-    addSite(alloc.site, slot, a.stack);
-  alloc.first_window = birth_window_;
-  alloc.slot = slot;
-  alloc.flags = birth_flags_;
+  const uint32_t site = retention_.siteFor(slot, a.stack);
+  if (site >= known_sites_) [[unlikely]]
+    addSite(site, slot, a.stack);
   last_memory_ns_ = a.timestamp;
   // The replaced allocation is closed first: its lost free happened before this allocation.
-  live_.open(alloc, [&](const LiveAlloc& replaced) {
+  LiveAlloc& alloc = live_.openAt(slot, a.address, [&](const LiveAlloc& replaced) {
     recent_.add(a.timestamp, true, replaced.size);
     close(replaced, a.timestamp);
   });
+  alloc.size = a.size;
+  alloc.site = site;
+  alloc.first_window = birth_window_;
+  alloc.flags = birth_flags_;
   if (options_.ledger != nullptr) [[unlikely]]
     options_.ledger->onAlloc(a, alloc);
   if (a.kind == kBlockKind) {
