@@ -333,6 +333,7 @@ void Analysis::beginIteration() {
   peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns, timeline_);
   birth_window_ = started - 1;
   birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
+  peaks_.setBirth(birth_window_, birth_flags_);
 }
 
 // Iteration i has ended; window i begins. What is allocated in it belongs to window i + 1 on, and
@@ -346,6 +347,7 @@ void Analysis::endIteration() {
   birth_window_ = started;
   birth_flags_ = static_cast<uint8_t>(
       (started <= options_.warmup_iterations ? kBornPersistent : 0) | kBornInWindow);
+  peaks_.setBirth(birth_window_, birth_flags_);
 }
 
 Report Analysis::finish(const TraceInput& input) {

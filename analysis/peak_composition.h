@@ -49,10 +49,22 @@ class PeakComposition {
   // A new site (Retention's index, the next one) of `slot`, before its first allocation.
   void addSite(uint32_t site, uint16_t slot);
 
+  // The allocations made from now on until the next iteration boundary are born with these
+  // (the replay's attribution, LiveAlloc's first_window and flags): their age, the same for all
+  // of them, is taken once here rather than per allocation.
+  void setBirth(uint32_t first_window, uint8_t flags) {
+    LiveAlloc born;
+    born.first_window = first_window;
+    born.flags = flags;
+    birth_age_ = ageOf(born);
+  }
+
+  // An allocation born as setBirth() said last.
   void onAlloc(const LiveAlloc& alloc, uint64_t timestamp, uint64_t live) {
     assert(alloc.site < sites_.size() && "an allocation of a site never added");
+    assert(ageOf(alloc) == birth_age_ && "an allocation born otherwise than setBirth() said");
     SlotPeak& slot = slots_[alloc.slot];
-    write(sites_[alloc.site].cells[ageOf(alloc)], slot).add(alloc.size);
+    write(sites_[alloc.site].cells[birth_age_], slot).add(alloc.size);
     // The first time the most is reached: equal bytes later are no new peak. (Outside an
     // iteration the peak is out of reach.)
     if (live > slot.peak) {
@@ -144,6 +156,7 @@ class PeakComposition {
   uint32_t top_sites_;
   bool in_iteration_ = false;
   uint32_t iteration_ = 0;                    // the open iteration, or the last one
+  Age birth_age_ = kPersistent;               // of an allocation made now (setBirth)
   uint64_t start_ns_ = 0;                     // of the open iteration
   std::vector<SiteAges> sites_;               // by Retention's site index
   std::vector<SlotPeak> slots_;               // by Timeline's slot
