@@ -67,6 +67,17 @@ void Analysis::add(std::span<const trace::Event* const> events) {
   // A block is in timestamp order (the reader's contract): its ends are all noteTime needs.
   noteTime(events.front()->timestamp);
   noteTime(events.back()->timestamp);
+  // Only a replay that detects iterations watches the events, and it stops for good once markers
+  // or steps make them: a block that starts without watching is replayed without the test.
+  if (watching_) {
+    replay<true>(events);
+  } else {
+    replay<false>(events);
+  }
+}
+
+template <bool kWatching>
+void Analysis::replay(std::span<const trace::Event* const> events) {
   // The live set's probes miss the cache (its addresses are hashed): each event's probe is started
   // kPrefetchAhead events before it, so that the misses overlap the work between them.
   constexpr size_t kPrefetchAhead = 8;
@@ -75,19 +86,20 @@ void Analysis::add(std::span<const trace::Event* const> events) {
   for (size_t i = 0; i < n; ++i) {
     // The last events prefetch the last one again: no test, and one copy of the loop's body.
     live_.prefetch(events[std::min(i + kPrefetchAhead, n - 1)]->address);
-    dispatch(*events[i]);
+    dispatch<kWatching>(*events[i]);
   }
 }
 
 void Analysis::on(const trace::Event& e) {
   noteTime(e.timestamp);
-  dispatch(e);
+  dispatch<true>(e);
 }
 
+template <bool kWatching>
 void Analysis::dispatch(const trace::Event& e) {
   // Tests, not a switch: allocations and frees alternate in patterns that conditional branches
   // predict well and an indirect jump does not.
-  if (watching_) [[unlikely]]
+  if (kWatching && watching_) [[unlikely]]
     watch(e);  // first: an iteration may begin here
   if (e.type == trace::EventType::kAlloc) {
     allocate(e);

@@ -113,6 +113,9 @@ class Analysis {
   void on(const trace::Step& r) { on(trace::toEvent(r)); }
   void on(const trace::Event& e);
   // The per-event path, inlined into the replay's loop (analysis.cpp); the rest out of it.
+  template <bool kWatching>
+  void replay(std::span<const trace::Event* const> events);
+  template <bool kWatching>
   [[gnu::always_inline]] inline void dispatch(const trace::Event& e);
   [[gnu::always_inline]] inline void allocate(const trace::Event& e);
   [[gnu::always_inline]] inline void release(const trace::Event& e);

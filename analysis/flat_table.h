@@ -20,7 +20,9 @@ inline uint64_t mixHash(uint64_t key) { return key * kFibonacciMultiplier; }
 //
 // Entry provides: `using Key`; `Key key() const`; `void setKey(const Key&)`; `bool empty() const`
 // (a value-initialized Entry is empty); `static uint64_t hash(const Key&)` (mixed in its high
-// bits).
+// bits). It may provide `void markEmpty()`: an erased entry is then only marked, and one that
+// findOrInsert() inserts holds what its slot held before but for its key (the caller writes every
+// other field).
 template <typename Entry>
 class FlatTable {
  public:
@@ -36,8 +38,9 @@ class FlatTable {
     }
   }
 
-  // The entry for key; a new empty-valued one (inserted = true) when key was absent. The reference
-  // stays valid until the next insertion or erase.
+  // The entry for key; a new one (inserted = true) when key was absent, value-initialized but for
+  // its key unless Entry has markEmpty(). The reference stays valid until the next insertion or
+  // erase.
   [[gnu::always_inline]] Entry& findOrInsert(const Key& key, bool& inserted) {
     if ((size_ + 1) * 2 > mask_ + 1) [[unlikely]]
       grow();
@@ -52,7 +55,7 @@ class FlatTable {
     }
     inserted = true;
     ++size_;
-    entries_[i].setKey(key);  // an empty entry is value-initialized but for its key
+    entries_[i].setKey(key);
     return entries_[i];
   }
 
@@ -72,7 +75,11 @@ class FlatTable {
         hole = j;
       }
     }
-    entries_[hole] = Entry{};
+    if constexpr (requires(Entry & e) { e.markEmpty(); }) {
+      entries_[hole].markEmpty();
+    } else {
+      entries_[hole] = Entry{};
+    }
     --size_;
   }
 

@@ -35,6 +35,8 @@ struct LiveAlloc {
     slot = k.slot;
   }
   bool empty() const { return slot == kNoSlot; }
+  // Erased: only the slot says so. Whoever takes the entry next writes every field (LiveSet).
+  void markEmpty() { slot = kNoSlot; }
   // The address alone: under CUDA's unified address space two slots rarely share an address, and
   // a probe that needs no slot can start before the slot is looked up (5-8% of `memfloor analyze`).
   // Keys that do share an address only share a probe run.
@@ -56,10 +58,11 @@ struct PairingStats {
 class LiveSet {
  public:
   // Opens an allocation at (slot, address) and returns its entry, the key set, for the caller to
-  // write the other fields into. When the address was already live, calls on_replaced with the
-  // allocation it closes, first. The replay writes the fields where they lie: a LiveAlloc built
-  // aside and copied in is read back in wider loads than it was written, and the copy waits until
-  // those writes reach the cache (a store-forwarding stall, a tenth of the replay's time).
+  // write every other field into (a new entry holds what its table slot last held). When the
+  // address was already live, calls on_replaced with the allocation it closes, first. The replay
+  // writes the fields where they lie: a LiveAlloc built aside and copied in is read back in wider
+  // loads than it was written, and the copy waits until those writes reach the cache (a
+  // store-forwarding stall, a tenth of the replay's time).
   template <typename OnReplaced>
   [[gnu::always_inline]] LiveAlloc& openAt(uint16_t slot, uint64_t address,
                                            OnReplaced&& on_replaced) {
