@@ -68,43 +68,57 @@ void Analysis::add(std::span<const trace::Event* const> events) {
   noteTime(events.front()->timestamp);
   noteTime(events.back()->timestamp);
   // Only a replay that detects iterations watches the events, and it stops for good once markers
-  // or steps make them: a block that starts without watching is replayed without the test.
+  // or steps make them: a block that starts without watching is replayed without the test. Most
+  // replays keep no ledger and see no allocator block: theirs is the plain path, without either's
+  // tests (replay() leaves it at a first block).
+  const bool plain = options_.ledger == nullptr && !blocks_seen_;
   if (watching_) {
-    replay<true>(events);
+    plain ? replay<true, true>(events) : replay<true, false>(events);
   } else {
-    replay<false>(events);
+    plain ? replay<false, true>(events) : replay<false, false>(events);
   }
 }
 
-template <bool kWatching>
+template <bool kWatching, bool kPlain>
 void Analysis::replay(std::span<const trace::Event* const> events) {
   // The live set's probes miss the cache (its addresses are hashed): each event's probe is started
   // kPrefetchAhead events before it, so that the misses overlap the work between them.
   constexpr size_t kPrefetchAhead = 8;
   const size_t n = events.size();
   for (size_t i = 0; i < std::min(n, kPrefetchAhead); ++i) live_.prefetch(events[i]->address);
-  for (size_t i = 0; i < n; ++i) {
-    // The last events prefetch the last one again: no test, and one copy of the loop's body.
-    live_.prefetch(events[std::min(i + kPrefetchAhead, n - 1)]->address);
-    dispatch<kWatching>(*events[i]);
+  size_t i = 0;
+  // An allocator block ends the plain path: the rest of the events, from it on, take the other.
+  auto leavesPlain = [](const trace::Event& e) {
+    return kPlain && e.type == trace::EventType::kAlloc && e.kind == kBlockKind;
+  };
+  for (; i + kPrefetchAhead < n; ++i) {
+    live_.prefetch(events[i + kPrefetchAhead]->address);
+    if (leavesPlain(*events[i])) [[unlikely]]
+      return replay<kWatching, false>(events.subspan(i));
+    dispatch<kWatching, kPlain>(*events[i]);
+  }
+  for (; i < n; ++i) {  // the last ones: already prefetched
+    if (leavesPlain(*events[i])) [[unlikely]]
+      return replay<kWatching, false>(events.subspan(i));
+    dispatch<kWatching, kPlain>(*events[i]);
   }
 }
 
 void Analysis::on(const trace::Event& e) {
   noteTime(e.timestamp);
-  dispatch<true>(e);
+  dispatch<true, false>(e);
 }
 
-template <bool kWatching>
+template <bool kWatching, bool kPlain>
 void Analysis::dispatch(const trace::Event& e) {
   // Tests, not a switch: allocations and frees alternate in patterns that conditional branches
   // predict well and an indirect jump does not.
   if (kWatching && watching_) [[unlikely]]
     watch(e);  // first: an iteration may begin here
   if (e.type == trace::EventType::kAlloc) {
-    allocate(e);
+    allocate<kPlain>(e);
   } else if (e.type == trace::EventType::kFree) [[likely]] {
-    release(e);
+    release<kPlain>(e);
   } else {
     dispatchOther(e);
   }
@@ -126,6 +140,7 @@ void Analysis::dispatchOther(const trace::Event& e) {
   }
 }
 
+template <bool kPlain>
 void Analysis::allocate(const trace::Event& a) {
   ++records_.allocs;
   countBytes(allocated_bytes_, a.size);
@@ -137,21 +152,23 @@ void Analysis::allocate(const trace::Event& a) {
   // The replaced allocation is closed first: its lost free happened before this allocation.
   LiveAlloc& alloc = live_.openAt(slot, a.address, [&](const LiveAlloc& replaced) {
     recent_.add(a.timestamp, true, replaced.size);
-    close(replaced, a.timestamp);
+    close<kPlain>(replaced, a.timestamp);
   });
   alloc.size = a.size;
   alloc.site = site;
   alloc.first_window = birth_window_;
   alloc.flags = birth_flags_;
-  if (options_.ledger != nullptr) [[unlikely]]
-    options_.ledger->onAlloc(a, alloc);
-  if (a.kind == kBlockKind) {
-    checkBlock(a);
-  } else if (blocks_seen_ && a.kind == kDeviceKind) {
-    segments_.open(a.device, a.address, a.size);
+  if constexpr (!kPlain) {
+    if (options_.ledger != nullptr) [[unlikely]]
+      options_.ledger->onAlloc(a, alloc);
+    if (a.kind == kBlockKind) {
+      checkBlock(a);
+    } else if (blocks_seen_ && a.kind == kDeviceKind) {
+      segments_.open(a.device, a.address, a.size);
+    }
   }
-  timeline_.onAlloc(slot, a.size, a.timestamp);
-  peaks_.onAlloc(alloc, a.timestamp, timeline_.slot(slot).live);
+  peaks_.onAlloc(alloc);
+  if (timeline_.onAlloc(slot, a.size, a.timestamp)) peaks_.onMaximum(slot, a.timestamp);
   series_[slot].recordRise(a.timestamp, timeline_.slot(slot).live);
 }
 
@@ -191,6 +208,7 @@ void Analysis::watch(const trace::Event& e) {
   beginIteration();
 }
 
+template <bool kPlain>
 void Analysis::release(const trace::Event& f) {
   ++records_.frees;
   countBytes(freed_bytes_, f.size);
@@ -204,7 +222,7 @@ void Analysis::release(const trace::Event& f) {
   // Inlined whole: the free's path is one piece of code with the loop's.
   if (!live_.close(
           slot, f.address, f.size, [&](const LiveAlloc& closed) __attribute__((always_inline)) {
-            close(closed, f.timestamp);
+            close<kPlain>(closed, f.timestamp);
           })) {
     recent_.add(f.timestamp, false, f.size);
   }
@@ -242,12 +260,13 @@ void Analysis::onCensus(const trace::Event& e) {
   holders_.onCensus(e, slot, blocks != kNoSlot, tracker_.started(), live_);
 }
 
+template <bool kPlain>
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
-  if (options_.ledger != nullptr) [[unlikely]]
+  if (!kPlain && options_.ledger != nullptr) [[unlikely]]
     options_.ledger->onClose(alloc, timestamp, static_cast<uint32_t>(retention_.windowCount()));
   if ((alloc.flags & kHeldByCensus) != 0) [[unlikely]]
     holders_.onClose(alloc, timestamp);
-  if (blocks_seen_) {
+  if (!kPlain && blocks_seen_) {
     const MemoryKey& key = timeline_.slot(alloc.slot).key;
     if (key.kind == trace::MemoryKind::kDevice) segments_.close(key.device, alloc.address);
   }
@@ -342,7 +361,7 @@ void Analysis::beginIteration() {
   stopDetecting();  // markers or steps found: nothing to detect
   if (started > 1) retention_.endWindow(timeline_);
   timeline_.beginIteration();
-  peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns, timeline_);
+  peaks_.beginIteration(started - 1, tracker_.iterations().back().start_ns);
   birth_window_ = started - 1;
   birth_flags_ = started <= options_.warmup_iterations ? kBornPersistent : 0;
   peaks_.setBirth(birth_window_, birth_flags_);

@@ -113,11 +113,14 @@ class Analysis {
   void on(const trace::Step& r) { on(trace::toEvent(r)); }
   void on(const trace::Event& e);
   // The per-event path, inlined into the replay's loop (analysis.cpp); the rest out of it.
-  template <bool kWatching>
+  // kPlain: no ledger and no allocator block seen (add() says which).
+  template <bool kWatching, bool kPlain>
   void replay(std::span<const trace::Event* const> events);
-  template <bool kWatching>
+  template <bool kWatching, bool kPlain>
   [[gnu::always_inline]] inline void dispatch(const trace::Event& e);
+  template <bool kPlain>
   [[gnu::always_inline]] inline void allocate(const trace::Event& e);
+  template <bool kPlain>
   [[gnu::always_inline]] inline void release(const trace::Event& e);
   [[gnu::noinline]] void dispatchOther(const trace::Event& e);
   [[gnu::noinline]] void addSite(uint32_t site, uint16_t slot, trace::StackId stack);
@@ -141,6 +144,7 @@ class Analysis {
     if (__builtin_add_overflow(sum, size, &sum)) [[unlikely]]
       overflow_ = true;
   }
+  template <bool kPlain>
   [[gnu::always_inline]] inline void close(const LiveAlloc& alloc, uint64_t timestamp);
   [[gnu::always_inline]] inline void checkBlock(const trace::Event& block);
   [[gnu::noinline]] void seeBlocks();

@@ -47,7 +47,6 @@ void PeakComposition::addSite(uint32_t site, uint16_t slot_index) {
     // (its first maximum: no cell is stamped with it yet).
     slots_.resize(slot_index + 1u);
     SlotPeak& slot = slots_[slot_index];
-    slot.peak = in_iteration_ ? 0 : kNoPeak;
     slot.at_ns = start_ns_;
     slot.maximum = 1;
   }
@@ -62,7 +61,7 @@ Ages PeakComposition::atPeak(const SiteAges& site) const {
   return {at(kPersistent), at(kEarlier), at(kBefore), at(kIteration), at(kAfter)};
 }
 
-void PeakComposition::beginIteration(uint32_t index, uint64_t start_ns, const Timeline& timeline) {
+void PeakComposition::beginIteration(uint32_t index, uint64_t start_ns) {
   assert(!in_iteration_ && "iteration begun twice");
   assert((peaks_.empty() || index == iteration_ + 1) && "iterations out of order");
   in_iteration_ = true;
@@ -78,9 +77,7 @@ void PeakComposition::beginIteration(uint32_t index, uint64_t start_ns, const Ti
     c[kAfter].now = {};
   }
   // The start is the first maximum: every tally's value there is its value now.
-  for (size_t slot = 0; slot < slots_.size(); ++slot) {
-    SlotPeak& s = slots_[slot];
-    s.peak = timeline.slot(static_cast<uint16_t>(slot)).live;
+  for (SlotPeak& s : slots_) {
     s.at_ns = start_ns;
     ++s.maximum;
   }
@@ -89,7 +86,6 @@ void PeakComposition::beginIteration(uint32_t index, uint64_t start_ns, const Ti
 void PeakComposition::endIteration() {
   assert(in_iteration_ && "end of an iteration that was not begun");
   in_iteration_ = false;
-  for (SlotPeak& s : slots_) s.peak = kNoPeak;
   std::vector<AgedPeak>& peaks = peaks_.emplace_back(slots_.size());
   starts_.push_back(start_ns_);
   std::vector<std::vector<std::pair<uint32_t, Ages>>> candidates(slots_.size());

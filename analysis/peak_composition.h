@@ -11,7 +11,6 @@
 #include "analysis/live_set.h"
 #include "analysis/report.h"
 #include "analysis/retention.h"
-#include "analysis/timeline.h"
 
 namespace memfloor::analysis {
 
@@ -44,8 +43,6 @@ class PeakComposition {
  public:
   explicit PeakComposition(uint32_t top_sites) : top_sites_(top_sites) {}
 
-  // After the allocation was opened and counted in the Timeline: `live` is its slot's live bytes
-  // now (the Timeline's, which this follows without a counter of its own).
   // A new site (Retention's index, the next one) of `slot`, before its first allocation.
   void addSite(uint32_t site, uint16_t slot);
 
@@ -60,18 +57,18 @@ class PeakComposition {
   }
 
   // An allocation born as setBirth() said last.
-  void onAlloc(const LiveAlloc& alloc, uint64_t timestamp, uint64_t live) {
+  [[gnu::always_inline]] void onAlloc(const LiveAlloc& alloc) {
     assert(alloc.site < sites_.size() && "an allocation of a site never added");
     assert(ageOf(alloc) == birth_age_ && "an allocation born otherwise than setBirth() said");
-    SlotPeak& slot = slots_[alloc.slot];
-    write(sites_[alloc.site].cells[birth_age_], slot).add(alloc.size);
-    // The first time the most is reached: equal bytes later are no new peak. (Outside an
-    // iteration the peak is out of reach.)
-    if (live > slot.peak) {
-      slot.peak = live;
-      slot.at_ns = timestamp;
-      ++slot.maximum;
-    }
+    write(sites_[alloc.site].cells[birth_age_], slots_[alloc.slot]).add(alloc.size);
+  }
+  // After onAlloc: the allocation made a new peak of its slot's open phase (the Timeline's test,
+  // which an iteration's peak shares: both start at the live bytes when the iteration begins).
+  void onMaximum(uint16_t slot_index, uint64_t timestamp) {
+    if (!in_iteration_) return;  // outside an iteration no peak is taken
+    SlotPeak& slot = slots_[slot_index];
+    slot.at_ns = timestamp;
+    ++slot.maximum;
   }
 
   // A site's live bytes now: (allocated before the first counted iteration, later).
@@ -92,14 +89,14 @@ class PeakComposition {
     module_count_ = std::max<size_t>(module_count_, group + 1u);
   }
 
-  void onFree(const LiveAlloc& alloc) {
+  [[gnu::always_inline]] void onFree(const LiveAlloc& alloc) {
     Tally& t = write(sites_[alloc.site].cells[ageOf(alloc)], slots_[alloc.slot]);
     t.bytes -= alloc.size;
     --t.count;
   }
 
-  // Iteration `index` (0-based) begins, with the timeline's live bytes.
-  void beginIteration(uint32_t index, uint64_t start_ns, const Timeline& timeline);
+  // Iteration `index` (0-based) begins.
+  void beginIteration(uint32_t index, uint64_t start_ns);
   void endIteration();
 
   // Per iteration, per slot (Timeline's; slot_count of them): the peak by class, the earlier
@@ -115,7 +112,6 @@ class PeakComposition {
 
  private:
   enum Age : uint8_t { kPersistent, kEarlier, kBefore, kIteration, kAfter, kAgeCount };
-  static constexpr uint64_t kNoPeak = UINT64_MAX;  // outside an iteration: no byte count exceeds it
   struct Cell {
     Tally now;
     Tally saved;         // `now` at the slot's maximum `stamp`
@@ -126,9 +122,8 @@ class PeakComposition {
     uint16_t slot = kNoSlot;
   };
   struct SlotPeak {
-    uint64_t peak = kNoPeak;  // the most live bytes in the open iteration
-    uint64_t at_ns = 0;       // when it was first reached
-    uint64_t maximum = 0;     // counts the maxima (the iteration's start is one)
+    uint64_t at_ns = 0;    // when the open iteration's peak was first reached
+    uint64_t maximum = 0;  // counts the maxima (the iteration's start is one)
   };
 
   Age ageOf(const LiveAlloc& a) const {

@@ -82,21 +82,23 @@ class Timeline {
     return {device, static_cast<trace::MemoryKind>(knownKind(kind))};
   }
 
-  void onAlloc(uint16_t slot, uint64_t size, uint64_t timestamp) {
+  // True where the allocation made a new peak of the open phase (the first time its most is
+  // reached: equal bytes later are no new peak).
+  [[gnu::always_inline]] bool onAlloc(uint16_t slot, uint64_t size, uint64_t timestamp) {
     SlotTimeline& s = slots_[slot];
     s.live += size;
     s.current.allocated.add(size);
+    if (s.live <= s.current.peak) return false;
+    s.current.peak = s.live;
     // The run's peak is never below the phase's: only a new phase peak can be a new run peak.
-    if (s.live > s.current.peak) {
-      s.current.peak = s.live;
-      if (s.live > s.peak) {
-        s.peak = s.live;
-        s.peak_ns = timestamp;
-      }
+    if (s.live > s.peak) {
+      s.peak = s.live;
+      s.peak_ns = timestamp;
     }
+    return true;
   }
 
-  void onFree(uint16_t slot, uint64_t size) {
+  [[gnu::always_inline]] void onFree(uint16_t slot, uint64_t size) {
     SlotTimeline& s = slots_[slot];
     s.live -= size;  // size is the live allocation's own size: never more than live
     s.current.freed.add(size);
