@@ -21,6 +21,9 @@ case "$mode" in
 esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/memfloor-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# Bash's `time` gives the run's wall, user and system seconds to the millisecond (/usr/bin/time
+# rounds them to 10 ms, 5% of a 10M-event run); /usr/bin/time gives its peak RSS (kB).
+TIMEFORMAT='%3R %3U %3S'
 
 printf '%-12s %-10s %-10s %-14s %-10s %-16s %-14s %-12s\n' events file_MB seconds events_per_s \
   cpu_s events_per_cpu_s cpu_range max_rss_MB
@@ -28,17 +31,20 @@ for n in "$small" "$large"; do
   trace="$work/t$n.mftrace"
   "$build/bench/memfloor-gen-trace" -o "$trace" --events "$n" --activations 4096 \
       --retain-bytes 67108864 "${extra[@]}" >/dev/null
-  # Warm the page cache so the number is the analysis, not the disk.
-  cat "$trace" >/dev/null
   : >"$work/runs"
   for _ in $(seq "$runs"); do
-    { /usr/bin/time -f '%e %U %S %M' taskset -c 0 \
-        "$build/cli/memfloor" analyze "$trace" --no-table -o "$work/r.json" >/dev/null; } 2>&1 |
-        tail -n 1 >>"$work/runs"
+    # Warm the page cache so the number is the analysis, not the disk: before each run, as a
+    # machine short of memory (or a VM that hands its free memory back) drops a large trace's
+    # pages from the cache within seconds.
+    cat "$trace" >/dev/null
+    { time /usr/bin/time -f '%M' -o "$work/rss" taskset -c 0 "$build/cli/memfloor" analyze \
+        "$trace" --no-table -o "$work/r.json" >/dev/null; } 2>"$work/time"
+    echo "$(cat "$work/time") $(cat "$work/rss")" >>"$work/runs"
   done
   mb=$(( $(stat -c %s "$trace") / 1048576 ))
   # Each line: wall user sys rss_kB. Sorted by CPU time; the middle line is the median run.
-  awk '{print $2 + $3, $1, $4}' "$work/runs" | sort -n | awk -v n="$n" -v mb="$mb" '
+  awk '{printf "%.3f %.3f %d\n", $2 + $3, $1, $4}' "$work/runs" | sort -n |
+      awk -v n="$n" -v mb="$mb" '
     { cpu[NR] = $1; wall[NR] = $2; if ($3 > rss) rss = $3 }
     END {
       m = int((NR + 1) / 2)
