@@ -19,12 +19,6 @@ constexpr auto kBlockKind = static_cast<uint8_t>(trace::MemoryKind::kBlock);
 constexpr std::string_view kCompiledProperty = "python.compiled:";  // + the generated file
 constexpr std::string_view kIterationPatternProperty = "hook.iteration_pattern";
 
-MemoryKey keyOf(const trace::Event& e) {
-  // Kinds are a file-format enum: a value this build does not know is "unknown", not a crash.
-  bool known = e.kind < trace::kMemoryKindCount;
-  return {e.device, known ? static_cast<trace::MemoryKind>(e.kind) : trace::MemoryKind::kUnknown};
-}
-
 }  // namespace
 
 Analysis::Analysis(AnalysisOptions options)
@@ -86,21 +80,24 @@ void Analysis::replay(std::span<const trace::Event* const> events) {
   constexpr size_t kPrefetchAhead = 8;
   const size_t n = events.size();
   for (size_t i = 0; i < std::min(n, kPrefetchAhead); ++i) live_.prefetch(events[i]->address);
-  size_t i = 0;
-  // An allocator block ends the plain path: the rest of the events, from it on, take the other.
-  auto leavesPlain = [](const trace::Event& e) {
-    return kPlain && e.type == trace::EventType::kAlloc && e.kind == kBlockKind;
+  // Event i; false where it left the plain path (an allocator block: the events from it on were
+  // replayed on the other).
+  auto step = [&](size_t i) __attribute__((always_inline)) {
+    const trace::Event& e = *events[i];
+    if (kPlain && e.type == trace::EventType::kAlloc && e.kind == kBlockKind) [[unlikely]] {
+      replay<kWatching, false>(events.subspan(i));
+      return false;
+    }
+    dispatch<kWatching, kPlain>(e);
+    return true;
   };
+  size_t i = 0;
   for (; i + kPrefetchAhead < n; ++i) {
     live_.prefetch(events[i + kPrefetchAhead]->address);
-    if (leavesPlain(*events[i])) [[unlikely]]
-      return replay<kWatching, false>(events.subspan(i));
-    dispatch<kWatching, kPlain>(*events[i]);
+    if (!step(i)) return;
   }
   for (; i < n; ++i) {  // the last ones: already prefetched
-    if (leavesPlain(*events[i])) [[unlikely]]
-      return replay<kWatching, false>(events.subspan(i));
-    dispatch<kWatching, kPlain>(*events[i]);
+    if (!step(i)) return;
   }
 }
 
@@ -189,10 +186,11 @@ void Analysis::watch(const trace::Event& e) {
   const uint64_t ordinal = records_.allocs + records_.frees + records_.pool_events;
   const uint64_t previous_ns = ordinal > 0 ? last_memory_ns_ : e.timestamp;
   const bool alloc = e.type == trace::EventType::kAlloc;
-  if (detector_ && alloc) detector_->onAlloc(keyOf(e), e.stack, e.size, e.timestamp);
+  const MemoryKey key = Timeline::keyOf(e.device, e.kind);
+  if (detector_ && alloc) detector_->onAlloc(key, e.stack, e.size, e.timestamp);
   if (idle_cuts_) {
     const DetectedPeriod& p = *options_.find_cuts;
-    const bool anchor = alloc && keyOf(e) == p.key && e.stack == p.stack && e.size == p.size;
+    const bool anchor = alloc && key == p.key && e.stack == p.stack && e.size == p.size;
     idle_cuts_->onMemoryEvent(ordinal, e.timestamp, previous_ns, timeline_.liveTotal(), anchor);
   }
   if (!options_.cut_at) return;

@@ -44,22 +44,11 @@ class Timeline {
 
   // The slot for a device and memory kind, created on first use. Throws memfloor::Error past
   // kMaxSlots (a corrupt or hostile trace: device ids are untrusted).
-  uint16_t slotFor(MemoryKey key) {
-    uint32_t k = static_cast<uint32_t>(key.kind);
-    if (key.device < kDirectDevices) {
-      uint16_t& s = direct_[key.device * trace::kMemoryKindCount + k];
-      if (s == kNoSlot) s = addSlot(key);
-      return s;
-    }
-    return slowSlotFor(key);
-  }
+  uint16_t slotFor(MemoryKey key) { return slotFor(key.device, static_cast<uint8_t>(key.kind)); }
 
   // The slot if it exists, else kNoSlot (a free must not create one).
   uint16_t findSlot(MemoryKey key) const {
-    if (key.device < kDirectDevices) {
-      return direct_[key.device * trace::kMemoryKindCount + static_cast<uint32_t>(key.kind)];
-    }
-    return slowFindSlot(key);
+    return findSlot(key.device, static_cast<uint8_t>(key.kind));
   }
   // The same for an event's fields, its kind as the file has it (one this build does not know is
   // kUnknown): the replay's per-event lookups, with no MemoryKey built on the way.
