@@ -140,8 +140,8 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
     for (size_t p = 0; p < order.size(); ++p) {
       const uint16_t s = order[p];
       const SlotTimeline& t = timeline_.slot(s);
-      const Phase& it = t.iterations[i];
-      const Phase& w = t.windows[i];
+      const Phase& it = timeline_.phases(s).iterations[i];
+      const Phase& w = timeline_.phases(s).windows[i];
       IterationMemory& m = row.memory.emplace_back();
       m.key = t.key;
       m.live_at_start = it.live_at_start;
@@ -243,8 +243,9 @@ void Analysis::fillTrends(Report& report, const std::vector<uint16_t>& order) co
   bool any_stable = false, any_growing = false;
   for (uint16_t s : order) {
     const SlotTimeline& t = timeline_.slot(s);
+    const std::vector<Phase>& closed = timeline_.phases(s).windows;
     floors.clear();
-    for (size_t i = first; i < last; ++i) floors.push_back(t.windows[i].floor);
+    for (size_t i = first; i < last; ++i) floors.push_back(closed[i].floor);
     Trend trend = fitTrend(t.key, floors, static_cast<uint32_t>(first + 1));
     if (!isReservedLevel(report, t.key)) {
       any_stable |= trend.verdict == TrendVerdict::kStable;
@@ -282,13 +283,13 @@ void Analysis::fillSteady(Report& report, const std::vector<uint16_t>& order) co
     for (size_t i = 0; i < spans.size(); ++i) windows.push_back(i);
   }
   for (uint16_t s : order) {
-    const SlotTimeline& t = timeline_.slot(s);
+    const std::vector<Phase>& closed = timeline_.phases(s).windows;
     SteadyFloor& steady = report.steady.emplace_back();
-    steady.key = t.key;
+    steady.key = timeline_.slot(s).key;
     for (size_t i : windows) {
-      if (steady.iteration == 0 || t.windows[i].floor > steady.idle_floor) {
+      if (steady.iteration == 0 || closed[i].floor > steady.idle_floor) {
         steady.iteration = static_cast<uint32_t>(i + 1);
-        steady.idle_floor = t.windows[i].floor;
+        steady.idle_floor = closed[i].floor;
       }
     }
   }
@@ -349,10 +350,10 @@ std::vector<bool> Analysis::keptWhole(const Report& report, const std::vector<ui
     if (s.iteration > 0 && s.iteration <= n) kept[s.iteration - 1] = true;
   }
   for (uint16_t s : order) {  // the first iteration with the memory's largest peak
-    const SlotTimeline& t = timeline_.slot(s);
+    const std::vector<Phase>& iterations = timeline_.phases(s).iterations;
     size_t best = 0;
     for (size_t i = 1; i < n; ++i) {
-      if (t.iterations[i].peak > t.iterations[best].peak) best = i;
+      if (iterations[i].peak > iterations[best].peak) best = i;
     }
     if (n > 0) kept[best] = true;
   }

@@ -42,7 +42,7 @@ class FlatTable {
   // its key unless Entry has markEmpty(). The reference stays valid until the next insertion or
   // erase.
   [[gnu::always_inline]] Entry& findOrInsert(const Key& key, bool& inserted) {
-    if ((size_ + 1) * 2 > mask_ + 1) [[unlikely]]
+    if (size_ >= grow_at_) [[unlikely]]  // one more would pass half the capacity
       grow();
     size_t i = home(key);
     for (;; i = (i + 1) & mask_) {
@@ -102,6 +102,7 @@ class FlatTable {
     capacity = std::bit_ceil(capacity < 16 ? size_t{16} : capacity);
     entries_.assign(capacity, Entry{});
     mask_ = capacity - 1;
+    grow_at_ = capacity / 2;
     shift_ = 64 - std::countr_zero(capacity);
     size_ = 0;
   }
@@ -123,6 +124,7 @@ class FlatTable {
 
   std::vector<Entry> entries_;
   size_t mask_ = 0;
+  size_t grow_at_ = 0;  // capacity / 2: the size at which an insertion grows the table first
   int shift_ = 64;
   size_t size_ = 0;
 };

@@ -11,8 +11,9 @@ namespace memfloor::analysis {
 // Buckets start 1 µs wide; when a new bucket would exceed the limit, the width doubles and
 // neighbouring buckets merge, so each event costs O(1) amortized and memory stays O(max_points).
 // A bucket's min and max include the value carried in from the bucket before it: the series
-// never misses a floor that lasted across a bucket boundary.
-class LiveSeries {
+// never misses a floor that lasted across a bucket boundary. Aligned to 64 bytes, its size: the
+// replay finds a slot's series with a shift.
+class alignas(64) LiveSeries {
  public:
   explicit LiveSeries(uint32_t max_points) : max_points_(max_points < 2 ? 2 : max_points) {}
 

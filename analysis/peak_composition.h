@@ -117,10 +117,12 @@ class PeakComposition {
     Tally saved;         // `now` at the slot's maximum `stamp`
     uint64_t stamp = 0;  // the slot's maximum when `saved` was taken
   };
-  struct SiteAges {
+  // Aligned to 64 bytes: 256, so that the replay finds a site with a shift.
+  struct alignas(64) SiteAges {
     std::array<Cell, kAgeCount> cells;
     uint16_t slot = kNoSlot;
   };
+  static_assert(sizeof(SiteAges) == 256);
   struct SlotPeak {
     uint64_t at_ns = 0;    // when the open iteration's peak was first reached
     uint64_t maximum = 0;  // counts the maxima (the iteration's start is one)

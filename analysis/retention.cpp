@@ -122,9 +122,16 @@ uint32_t Retention::addSite(uint16_t slot, trace::StackId stack) {
       direct_.resize(slot + 1u);
       direct_slots_ = static_cast<uint32_t>(direct_.size());
     }
-    std::vector<uint32_t>& row = direct_[slot];
-    if (row.size() <= stack) row.resize(std::max<size_t>(stack + 1u, row.size() * 2), kNoSite);
-    row[stack] = entry.site;
+    DirectRow& row = direct_[slot];
+    if (row.size <= stack) {
+      const uint32_t size = std::max(stack + 1u, row.size * 2);  // at most 2 * kDirectStacks
+      auto sites = std::make_unique_for_overwrite<uint32_t[]>(size);
+      std::copy_n(row.sites.get(), row.size, sites.get());
+      std::fill(sites.get() + row.size, sites.get() + size, kNoSite);
+      row.sites = std::move(sites);
+      row.size = size;
+    }
+    row.sites[stack] = entry.site;
   }
   return entry.site;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -105,9 +106,9 @@ class Retention {
     // load; rare large ids (or a hostile trace) go through the hash table. Only ids below
     // kDirectStacks are ever set in a row: a larger one finds kNoSite there.
     if (slot < direct_slots_) [[likely]] {
-      const std::vector<uint32_t>& row = direct_[slot];
-      if (stack < row.size() && row[stack] != kNoSite) [[likely]]
-        return row[stack];
+      const DirectRow& row = direct_[slot];
+      if (stack < row.size && row.sites[stack] != kNoSite) [[likely]]
+        return row.sites[stack];
     }
     return addSite(slot, stack);
   }
@@ -213,10 +214,16 @@ class Retention {
 
   uint32_t top_sites_;
   bool keep_window_sites_ = false;
-  std::vector<std::vector<uint32_t>> direct_;  // [slot][stack] -> site, for small stack ids
-  uint32_t direct_slots_ = 0;                  // direct_.size()
-  uint32_t closed_windows_ = 0;                // windows_.size()
-  FlatTable<SiteIndex> index_{64};             // the rest
+  // One slot's sites by stack id, for small ids (kNoSite where none): 16 bytes, so that the
+  // per-event lookup finds a row with a shift and its length with one load.
+  struct DirectRow {
+    std::unique_ptr<uint32_t[]> sites;
+    uint32_t size = 0;
+  };
+  std::vector<DirectRow> direct_;   // by slot
+  uint32_t direct_slots_ = 0;       // direct_.size()
+  uint32_t closed_windows_ = 0;     // windows_.size()
+  FlatTable<SiteIndex> index_{64};  // the rest
   std::vector<Site> sites_;
   std::vector<ClosedWindow> windows_;
   std::vector<LateFree> late_frees_;  // since the last iteration ended: at most the live set then

@@ -15,11 +15,11 @@ uint16_t Timeline::addSlot(MemoryKey key) {
     throw Error("the trace uses more than " + std::to_string(kMaxSlots) +
                 " (device, memory kind) pairs; device ids look corrupt");
   }
-  SlotTimeline& s = slots_.emplace_back();
-  s.key = key;
+  slots_.emplace_back().key = key;
   // Nothing was live in this slot before: every earlier phase is all zeros.
-  s.iterations.resize(iterations_);
-  s.windows.resize(windows_);
+  SlotPhases& phases = phases_.emplace_back();
+  phases.iterations.resize(iterations_);
+  phases.windows.resize(windows_);
   return static_cast<uint16_t>(slots_.size() - 1);
 }
 
@@ -39,12 +39,13 @@ uint16_t Timeline::slowSlotFor(MemoryKey key) {
 
 // Ends the open phase of every slot (appending it to `into` unless it is the prelude) and opens
 // the next one at the current live bytes.
-void Timeline::closePhase(std::vector<Phase> SlotTimeline::*into) {
-  for (SlotTimeline& s : slots_) {
+void Timeline::closePhase(std::vector<Phase> SlotPhases::*into) {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    SlotTimeline& s = slots_[i];
     s.current.live_at_end = s.live;
     s.allocated += s.current.allocated;
     s.freed += s.current.freed;
-    if (into != nullptr) (s.*into).push_back(s.current);
+    if (into != nullptr) (phases_[i].*into).push_back(s.current);
     s.current = Phase{s.live, s.live, s.live, s.live, {}, {}};
   }
 }
@@ -57,14 +58,14 @@ uint64_t Timeline::liveTotal() const {
 
 void Timeline::beginIteration() {
   assert((state_ == State::kPrelude || state_ == State::kWindow) && "iteration inside iteration");
-  closePhase(state_ == State::kWindow ? &SlotTimeline::windows : nullptr);
+  closePhase(state_ == State::kWindow ? &SlotPhases::windows : nullptr);
   if (state_ == State::kWindow) ++windows_;
   state_ = State::kIteration;
 }
 
 void Timeline::endIteration() {
   assert(state_ == State::kIteration && "end of an iteration that was not begun");
-  closePhase(&SlotTimeline::iterations);
+  closePhase(&SlotPhases::iterations);
   ++iterations_;
   state_ = State::kWindow;
 }
@@ -72,7 +73,7 @@ void Timeline::endIteration() {
 void Timeline::finish() {
   assert(state_ != State::kIteration && "finish with an open iteration: end it first");
   if (state_ == State::kWindow) {
-    closePhase(&SlotTimeline::windows);
+    closePhase(&SlotPhases::windows);
     ++windows_;
   } else {
     closePhase(nullptr);

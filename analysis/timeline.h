@@ -22,6 +22,7 @@ struct Phase {
   Tally freed;
 };
 
+// One slot's state, updated per event: 128 bytes, so that the replay finds a slot with a shift.
 struct SlotTimeline {
   MemoryKey key;
   uint64_t live = 0;
@@ -29,7 +30,12 @@ struct SlotTimeline {
   uint64_t peak_ns = 0;
   Tally allocated;  // over the closed phases: complete once finish() has run
   Tally freed;
-  Phase current;                  // the open phase (the prelude before the first iteration too)
+  Phase current;  // the open phase (the prelude before the first iteration too)
+};
+static_assert(sizeof(SlotTimeline) == 128);
+
+// One slot's closed phases.
+struct SlotPhases {
   std::vector<Phase> iterations;  // closed iterations, by index
   std::vector<Phase> windows;     // closed idle windows: windows[i] follows iterations[i]
 };
@@ -51,19 +57,23 @@ class Timeline {
     return findSlot(key.device, static_cast<uint8_t>(key.kind));
   }
   // The same for an event's fields, its kind as the file has it (one this build does not know is
-  // kUnknown): the replay's per-event lookups, with no MemoryKey built on the way.
+  // kUnknown): the replay's per-event lookups, with no MemoryKey built on the way. The direct
+  // table is indexed by the file's kind byte as it is, so that the lookup needs no test of it:
+  // kinds this build does not know share their slot through the slow path.
   [[gnu::always_inline]] uint16_t slotFor(uint32_t device, uint8_t kind) {
     if (device < kDirectDevices) [[likely]] {
-      uint16_t& s = direct_[device * trace::kMemoryKindCount + knownKind(kind)];
+      uint16_t& s = direct_[directIndex(device, kind)];
       if (s == kNoSlot) [[unlikely]]
-        s = addSlot(keyOf(device, kind));
+        s = slowSlotFor(keyOf(device, kind));
       return s;
     }
     return slowSlotFor(keyOf(device, kind));
   }
   [[gnu::always_inline]] uint16_t findSlot(uint32_t device, uint8_t kind) const {
     if (device < kDirectDevices) [[likely]] {
-      return direct_[device * trace::kMemoryKindCount + knownKind(kind)];
+      const uint16_t s = direct_[directIndex(device, kind)];
+      if (s != kNoSlot) [[likely]]
+        return s;
     }
     return slowFindSlot(keyOf(device, kind));
   }
@@ -101,10 +111,12 @@ class Timeline {
   size_t slotCount() const { return slots_.size(); }
   uint64_t liveTotal() const;  // over all slots
   const SlotTimeline& slot(uint16_t s) const { return slots_[s]; }
+  const SlotPhases& phases(uint16_t s) const { return phases_[s]; }
   bool inIteration() const { return state_ == State::kIteration; }
 
  private:
   static constexpr uint32_t kDirectDevices = 64;
+  static uint32_t directIndex(uint32_t device, uint8_t kind) { return device << 8 | kind; }
   static uint32_t knownKind(uint8_t kind) {
     return kind < trace::kMemoryKindCount ? kind
                                           : static_cast<uint32_t>(trace::MemoryKind::kUnknown);
@@ -114,10 +126,11 @@ class Timeline {
   uint16_t addSlot(MemoryKey key);
   uint16_t slowSlotFor(MemoryKey key);
   uint16_t slowFindSlot(MemoryKey key) const;
-  void closePhase(std::vector<Phase> SlotTimeline::*into);
+  void closePhase(std::vector<Phase> SlotPhases::*into);
 
   std::vector<SlotTimeline> slots_;
-  std::array<uint16_t, kDirectDevices * trace::kMemoryKindCount> direct_{};
+  std::vector<SlotPhases> phases_;                       // by slot
+  std::array<uint16_t, kDirectDevices * 256> direct_{};  // by directIndex: 32 KiB
   State state_ = State::kPrelude;
   size_t iterations_ = 0;  // closed iterations
   size_t windows_ = 0;     // closed windows

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
+#include <cstring>
 #include <iterator>
 #include <type_traits>
 #include <utility>
@@ -193,6 +195,37 @@ struct TimeBounds {
   }
 };
 
+// A packed record's fields but its time and type, into e: on a little-endian host, address, size
+// and correlation in one copy as the payload holds them, and the context's thread, stream and
+// device in another, its kind and flags in a third (Event and MemoryContext share that order).
+[[gnu::always_inline]] inline void copyPacked(Event& e, const uint8_t* payload,
+                                              const MemoryContext& context) {
+  using L = PackedMemoryLayout;
+  static_assert(offsetof(Event, size) == offsetof(Event, address) + 8 &&
+                offsetof(Event, correlation) == offsetof(Event, address) + 16);
+  static_assert(L::kSizeAt == L::kAddressAt + 8 && L::kCorrelationAt == L::kAddressAt + 16);
+  static_assert(offsetof(Event, stream) == offsetof(Event, thread) + 8 &&
+                offsetof(Event, device) == offsetof(Event, thread) + 12);
+  static_assert(offsetof(MemoryContext, thread) == 0 && offsetof(MemoryContext, stream) == 8 &&
+                offsetof(MemoryContext, device) == 12);
+  static_assert(offsetof(Event, flags) == offsetof(Event, kind) + 1 &&
+                offsetof(MemoryContext, flags) == offsetof(MemoryContext, kind) + 1);
+  static_assert(sizeof(MemoryKind) == 1);
+  if constexpr (codec::kBigEndian) {
+    e.address = codec::loadLe64(payload + L::kAddressAt);
+    e.size = codec::loadLe64(payload + L::kSizeAt);
+    e.correlation = codec::loadLe64(payload + L::kCorrelationAt);
+    e.thread = context.thread;
+    e.stream = context.stream;
+    e.device = context.device;
+  } else {
+    std::memcpy(&e.address, payload + L::kAddressAt, 3 * sizeof(uint64_t));
+    std::memcpy(&e.thread, &context, 16);
+  }
+  std::memcpy(&e.kind, &context.kind, 2);
+  e.stack = codec::loadLe32(payload + L::kStackAt);
+}
+
 // The common records: a stretch of well-formed packed allocs and frees from p on, each straight
 // into index.events from `count` on. Anything else (or a packed record with an undefined context)
 // ends the stretch, for the general path, which checks it whole. Returns the events decoded.
@@ -210,6 +243,7 @@ struct TimeBounds {
   // else, and the compiler would reload what they might have changed.
   const uint8_t* p = position;
   uint64_t timestamp = timestamp_in_out;
+  using L = PackedMemoryLayout;
   const MemoryContext* const contexts = index.contexts.entries;
   Event* const first = index.events.data() + count;
   const auto fit = static_cast<size_t>(std::min<ptrdiff_t>(
@@ -219,23 +253,17 @@ struct TimeBounds {
   const uint64_t before = timestamp;
   int32_t deltas = 0;  // every delta or'ed: negative where one was
   while (out != stop && static_cast<uint16_t>(codec::loadLe16(p) - kPackedHead) <= 1) {
-    const PackedMemory m = PackedMemory::load(p + 2);
-    const MemoryContext& context = contexts[m.context];
+    const uint8_t* const payload = p + 2;
+    const MemoryContext& context = contexts[payload[L::kContextAt]];
     if (!context.defined) [[unlikely]]
       break;
-    timestamp += static_cast<uint64_t>(static_cast<int64_t>(m.timestamp_delta));
-    deltas |= m.timestamp_delta;
-    *out++ = Event{timestamp,
-                   m.address,
-                   m.size,
-                   context.thread,
-                   m.correlation,
-                   context.stream,
-                   m.stack,
-                   context.device,
-                   static_cast<EventType>(p[0] - kAllocPacked),
-                   static_cast<uint8_t>(context.kind),
-                   context.flags};
+    const auto delta = static_cast<int32_t>(codec::loadLe32(payload + L::kTimestampDeltaAt));
+    timestamp += static_cast<uint64_t>(static_cast<int64_t>(delta));
+    deltas |= delta;
+    Event& e = *out++;
+    e.timestamp = timestamp;
+    copyPacked(e, payload, context);
+    e.type = static_cast<EventType>(p[0] - kAllocPacked);
     p += kPackedRecord;
   }
   position = p;

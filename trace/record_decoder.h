@@ -15,10 +15,12 @@ namespace memfloor::trace::detail {
 enum class RecordClass { kUnknown, kUntimed, kTimed, kContext };
 
 // The memory contexts of one chunk (format 1.1): what packed alloc/free records leave out.
+// In Event's order (trace/event.h): a packed record's event copies thread, stream and device in
+// one piece, and kind and flags in another.
 struct MemoryContext {
   uint64_t thread = 0;
-  uint32_t device = 0;
   uint32_t stream = 0;
+  uint32_t device = 0;
   MemoryKind kind = MemoryKind::kDevice;
   uint8_t flags = 0;
   bool defined = false;

@@ -24,7 +24,7 @@ TEST_CASE("Timeline keeps peak and floor of each phase", "[timeline]") {
   t.onAlloc(d0, 5, 4);
   t.finish();
 
-  const SlotTimeline& s = t.slot(d0);
+  const SlotPhases& s = t.phases(d0);
   REQUIRE(s.iterations.size() == 1);
   REQUIRE(s.windows.size() == 1);
   const Phase& it = s.iterations[0];
@@ -39,9 +39,10 @@ TEST_CASE("Timeline keeps peak and floor of each phase", "[timeline]") {
   CHECK(w.floor == 110);
   CHECK(w.peak == 130);
   CHECK(w.live_at_end == 115);
-  CHECK(s.peak == 150);
-  CHECK(s.peak_ns == 2);
-  CHECK(s.live == 115);
+  const SlotTimeline& slot = t.slot(d0);
+  CHECK(slot.peak == 150);
+  CHECK(slot.peak_ns == 2);
+  CHECK(slot.live == 115);
 }
 
 TEST_CASE("Timeline gives a slot first seen late zero phases before it", "[timeline]") {
@@ -56,7 +57,7 @@ TEST_CASE("Timeline gives a slot first seen late zero phases before it", "[timel
   t.onAlloc(pinned, 64, 2);
   t.endIteration();
   t.finish();
-  const SlotTimeline& p = t.slot(pinned);
+  const SlotPhases& p = t.phases(pinned);
   REQUIRE(p.iterations.size() == 2);
   REQUIRE(p.windows.size() == 2);
   CHECK(p.iterations[0].peak == 0);
@@ -75,6 +76,19 @@ TEST_CASE("Timeline maps (device, kind) to slots, large device ids too", "[timel
   CHECK(t.findSlot({3, MemoryKind::kDevice}) == kNoSlot);
   CHECK(t.slotFor({3, MemoryKind::kDevice}) != a);
   CHECK(t.slotCount() == 2);
+}
+
+TEST_CASE("Timeline gives kinds it does not know one slot per device", "[timeline]") {
+  // The file's kind byte as it is: a newer writer's kinds are all this build's kUnknown.
+  Timeline t;
+  const uint16_t first = t.slotFor(2, 9);
+  CHECK(t.slot(first).key == MemoryKey{2, MemoryKind::kUnknown});
+  CHECK(t.slotFor(2, 200) == first);
+  CHECK(t.slotFor(2, static_cast<uint8_t>(MemoryKind::kUnknown)) == first);
+  CHECK(t.findSlot(2, 150) == first);  // a kind never allocated, freed
+  CHECK(t.findSlot(2, static_cast<uint8_t>(MemoryKind::kDevice)) == kNoSlot);
+  CHECK(t.findSlot(3, 9) == kNoSlot);
+  CHECK(t.slotCount() == 1);
 }
 
 TEST_CASE("Timeline refuses a trace with absurdly many devices", "[timeline]") {
