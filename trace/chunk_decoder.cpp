@@ -201,13 +201,19 @@ struct TimeBounds {
 [[gnu::always_inline]] inline void copyPacked(Event& e, const uint8_t* payload,
                                               const MemoryContext& context) {
   using L = PackedMemoryLayout;
-  static_assert(offsetof(Event, size) == offsetof(Event, address) + 8 &&
-                offsetof(Event, correlation) == offsetof(Event, address) + 16);
-  static_assert(L::kSizeAt == L::kAddressAt + 8 && L::kCorrelationAt == L::kAddressAt + 16);
-  static_assert(offsetof(Event, stream) == offsetof(Event, thread) + 8 &&
-                offsetof(Event, device) == offsetof(Event, thread) + 12);
-  static_assert(offsetof(MemoryContext, thread) == 0 && offsetof(MemoryContext, stream) == 8 &&
-                offsetof(MemoryContext, device) == 12);
+  constexpr size_t k64 = sizeof(uint64_t);
+  constexpr size_t k32 = sizeof(uint32_t);
+  static_assert(offsetof(Event, size) == offsetof(Event, address) + k64 &&
+                offsetof(Event, correlation) == offsetof(Event, size) + k64);
+  static_assert(L::kSizeAt == L::kAddressAt + k64 && L::kCorrelationAt == L::kSizeAt + k64);
+  // thread, stream and device: the context's first bytes, up to its kind.
+  constexpr size_t kContextPiece = offsetof(MemoryContext, kind);
+  static_assert(offsetof(Event, stream) == offsetof(Event, thread) + k64 &&
+                offsetof(Event, device) == offsetof(Event, stream) + k32 &&
+                kContextPiece == offsetof(Event, device) + k32 - offsetof(Event, thread));
+  static_assert(offsetof(MemoryContext, thread) == 0 &&
+                offsetof(MemoryContext, stream) == offsetof(MemoryContext, thread) + k64 &&
+                offsetof(MemoryContext, device) == offsetof(MemoryContext, stream) + k32);
   static_assert(offsetof(Event, flags) == offsetof(Event, kind) + 1 &&
                 offsetof(MemoryContext, flags) == offsetof(MemoryContext, kind) + 1);
   static_assert(sizeof(MemoryKind) == 1);
@@ -219,10 +225,10 @@ struct TimeBounds {
     e.stream = context.stream;
     e.device = context.device;
   } else {
-    std::memcpy(&e.address, payload + L::kAddressAt, 3 * sizeof(uint64_t));
-    std::memcpy(&e.thread, &context, 16);
+    std::memcpy(&e.address, payload + L::kAddressAt, 3 * k64);
+    std::memcpy(&e.thread, &context, kContextPiece);
   }
-  std::memcpy(&e.kind, &context.kind, 2);
+  std::memcpy(&e.kind, &context.kind, sizeof e.kind + sizeof e.flags);
   e.stack = codec::loadLe32(payload + L::kStackAt);
 }
 
