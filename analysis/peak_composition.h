@@ -129,6 +129,11 @@ class PeakComposition {
   };
 
   Age ageOf(const LiveAlloc& a) const {
+    // Most frees end an allocation of the iteration open now (or of the last one, in the window
+    // after it): one test, not the arithmetic below, whose phase would be 1.
+    if ((a.flags & (kBornPersistent | kBornInWindow)) == 0 && a.first_window == iteration_) {
+      return kIteration;
+    }
     if ((a.flags & kBornPersistent) != 0) return kPersistent;
     // The phases around iteration i are window i - 1 (2i), iteration i (2i + 1) and window i
     // (2i + 2); a.first_window is i for the first two, i + 1 for the third.
