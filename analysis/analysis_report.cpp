@@ -140,8 +140,9 @@ void Analysis::fillIterations(Report& report, const std::vector<uint16_t>& order
     for (size_t p = 0; p < order.size(); ++p) {
       const uint16_t s = order[p];
       const SlotTimeline& t = timeline_.slot(s);
-      const Phase& it = timeline_.phases(s).iterations[i];
-      const Phase& w = timeline_.phases(s).windows[i];
+      const SlotPhases& phases = timeline_.phases(s);
+      const Phase& it = phases.iterations[i];
+      const Phase& w = phases.windows[i];
       IterationMemory& m = row.memory.emplace_back();
       m.key = t.key;
       m.live_at_start = it.live_at_start;
