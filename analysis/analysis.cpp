@@ -162,6 +162,7 @@ void Analysis::allocate(const trace::Event& a) {
       checkBlock(a);
     } else if (blocks_seen_ && a.kind == kDeviceKind) {
       segments_.open(a.device, a.address, a.size);
+      alloc.flags |= kSegment;
     }
   }
   peaks_.onAlloc(alloc);
@@ -236,10 +237,14 @@ void Analysis::checkBlock(const trace::Event& block) {
 
 void Analysis::seeBlocks() {
   blocks_seen_ = true;
-  live_.forEach([this](const LiveAlloc& live) {
+  std::vector<LiveAlloc::Key> segments;
+  live_.forEach([&](const LiveAlloc& live) {
     const MemoryKey& key = timeline_.slot(live.slot).key;
-    if (key.kind == trace::MemoryKind::kDevice) segments_.open(key.device, live.address, live.size);
+    if (key.kind != trace::MemoryKind::kDevice) return;
+    segments_.open(key.device, live.address, live.size);
+    segments.push_back(live.key());
   });
+  for (const LiveAlloc::Key& k : segments) live_.addFlag(k.slot, k.address, kSegment);
 }
 
 // A census matches its storages to its device's allocated level: its blocks where it has blocks,
@@ -262,16 +267,20 @@ template <bool kPlain>
 void Analysis::close(const LiveAlloc& alloc, uint64_t timestamp) {
   if (!kPlain && options_.ledger != nullptr) [[unlikely]]
     options_.ledger->onClose(alloc, timestamp, static_cast<uint32_t>(retention_.windowCount()));
-  if ((alloc.flags & kHeldByCensus) != 0) [[unlikely]]
-    holders_.onClose(alloc, timestamp);
-  if (!kPlain && blocks_seen_) {
-    const MemoryKey& key = timeline_.slot(alloc.slot).key;
-    if (key.kind == trace::MemoryKind::kDevice) segments_.close(key.device, alloc.address);
-  }
+  if ((alloc.flags & (kHeldByCensus | kSegment)) != 0) [[unlikely]]
+    closeMarked(alloc, timestamp);
   timeline_.onFree(alloc.slot, alloc.size);
   retention_.onFree(alloc);
   peaks_.onFree(alloc);
   series_[alloc.slot].recordFall(timestamp, timeline_.slot(alloc.slot).live);
+}
+
+// The end of an allocation that a census found holding storages, or of a segment.
+void Analysis::closeMarked(const LiveAlloc& alloc, uint64_t timestamp) {
+  if ((alloc.flags & kHeldByCensus) != 0) holders_.onClose(alloc, timestamp);
+  if ((alloc.flags & kSegment) != 0) {
+    segments_.close(timeline_.slot(alloc.slot).key.device, alloc.address);
+  }
 }
 
 void Analysis::onMarker(const trace::Event& e) {

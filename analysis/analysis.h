@@ -146,6 +146,7 @@ class Analysis {
   }
   template <bool kPlain>
   [[gnu::always_inline]] inline void close(const LiveAlloc& alloc, uint64_t timestamp);
+  [[gnu::noinline]] void closeMarked(const LiveAlloc& alloc, uint64_t timestamp);
   [[gnu::always_inline]] inline void checkBlock(const trace::Event& block);
   [[gnu::noinline]] void seeBlocks();
   void beginIteration();

@@ -14,6 +14,7 @@ inline constexpr uint16_t kNoSlot = 0xFFFF;  // marks an empty LiveAlloc; real s
 inline constexpr uint8_t kBornPersistent = 1;  // allocated before the first counted iteration
 inline constexpr uint8_t kBornInWindow = 2;    // allocated in an idle window
 inline constexpr uint8_t kHeldByCensus = 4;    // a census found a storage in it (holders.h)
+inline constexpr uint8_t kSegment = 8;         // a segment that blocks lie in (segment_map.h)
 
 // One live allocation: 32 bytes, so two share a cache line.
 struct LiveAlloc {
@@ -22,7 +23,7 @@ struct LiveAlloc {
   uint32_t site = 0;          // Retention's site index (stack + slot)
   uint32_t first_window = 0;  // the first idle window it can be retained in (docs/design.md)
   uint16_t slot = kNoSlot;    // Timeline's (device, memory kind) slot
-  uint8_t flags = 0;          // kBorn*
+  uint8_t flags = 0;          // kBorn*, kHeldByCensus, kSegment
 
   struct Key {
     uint64_t address;

@@ -2,6 +2,8 @@
 #include "analysis/segment_map.h"
 
 #include <catch2/catch.hpp>
+#include <random>
+#include <vector>
 
 namespace memfloor::analysis {
 namespace {
@@ -76,6 +78,70 @@ TEST_CASE("a remembered segment answers only until a segment opens or closes", "
   map.open(0, kSegment + kMiB / 2, 16);
   CHECK(map.covers(0, kSegment + kMiB / 2, 16));
   CHECK_FALSE(map.covers(0, kSegment + kMiB / 2 + 8, 16));
+}
+
+TEST_CASE("a segment opened elsewhere keeps what the cache remembers", "[segment_map]") {
+  SegmentMap map;
+  map.open(0, kSegment, 64 * kMiB);
+  map.open(0, kSegment + 64 * kMiB, 64 * kMiB);
+  CHECK(map.covers(0, kSegment + kMiB, kMiB));
+  CHECK(map.covers(0, kSegment + 63 * kMiB, 2 * kMiB));  // across the two: remembered too
+  CHECK(map.misses() == 2);
+  // Segments reserved past these, as an allocator grows: both ranges still answer.
+  for (uint64_t i = 2; i <= 8; ++i) map.open(0, kSegment + i * 64 * kMiB, 64 * kMiB);
+  map.open(1, kSegment, 64 * kMiB);  // another device's, at the same address
+  CHECK(map.covers(0, kSegment + 2 * kMiB, kMiB));
+  CHECK(map.covers(0, kSegment + 62 * kMiB, 3 * kMiB));
+  CHECK(map.misses() == 2);
+  // A segment opening inside a live one, or any closing, empties the cache.
+  map.open(0, kSegment + 70 * kMiB, kMiB);
+  CHECK(map.covers(0, kSegment + 2 * kMiB, kMiB));
+  CHECK(map.misses() == 3);
+  map.close(0, kSegment + 8 * 64 * kMiB);
+  CHECK(map.covers(0, kSegment + 2 * kMiB, kMiB));
+  CHECK(map.misses() == 4);
+}
+
+// The cache must never change an answer: every check against a map that has none yet (a fresh
+// one, given the same segments), over random opens, closes and checks. Most segments lie side by
+// side, 8 MiB each; one in five has another size, so that some overlap or are replaced (a faulty
+// trace's). A block not covered is never remembered: a hit is a covered block's.
+TEST_CASE("the cache answers as the segments do, over random changes", "[segment_map]") {
+  struct Change {
+    bool open;
+    uint32_t device;
+    uint64_t address, size;
+  };
+  std::mt19937_64 rng(7);
+  SegmentMap map;
+  std::vector<Change> changes;
+  uint64_t checks = 0, covers = 0;
+  for (int step = 0; step < 3000; ++step) {
+    const uint32_t device = rng() % 8 == 0 ? 1 : 0;
+    const uint64_t address = kSegment + (rng() % 16) * 8 * kMiB;
+    const uint64_t r = rng() % 40;
+    if (r < 1) {
+      const uint64_t size = rng() % 5 == 0 ? (1 + rng() % 24) * kMiB : 8 * kMiB;
+      changes.push_back({true, device, address, size});
+      map.open(device, address, size);
+    } else if (r < 2) {
+      changes.push_back({false, device, address, 0});
+      map.close(device, address);
+    } else {
+      const uint64_t at = address + rng() % (8 * kMiB), size = rng() % (2 * kMiB);
+      SegmentMap fresh;
+      for (const Change& c : changes) {
+        c.open ? fresh.open(c.device, c.address, c.size) : fresh.close(c.device, c.address);
+      }
+      INFO("step " << step);
+      ++checks;
+      const bool covered = fresh.covers(device, at, size);
+      covers += covered ? 1 : 0;
+      REQUIRE(map.covers(device, at, size) == covered);
+    }
+  }
+  INFO(map.misses() << " misses in " << checks << " checks, " << covers << " covered");
+  CHECK(checks - map.misses() > covers / 2);  // the cache answered most covered blocks
 }
 
 }  // namespace
