@@ -43,7 +43,10 @@ inline nlohmann::json steadyFloorJson(const SteadyFloor& s) {
 
 inline nlohmann::json partJson(const Tally& t) { return tallyJson(t); }
 inline nlohmann::json partJson(const TallyStep& t) {
-  return {{"bytes", t.bytes}, {"count", t.count}};
+  nlohmann::json j;
+  j["bytes"] = t.bytes;
+  j["count"] = t.count;
+  return j;
 }
 
 // A retained object: the total, then one tally per class; of bytes (RetainedTally) or of a trend's
@@ -51,11 +54,12 @@ inline nlohmann::json partJson(const TallyStep& t) {
 // reserved level's), and only then is the class written.
 template <typename Retained, typename Total>
 nlohmann::json retainedJson(const Retained& r, const Total& total, bool blocks) {
-  nlohmann::json j = {{"bytes", total.bytes},
-                      {"count", total.count},
-                      {"inter_iteration", partJson(r.inter_iteration)},
-                      {"leak", partJson(r.leak)},
-                      {"persistent", partJson(r.persistent)}};
+  nlohmann::json j;
+  j["bytes"] = total.bytes;
+  j["count"] = total.count;
+  j["inter_iteration"] = partJson(r.inter_iteration);
+  j["leak"] = partJson(r.leak);
+  j["persistent"] = partJson(r.persistent);
   if (blocks) j["cached"] = partJson(r.cached);
   return j;
 }

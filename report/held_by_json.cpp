@@ -23,38 +23,49 @@ constexpr std::array<RetentionClass, 4> kClasses = {
     RetentionClass::kInterIteration, RetentionClass::kLeak, RetentionClass::kPersistent,
     RetentionClass::kCached};
 
+// Keys set one by one, as report_json.cpp's many objects (a census lists many holders).
 json holderJson(const Holder& h) {
-  return {{"path", h.path},           {"bytes", h.bytes},
-          {"count", h.count},         {"storage_bytes", h.storage_bytes},
-          {"address", h.address},     {"role", trace::toString(h.role)},
-          {"class", toString(h.cls)}, {"rule", h.rule},
-          {"via_graph", h.via_graph}, {"shared", h.shared},
-          {"stack", h.stack},         {"where", h.where}};
+  json j;
+  j["path"] = h.path;
+  j["bytes"] = h.bytes;
+  j["count"] = h.count;
+  j["storage_bytes"] = h.storage_bytes;
+  j["address"] = h.address;
+  j["role"] = trace::toString(h.role);
+  j["class"] = toString(h.cls);
+  j["rule"] = h.rule;
+  j["via_graph"] = h.via_graph;
+  j["shared"] = h.shared;
+  j["stack"] = h.stack;
+  j["where"] = h.where;
+  return j;
 }
 
 json censusEntryJson(const HeldBy& h) {
   json holders = json::array();
   for (const Holder& holder : h.holders) holders.push_back(holderJson(holder));
-  return {{"device", h.device},
-          {"timestamp", h.timestamp},
-          {"step", h.step},
-          {"objects", h.objects},
-          {"duration_ns", h.duration_ns},
-          {"complete", h.complete},
-          {"allocated", h.allocated},
-          {"held", tallyJson(h.held)},
-          {"not_seen", tallyJson(h.not_seen)},
-          {"not_seen_reason", h.not_seen_reason},
-          {"by_class",
-           {{"persistent", tallyJson(h.by_class.persistent)},
-            {"inter_iteration", tallyJson(h.by_class.inter_iteration)},
-            {"leak", tallyJson(h.by_class.leak)}}},
-          {"holders", std::move(holders)},
-          {"holders_left_out", tallyJson(h.holders_left_out)},
-          {"storages",
-           {{"found", tallyJson(h.storages.found)},
-            {"not_matched", tallyJson(h.storages.not_matched)},
-            {"same_block", tallyJson(h.storages.same_block)}}}};
+  json j;
+  j["device"] = h.device;
+  j["timestamp"] = h.timestamp;
+  j["step"] = h.step;
+  j["objects"] = h.objects;
+  j["duration_ns"] = h.duration_ns;
+  j["complete"] = h.complete;
+  j["allocated"] = h.allocated;
+  j["held"] = tallyJson(h.held);
+  j["not_seen"] = tallyJson(h.not_seen);
+  j["not_seen_reason"] = h.not_seen_reason;
+  json& by_class = j["by_class"];
+  by_class["persistent"] = tallyJson(h.by_class.persistent);
+  by_class["inter_iteration"] = tallyJson(h.by_class.inter_iteration);
+  by_class["leak"] = tallyJson(h.by_class.leak);
+  j["holders"] = std::move(holders);
+  j["holders_left_out"] = tallyJson(h.holders_left_out);
+  json& storages = j["storages"];
+  storages["found"] = tallyJson(h.storages.found);
+  storages["not_matched"] = tallyJson(h.storages.not_matched);
+  storages["same_block"] = tallyJson(h.storages.same_block);
+  return j;
 }
 
 Holder readHolder(const JsonFields& f, const json& j, const std::string& c) {

@@ -1,6 +1,7 @@
 // report.json: the document and its runs, one function per part, mirroring docs/report-schema.md;
 // the ranges, the run's facts and the findings are written beside their readers (range_json.h,
-// run_facts_json.h, findings_json.h).
+// run_facts_json.h, findings_json.h). The objects a report holds thousands of (rows, tallies,
+// sites) set their keys one by one: an initializer list builds each pair as an array first.
 #include "report/report_json.h"
 
 #include <algorithm>
@@ -33,13 +34,14 @@ json toJson(const RetainedTally& r, bool blocks) { return retainedJson(r, r.tota
 // A peak's bytes: the total, then one tally per class (docs/report-schema.md, "peak").
 json toJson(const PeakTally& p, bool blocks) {
   Tally total = p.total();
-  json j = {{"bytes", total.bytes},
-            {"count", total.count},
-            {"iteration", toJson(p.iteration)},
-            {"earlier_iteration", toJson(p.earlier_iteration)},
-            {"inter_iteration", toJson(p.inter_iteration)},
-            {"leak", toJson(p.leak)},
-            {"persistent", toJson(p.persistent)}};
+  json j;
+  j["bytes"] = total.bytes;
+  j["count"] = total.count;
+  j["iteration"] = toJson(p.iteration);
+  j["earlier_iteration"] = toJson(p.earlier_iteration);
+  j["inter_iteration"] = toJson(p.inter_iteration);
+  j["leak"] = toJson(p.leak);
+  j["persistent"] = toJson(p.persistent);
   if (blocks) j["cached"] = toJson(p.cached);
   return j;
 }
@@ -86,14 +88,15 @@ json toJson(const IterationMemory& m, bool blocks) {
   j["allocated"] = toJson(m.allocated);
   j["freed"] = toJson(m.freed);
   j["peak_composition"] = peakJson(m.peak_composition, blocks);
-  j["idle"] = {{"floor", m.idle.floor},
-               {"peak", m.idle.peak},
-               {"live_at_end", m.idle.live_at_end},
-               {"allocated", toJson(m.idle.allocated)},
-               {"freed", toJson(m.idle.freed)},
-               {"retained", toJson(m.idle.retained, blocks)},
-               {"explained", toJson(m.idle.explained)},
-               {"unexplained", toJson(unexplained(m.idle))}};
+  json& idle = j["idle"];
+  idle["floor"] = m.idle.floor;
+  idle["peak"] = m.idle.peak;
+  idle["live_at_end"] = m.idle.live_at_end;
+  idle["allocated"] = toJson(m.idle.allocated);
+  idle["freed"] = toJson(m.idle.freed);
+  idle["retained"] = toJson(m.idle.retained, blocks);
+  idle["explained"] = toJson(m.idle.explained);
+  idle["unexplained"] = toJson(unexplained(m.idle));
   return j;
 }
 
@@ -118,18 +121,21 @@ json toJson(const IterationRow& row, const FindingIds& ids, bool blocks) {
   json memory = json::array(), sites = json::array();
   for (const IterationMemory& m : row.memory) memory.push_back(toJson(m, blocks));
   for (const RetainedSite& s : row.top_sites) sites.push_back(toJson(s, ids, blocks));
-  return {
-      {"index", row.index},
-      {"name", row.name},
-      {"start_ns", row.start_ns},
-      {"end_ns", row.end_ns},
-      {"complete", row.complete},
-      {"warmup", row.warmup},
-      {"idle",
-       {{"start_ns", row.idle_start_ns}, {"end_ns", row.idle_end_ns}, {"final", row.idle_final}}},
-      {"memory", std::move(memory)},  // moved, not copied: an initializer list copies lvalues
-      {"top_sites", std::move(sites)},
-      {"held_by", heldByJson(row.held_by)}};
+  json j;
+  j["index"] = row.index;
+  j["name"] = row.name;
+  j["start_ns"] = row.start_ns;
+  j["end_ns"] = row.end_ns;
+  j["complete"] = row.complete;
+  j["warmup"] = row.warmup;
+  json& idle = j["idle"];
+  idle["start_ns"] = row.idle_start_ns;
+  idle["end_ns"] = row.idle_end_ns;
+  idle["final"] = row.idle_final;
+  j["memory"] = std::move(memory);
+  j["top_sites"] = std::move(sites);
+  j["held_by"] = heldByJson(row.held_by);
+  return j;
 }
 
 json toJson(const Trend& t) {
@@ -163,7 +169,9 @@ json toJson(const symbols::Stack& s) {
 
 json toJson(const TimelineSeries& t) {
   json points = json::array();
-  for (const TimelinePoint& p : t.points) points.push_back({p.start_ns, p.min, p.max, p.last});
+  for (const TimelinePoint& p : t.points) {
+    points.push_back(json::array_t{p.start_ns, p.min, p.max, p.last});
+  }
   json j;
   putKey(j, t.key);
   j["bucket_ns"] = t.bucket_ns;

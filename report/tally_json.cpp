@@ -5,7 +5,13 @@ namespace memfloor::report {
 
 using common::JsonFields;
 
-nlohmann::json tallyJson(const Tally& t) { return {{"bytes", t.bytes}, {"count", t.count}}; }
+// Keys set one by one (report_json.cpp says why).
+nlohmann::json tallyJson(const Tally& t) {
+  nlohmann::json j;
+  j["bytes"] = t.bytes;
+  j["count"] = t.count;
+  return j;
+}
 
 Tally readTally(const JsonFields& f, const nlohmann::json& object, std::string_view context,
                 const char* key) {

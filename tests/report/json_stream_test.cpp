@@ -3,6 +3,8 @@
 #include "report/json_stream.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 
 #include "analysis/merged_report.h"
@@ -33,6 +35,14 @@ TEST_CASE("writeIndented writes what dump(2) writes", "[reports][json_stream]") 
       json::object(),
       json::parse(R"({"b": [1, [], {}, [2, [3]], {"x": null}], "a": {"z": {}, "y": []}, "": 1})"),
       json::parse(R"([[[[]]], {"k": [{"k": [{}]}]}])"),
+      // What the writer leaves to nlohmann: floats, and strings or keys that need escapes or
+      // hold UTF-8 (valid or not); next to what it writes itself.
+      json{{"floats", {0.1, -0.0, 1e300, 2.5e-7, 3.0, std::numeric_limits<double>::quiet_NaN()}},
+           {"integers", {0, -1, INT64_MIN, INT64_MAX, uint64_t{10}}},
+           {"strings", {"", "plain ASCII ~ !", "del \x7f", "caf\xc3\xa9", "tab\tquote\"", "\xc3"}},
+           {"key \"quoted\"", 1},
+           {"caf\xc3\xa9 \xff", {{"deep", {{"er", json::array({json::object()})}}}}},
+           {"~", nullptr}},
   };
   for (const json& doc : docs) {
     INFO(dumped(doc));
