@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/json_fields.h"
+#include "report/json_stream.h"
 #include "report/model.h"
 #include "report/tally_json.h"
 #include "trace/records.h"
@@ -26,6 +27,14 @@ inline constexpr std::array<trace::MemoryKind, trace::kMemoryKindCount> kMemoryK
 inline void putKey(nlohmann::json& j, const MemoryKey& key) {
   j["device"] = key.device;
   j["kind"] = trace::toString(key.kind);  // the trace text form's names
+}
+// The same two keys written as text, in their order, where the object's other keys sort around
+// them (JsonText takes keys in ascending order).
+inline void writeKey(JsonText& text, const MemoryKey& key) {
+  text.key("device");
+  text.value(uint64_t{key.device});
+  text.key("kind");
+  text.value(std::string_view(trace::toString(key.kind)));
 }
 
 inline MemoryKey readKey(const common::JsonFields& f, const nlohmann::json& j, std::string_view c) {

@@ -1,146 +1,178 @@
-// The layout of nlohmann's indented dump, written node by node into a buffer that is handed to the
-// stream in large pieces.
+// The layout of nlohmann's indented dump, written value by value into a buffer that is handed to
+// the stream in large pieces.
 #include "report/json_stream.h"
 
+#include <cassert>
 #include <charconv>
 #include <limits>
-#include <string>
-#include <string_view>
 
 namespace memfloor::report {
-namespace {
 
 using nlohmann::json;
 
-constexpr int kIndent = 2;
+namespace {
+
+constexpr size_t kIndent = 2;
 constexpr size_t kFlushAt = size_t{64} << 10;  // the buffer goes to the stream past 64 KiB
 constexpr unsigned char kFirstPrintable = 0x20, kLastPrintable = 0x7e;  // ASCII's, space to tilde
 
-// dump(2)'s text, appended to one buffer. Keys, integers, booleans, null and strings of printable
-// ASCII (most of a report) are written here; the rest (floats, strings that need escapes or hold
-// UTF-8) are dumped by nlohmann itself, so that its escapes and number format stay the only ones.
-class Writer {
- public:
-  Writer(std::ostream& out, const StreamedArrays& streamed) : out_(out), streamed_(streamed) {
-    text_.reserve(kFlushAt + (kFlushAt >> 2));
-  }
-  Writer(const Writer&) = delete;
-  Writer& operator=(const Writer&) = delete;
+std::string dumped(const json& j) {
+  return j.dump(static_cast<int>(kIndent), ' ', false, json::error_handler_t::replace);
+}
 
-  // j at `depth`; kDocument: j is a node of the document, which may be a placeholder.
-  template <bool kDocument = true>
-  void write(const json& j, int depth) {
-    if (kDocument) {
-      if (auto s = streamed_.find(&j); s != streamed_.end()) {
-        // An element is built when it is written, so no placeholder lies inside it.
-        const StreamedArray& array = s->second;
-        writeItems('[', ']', array.count, depth,
-                   [&](size_t i) { write<false>(array.element(i), depth + 1); });
-        return;
-      }
-    }
-    switch (j.type()) {
-      case json::value_t::object: {
-        auto it = j.begin();
-        writeItems('{', '}', j.size(), depth, [&](size_t) {
-          quoted(it.key(), [&] { return json(it.key()); });
-          text_ += ": ";
-          write<kDocument>(it.value(), depth + 1);
-          ++it;
-        });
-        break;
-      }
-      case json::value_t::array:
-        writeItems('[', ']', j.size(), depth, [&](size_t i) { write<kDocument>(j[i], depth + 1); });
-        break;
-      case json::value_t::string:
-        quoted(j.get_ref<const std::string&>(), [&]() -> const json& { return j; });
-        break;
-      case json::value_t::number_unsigned:
-        number(j.get<uint64_t>());
-        break;
-      case json::value_t::number_integer:
-        number(j.get<int64_t>());
-        break;
-      case json::value_t::boolean:
-        text_ += j.get<bool>() ? "true" : "false";
-        break;
-      case json::value_t::null:
-        text_ += "null";
-        break;
-      default:  // floats, binary, discarded
-        text_ += dumped(j);
-        break;
-    }
-  }
+}  // namespace
 
-  void flush() {
-    out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
-    text_.clear();
-  }
+JsonText::JsonText(std::ostream* out) : out_(out) {
+  if (out_ != nullptr) text_.reserve(kFlushAt + (kFlushAt >> 2));
+}
 
- private:
-  static std::string dumped(const json& j) {
-    return j.dump(kIndent, ' ', false, json::error_handler_t::replace);
-  }
-
-  // Writes `count` items between open and close, each on its own line at depth + 1; "[]" or "{}"
-  // when there are none.
-  template <typename Item>
-  void writeItems(char open, char close, size_t count, int depth, Item&& item) {
-    text_ += open;
-    if (count == 0) {
-      text_ += close;
+// s in quotes where no byte needs an escape; else nlohmann's text of it.
+void JsonText::quoted(std::string_view s) {
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < kFirstPrintable || u > kLastPrintable || c == '"' || c == '\\') {
+      text_ += dumped(json(s));
       return;
     }
-    for (size_t i = 0; i < count; ++i) {
-      if (i > 0) text_ += ',';
-      newline(depth + 1);
-      item(i);
-      if (text_.size() >= kFlushAt) flush();
-    }
-    newline(depth);
-    text_ += close;
   }
+  text_ += '"';
+  text_ += s;
+  text_ += '"';
+}
 
-  void newline(int depth) {
+template <typename Integer>
+void JsonText::number(Integer n) {
+  char digits[std::numeric_limits<Integer>::digits10 + 2];  // and a sign
+  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, n);
+  text_.append(digits, end);
+}
+
+void JsonText::item() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (levels_.empty()) return;  // the document itself
+  Level& level = levels_.back();
+  if (!level.empty) text_ += ',';
+  level.empty = false;
+  text_ += '\n';
+  text_.append(levels_.size() * kIndent, ' ');
+}
+
+void JsonText::begin(char open) {
+  item();
+  text_ += open;
+  levels_.push_back({open == '{' ? '}' : ']', true});
+}
+
+void JsonText::end() {
+  assert(!levels_.empty() && "end() with no object or array open");
+  const Level level = levels_.back();
+  levels_.pop_back();
+  if (!level.empty) {
     text_ += '\n';
-    text_.append(static_cast<size_t>(depth * kIndent), ' ');
+    text_.append(levels_.size() * kIndent, ' ');
   }
+  text_ += level.close;
+  if (out_ != nullptr && text_.size() >= kFlushAt) flush();
+}
 
-  // s in quotes where no byte needs an escape; else nlohmann's text of the node `node()` gives.
-  template <typename Node>
-  void quoted(std::string_view s, Node&& node) {
-    for (const char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u < kFirstPrintable || u > kLastPrintable || c == '"' || c == '\\') {
-        text_ += dumped(node());
-        return;
+void JsonText::key(std::string_view key) {
+  assert(!levels_.empty() && levels_.back().close == '}' && "a key outside an object");
+  item();
+  quoted(key);
+  text_ += ": ";
+  after_key_ = true;
+}
+
+void JsonText::value(uint64_t n) {
+  item();
+  number(n);
+}
+
+void JsonText::value(std::string_view s) {
+  item();
+  quoted(s);
+}
+
+void JsonText::value(const json& j) {
+  switch (j.type()) {
+    case json::value_t::object:
+      beginObject();
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        key(it.key());
+        value(it.value());
       }
+      end();
+      break;
+    case json::value_t::array:
+      beginArray();
+      for (const json& element : j) value(element);
+      end();
+      break;
+    case json::value_t::string:
+      value(std::string_view(j.get_ref<const std::string&>()));
+      break;
+    case json::value_t::number_unsigned:
+      value(j.get<uint64_t>());
+      break;
+    case json::value_t::number_integer:
+      item();
+      number(j.get<int64_t>());
+      break;
+    case json::value_t::boolean:
+      item();
+      text_ += j.get<bool>() ? "true" : "false";
+      break;
+    case json::value_t::null:
+      item();
+      text_ += "null";
+      break;
+    default:  // floats, binary, discarded
+      item();
+      text_ += dumped(j);
+      break;
+  }
+}
+
+void JsonText::flush() {
+  if (out_ == nullptr) return;
+  out_->write(text_.data(), static_cast<std::streamsize>(text_.size()));
+  text_.clear();
+}
+
+namespace {
+
+// The document's nodes, each placeholder replaced by its streamed elements.
+void writeDocument(JsonText& text, const json& j, const StreamedArrays& streamed) {
+  if (auto s = streamed.find(&j); s != streamed.end()) {
+    // An element is made when it is written, so no placeholder lies inside it.
+    text.beginArray();
+    for (size_t i = 0; i < s->second.count; ++i) s->second.element(text, i);
+    text.end();
+  } else if (j.is_object()) {
+    text.beginObject();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      text.key(it.key());
+      writeDocument(text, it.value(), streamed);
     }
-    text_ += '"';
-    text_ += s;
-    text_ += '"';
+    text.end();
+  } else if (j.is_array()) {
+    text.beginArray();
+    for (const json& element : j) writeDocument(text, element, streamed);
+    text.end();
+  } else {
+    text.value(j);
   }
-
-  template <typename Integer>
-  void number(Integer n) {
-    char digits[std::numeric_limits<Integer>::digits10 + 2];  // and a sign
-    const auto [end, error] = std::to_chars(digits, digits + sizeof digits, n);
-    text_.append(digits, end);
-  }
-
-  std::ostream& out_;
-  const StreamedArrays& streamed_;
-  std::string text_;
-};
+}
 
 }  // namespace
 
 void writeIndented(std::ostream& out, const json& doc, const StreamedArrays& streamed) {
-  Writer writer(out, streamed);
-  writer.write(doc, 0);
-  writer.flush();
+  JsonText text(&out);
+  writeDocument(text, doc, streamed);
+  text.flush();
 }
 
 }  // namespace memfloor::report

@@ -167,16 +167,28 @@ json toJson(const symbols::Stack& s) {
   return {{"id", s.id}, {"frames", frames}};
 }
 
-json toJson(const TimelineSeries& t) {
-  json points = json::array();
+// A timeline series, written as text: its points are most of a small run's report. Keys in
+// ascending order (JsonText).
+void writeTimeline(JsonText& text, const TimelineSeries& t) {
+  text.beginObject();
+  text.key("bucket_ns");
+  text.value(t.bucket_ns);
+  writeKey(text, t.key);
+  text.key("points");
+  text.beginArray();
   for (const TimelinePoint& p : t.points) {
-    points.push_back(json::array_t{p.start_ns, p.min, p.max, p.last});
+    text.beginArray();
+    for (const uint64_t v : {p.start_ns, p.min, p.max, p.last}) text.value(v);
+    text.end();
   }
-  json j;
-  putKey(j, t.key);
-  j["bucket_ns"] = t.bucket_ns;
-  j["points"] = std::move(points);
-  return j;
+  text.end();
+  text.end();
+}
+
+json toJson(const TimelineSeries& t) {
+  JsonText text;
+  writeTimeline(text, t);
+  return json::parse(text.text());
 }
 
 json toJson(const SteadyFloor& s) { return steadyFloorJson(s); }
@@ -278,11 +290,12 @@ void writeJson(std::ostream& out, const MergedReport& m) {
     const Report& r = m.runs[i];
     const json& run = doc.at("runs").at(i);
     const bool blocks = hasBlocks(r);
-    streamed[&run.at("iterations")] = {r.iterations.size(), [&r, &ids, blocks](size_t k) {
-                                         return toJson(r.iterations[k], ids, blocks);
+    streamed[&run.at("iterations")] = {r.iterations.size(),
+                                       [&r, &ids, blocks](JsonText& text, size_t k) {
+                                         text.value(toJson(r.iterations[k], ids, blocks));
                                        }};
-    streamed[&run.at("timeline")] = {r.timeline.size(),
-                                     [&r](size_t k) { return toJson(r.timeline[k]); }};
+    streamed[&run.at("timeline")] = {
+        r.timeline.size(), [&r](JsonText& text, size_t k) { writeTimeline(text, r.timeline[k]); }};
   }
   writeIndented(out, doc, streamed);
   out << '\n';

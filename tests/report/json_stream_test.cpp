@@ -65,10 +65,44 @@ TEST_CASE("placeholders are replaced by their streamed elements", "[reports][jso
                   {"v", {i, json::object(), {{"deep", {1, 2}}}}},
                   {"text", "line\nbreak, invalid \xff utf-8"}};
     };
-    arrays[&view.at("runs").at(run).at("rows")] = {count, element};
+    arrays[&view.at("runs").at(run).at("rows")] = {
+        count, [element](JsonText& text, size_t i) { text.value(element(i)); }};
     for (size_t i = 0; i < count; ++i) expected["runs"][run]["rows"].push_back(element(i));
   }
   CHECK(streamed(doc, arrays) == dumped(expected));
+}
+
+TEST_CASE("JsonText written value by value is dump(2)'s text", "[reports][json_stream]") {
+  // Nested and empty levels, keys that need escapes or hold UTF-8, a DOM subtree among values.
+  JsonText text;
+  text.beginObject();
+  text.key("a");
+  text.beginArray();
+  text.end();
+  text.key("b");
+  text.beginArray();
+  text.value(uint64_t{1});
+  text.beginArray();
+  text.value(std::string_view("x"));
+  text.beginObject();
+  text.end();
+  text.end();
+  text.value(json::parse(R"({"k": [1, {"z": null}], "j": -2.5})"));
+  text.end();
+  text.key("caf\xc3\xa9 \"q\"");
+  text.beginObject();
+  text.key("deep");
+  text.value(std::string_view("line\nbreak \xff"));
+  text.end();
+  text.end();
+  const std::string written = text.text();
+  INFO(written);
+  CHECK(written == dumped(json::parse(written, nullptr, true, false)));
+  const json expected = {
+      {"a", json::array()},
+      {"b", {1, {"x", json::object()}, json::parse(R"({"k": [1, {"z": null}], "j": -2.5})")}},
+      {"caf\xc3\xa9 \"q\"", {{"deep", "line\nbreak \xff"}}}};
+  CHECK(written == dumped(expected));
 }
 
 TEST_CASE("toJsonText streams the same text as toJson's DOM", "[reports][json_stream]") {
