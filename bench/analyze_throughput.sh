@@ -4,7 +4,7 @@
 # analysed RUNS times, pinned to one core; the row is the run with the median CPU time, and
 # cpu_range the fastest and slowest (a shared machine's speed drifts between runs). events_per_s is
 # per wall second; events_per_cpu_s per second of user + system time, the number that holds on a
-# loaded machine (note `uptime` with it). max_rss_MB is the largest of the runs. MODE
+# loaded machine (note `uptime` with it). max_rss_MB is the peak of one more run. MODE
 # blocks-censuses makes the traces a caching allocator's as the Python companion records them:
 # allocator blocks inside segments, and a census after iterations 2, 4, 8...
 # Usage: bench/analyze_throughput.sh [BUILD_DIR] [SMALL_EVENTS] [LARGE_EVENTS] [RUNS] [MODE]
@@ -32,20 +32,28 @@ for n in "$small" "$large"; do
   "$build/bench/memfloor-gen-trace" -o "$trace" --events "$n" --activations 4096 \
       --retain-bytes 67108864 "${extra[@]}" >/dev/null
   : >"$work/runs"
-  for _ in $(seq "$runs"); do
-    # Warm the page cache so the number is the analysis, not the disk: before each run, as a
-    # machine short of memory (or a VM that hands its free memory back) drops a large trace's
-    # pages from the cache within seconds.
+  # In a subshell pinned to one core, whose children inherit it: bash's `time` then counts
+  # memfloor alone (wrapping each run in /usr/bin/time and taskset cost their own 2-3 ms of CPU,
+  # 1.5% of a 10M-event run). One more run, under /usr/bin/time, gives the peak RSS.
+  (
+    taskset -pc 0 "$BASHPID" >/dev/null
+    for _ in $(seq "$runs"); do
+      # Warm the page cache so the number is the analysis, not the disk: before each run, as a
+      # machine short of memory (or a VM that hands its free memory back) drops a large trace's
+      # pages from the cache within seconds.
+      cat "$trace" >/dev/null
+      { time "$build/cli/memfloor" analyze "$trace" --no-table -o "$work/r.json" >/dev/null \
+          2>"$work/stderr"; } 2>>"$work/runs"
+    done
     cat "$trace" >/dev/null
-    { time /usr/bin/time -f '%M' -o "$work/rss" taskset -c 0 "$build/cli/memfloor" analyze \
-        "$trace" --no-table -o "$work/r.json" >/dev/null; } 2>"$work/time"
-    echo "$(cat "$work/time") $(cat "$work/rss")" >>"$work/runs"
-  done
+    /usr/bin/time -f '%M' -o "$work/rss" "$build/cli/memfloor" analyze "$trace" --no-table \
+        -o "$work/r.json" >/dev/null
+  )
   mb=$(( $(stat -c %s "$trace") / 1048576 ))
-  # Each line: wall user sys rss_kB. Sorted by CPU time; the middle line is the median run.
-  awk '{printf "%.3f %.3f %d\n", $2 + $3, $1, $4}' "$work/runs" | sort -n |
-      awk -v n="$n" -v mb="$mb" '
-    { cpu[NR] = $1; wall[NR] = $2; if ($3 > rss) rss = $3 }
+  # Each line: wall user sys. Sorted by CPU time; the middle line is the median run.
+  awk '{printf "%.3f %.3f\n", $2 + $3, $1}' "$work/runs" | sort -n |
+      awk -v n="$n" -v mb="$mb" -v rss="$(cat "$work/rss")" '
+    { cpu[NR] = $1; wall[NR] = $2 }
     END {
       m = int((NR + 1) / 2)
       printf "%-12s %-10s %-10s %-14.0f %-10s %-16.0f %-14s %-12d\n", n, mb, wall[m],
