@@ -6,11 +6,10 @@
 
 namespace memfloor::analysis {
 
-SegmentMap::SegmentMap() : cache_(kCacheEntries) {}
-
 void SegmentMap::open(uint32_t device, uint64_t address, uint64_t size) {
   // Sizes are untrusted: a segment reaching past the address space ends with it.
   const uint64_t end = size > UINT64_MAX - address ? UINT64_MAX : address + size;
+  if (cache_.empty()) cache_.resize(kCacheEntries);  // what coversSlow remembers needs a segment
   std::map<uint64_t, uint64_t>& segments = by_device_[device];
   // Inside a live segment (at its address: replacing it), the segment changes what a check from
   // there on starts with.

@@ -21,7 +21,6 @@ namespace memfloor::analysis {
 // (it adds coverage past the remembered ranges, and no remembered block starts in it).
 class SegmentMap {
  public:
-  SegmentMap();
   // A segment at [address, address + size) is live; one already open at the address is replaced.
   void open(uint32_t device, uint64_t address, uint64_t size);
   // The segment at address is gone; an address with no segment is ignored.
@@ -29,11 +28,13 @@ class SegmentMap {
   // Whether live segments of `device` cover [address, address + size); a block of size 0 is
   // covered when a segment holds its address.
   bool covers(uint32_t device, uint64_t address, uint64_t size) {
-    const Cached& c = cache_[(address >> kRegionBits) & (kCacheEntries - 1)];
-    // address in [start, limit) as one unsigned compare (empty entries have start == limit).
-    if (address - c.start < c.limit - c.start && size <= c.end - address &&
-        c.generation == generation_ && c.device == device) {
-      return true;
+    if (!cache_.empty()) [[likely]] {
+      const Cached& c = cache_[(address >> kRegionBits) & (kCacheEntries - 1)];
+      // address in [start, limit) as one unsigned compare (empty entries have start == limit).
+      if (address - c.start < c.limit - c.start && size <= c.end - address &&
+          c.generation == generation_ && c.device == device) {
+        return true;
+      }
     }
     return coversSlow(device, address, size);
   }
@@ -65,7 +66,7 @@ class SegmentMap {
   }
 
   std::unordered_map<uint32_t, std::map<uint64_t, uint64_t>> by_device_;  // start -> end
-  std::vector<Cached> cache_;  // allocated whole: its empty entries answer no check
+  std::vector<Cached> cache_;  // allocated at the first open: a run without blocks opens none
   uint32_t generation_ = 1;    // entries of another generation are empty (0: never written)
   uint64_t misses_ = 0;
 };

@@ -96,19 +96,20 @@ void JsonText::value(std::string_view s) {
   quoted(s);
 }
 
-void JsonText::value(const json& j) {
+void JsonText::value(const json& j, const Replace& replace) {
+  if (replace && replace(j)) return;
   switch (j.type()) {
     case json::value_t::object:
       beginObject();
       for (auto it = j.begin(); it != j.end(); ++it) {
         key(it.key());
-        value(it.value());
+        value(it.value(), replace);
       }
       end();
       break;
     case json::value_t::array:
       beginArray();
-      for (const json& element : j) value(element);
+      for (const json& element : j) value(element, replace);
       end();
       break;
     case json::value_t::string:
@@ -142,36 +143,18 @@ void JsonText::flush() {
   text_.clear();
 }
 
-namespace {
-
-// The document's nodes, each placeholder replaced by its streamed elements.
-void writeDocument(JsonText& text, const json& j, const StreamedArrays& streamed) {
-  if (auto s = streamed.find(&j); s != streamed.end()) {
-    // An element is made when it is written, so no placeholder lies inside it.
+void writeIndented(std::ostream& out, const json& doc, const StreamedArrays& streamed) {
+  JsonText text(&out);
+  // Each placeholder replaced by its streamed elements. An element is made when it is written, so
+  // no placeholder lies inside it: elements are written without the lookup.
+  text.value(doc, [&](const json& j) {
+    const auto s = streamed.find(&j);
+    if (s == streamed.end()) return false;
     text.beginArray();
     for (size_t i = 0; i < s->second.count; ++i) s->second.element(text, i);
     text.end();
-  } else if (j.is_object()) {
-    text.beginObject();
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      text.key(it.key());
-      writeDocument(text, it.value(), streamed);
-    }
-    text.end();
-  } else if (j.is_array()) {
-    text.beginArray();
-    for (const json& element : j) writeDocument(text, element, streamed);
-    text.end();
-  } else {
-    text.value(j);
-  }
-}
-
-}  // namespace
-
-void writeIndented(std::ostream& out, const json& doc, const StreamedArrays& streamed) {
-  JsonText text(&out);
-  writeDocument(text, doc, streamed);
+    return true;
+  });
   text.flush();
 }
 

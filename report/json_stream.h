@@ -32,7 +32,10 @@ class JsonText {
   void key(std::string_view key);  // in an object, before its value
   void value(uint64_t n);
   void value(std::string_view s);
-  void value(const nlohmann::json& j);  // a whole DOM subtree
+  // A whole DOM subtree. `replace`, where given, is asked about each node first: true where it
+  // wrote the node itself.
+  using Replace = std::function<bool(const nlohmann::json&)>;
+  void value(const nlohmann::json& j, const Replace& replace = nullptr);
 
   const std::string& text() const { return text_; }  // without `out`: all of it
   void flush();                                      // to `out`
