@@ -50,14 +50,6 @@ inline nlohmann::json steadyFloorJson(const SteadyFloor& s) {
   return j;
 }
 
-inline nlohmann::json partJson(const Tally& t) { return tallyJson(t); }
-inline nlohmann::json partJson(const TallyStep& t) {
-  nlohmann::json j;
-  j["bytes"] = t.bytes;
-  j["count"] = t.count;
-  return j;
-}
-
 // A retained object: the total, then one tally per class; of bytes (RetainedTally) or of a trend's
 // steps (RetainedStep). `blocks`: the run has allocator blocks. Only then can bytes be cached (a
 // reserved level's), and only then is the class written.
@@ -66,10 +58,10 @@ nlohmann::json retainedJson(const Retained& r, const Total& total, bool blocks) 
   nlohmann::json j;
   j["bytes"] = total.bytes;
   j["count"] = total.count;
-  j["inter_iteration"] = partJson(r.inter_iteration);
-  j["leak"] = partJson(r.leak);
-  j["persistent"] = partJson(r.persistent);
-  if (blocks) j["cached"] = partJson(r.cached);
+  j["inter_iteration"] = tallyJson(r.inter_iteration);
+  j["leak"] = tallyJson(r.leak);
+  j["persistent"] = tallyJson(r.persistent);
+  if (blocks) j["cached"] = tallyJson(r.cached);
   return j;
 }
 

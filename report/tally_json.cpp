@@ -5,13 +5,22 @@ namespace memfloor::report {
 
 using common::JsonFields;
 
-// Keys set one by one (report_json.cpp says why).
-nlohmann::json tallyJson(const Tally& t) {
+namespace {
+
+// Keys set one by one: an initializer list builds each pair as an array first, and a report holds
+// thousands of tallies.
+template <typename T>
+nlohmann::json bytesAndCount(const T& t) {
   nlohmann::json j;
   j["bytes"] = t.bytes;
   j["count"] = t.count;
   return j;
 }
+
+}  // namespace
+
+nlohmann::json tallyJson(const Tally& t) { return bytesAndCount(t); }
+nlohmann::json tallyJson(const TallyStep& t) { return bytesAndCount(t); }
 
 Tally readTally(const JsonFields& f, const nlohmann::json& object, std::string_view context,
                 const char* key) {

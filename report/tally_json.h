@@ -10,7 +10,9 @@
 
 namespace memfloor::report {
 
+// Of a Tally, or of a TallyStep (a trend's signed change: the same two keys).
 nlohmann::json tallyJson(const Tally& t);
+nlohmann::json tallyJson(const TallyStep& t);
 
 // The tally `key` of `object` (named `context`); bytes at most common::JsonFields::kMaxBytes.
 Tally readTally(const common::JsonFields& f, const nlohmann::json& object, std::string_view context,
