@@ -17,7 +17,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Config, heavy_type_patterns, hea
                                                 release_methods, store_methods, terminal_methods,
                                                 ignored_namespaces, disabled_rules,
                                                 mf001_min_belief_sites, mf001_min_belief_ratio,
-                                                mf003_min_released, mf002_python,
+                                                mf003_min_released, mf002_python, mf004_python,
                                                 python_heavy_name_patterns, python_exclude)
 
 namespace {

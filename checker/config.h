@@ -42,6 +42,10 @@ struct Config {
   // MF002 at Python sites is opt-in: on PyTorch's and torchvision's own sources almost all of its
   // findings are state kept by design (docs/checks/triage.md).
   bool mf002_python = false;
+  // MF004 at Python sites is opt-in too: on the training frameworks of docs/checks/triage.md, every
+  // member it found released somewhere and used unguarded was ordered by the class's protocol
+  // (allocate, use, release), never a None reached (docs/checks/MF004.md).
+  bool mf004_python = false;
   // The Python front end's names of heavy objects: searched (Python `re` syntax) in attribute,
   // variable and class names.
   std::vector<std::string> python_heavy_name_patterns{"[Tt]ensor",    "[Ss]torage", "[Mm]anager",

@@ -220,6 +220,17 @@ bool isElementRemoval(const FieldEvent& event) {
   return event.kind == EventKind::kRelease && kRemovals.count(event.idiom) > 0;
 }
 
+bool isInPlaceStore(const FieldEvent& event) {
+  return event.kind == EventKind::kAssign &&
+         (event.idiom == "[] = value" || event.idiom == "+= value");
+}
+
+bool isNulling(const FieldEvent& event) {
+  if (event.kind != EventKind::kRelease) return false;
+  if (!isPythonSource(event.loc.file)) return true;
+  return event.idiom == "= None" || event.idiom == "del" || event.idiom == "setattr = None";
+}
+
 bool isPythonSource(std::string_view file) {
   return file.ends_with(".py") || file.ends_with(".pyi");
 }

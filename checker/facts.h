@@ -70,6 +70,12 @@ struct FieldEvent {
 // A release that takes one element out of a container (`del h[k]`, `h.pop(k)`): the container is
 // managed (MF002, MF004 see a release), but it is not emptied (no "releases the object's state").
 bool isElementRemoval(const FieldEvent& event);
+// A store that writes into the object the field holds (`h[k] = v`, `h += v` in Python): neither an
+// assignment of the field nor a release of it.
+bool isInPlaceStore(const FieldEvent& event);
+// A release that leaves the field null: every C++ release of a nullable field; in Python `= None`,
+// `del` and `setattr(..., None)`, not `= []` or `.clear()`, which leave an object to use.
+bool isNulling(const FieldEvent& event);
 
 // A later call on the same object whose effect is known only after merging: `method` releases the
 // object's state (field empty), or releases (MF001) / assigns or null-checks (MF004) `field`

@@ -13,7 +13,7 @@ Program::Program(Facts facts) : facts_(std::move(facts)) {
   for (const FieldEvent& e : facts_.events) {
     const bool release = e.kind == EventKind::kRelease;
     // Taking one element out does not empty the object: no helper "releases its state" by it.
-    if (e.through_this && !isElementRemoval(e))
+    if (e.through_this && !isElementRemoval(e) && !isInPlaceStore(e))
       (release ? releases_ : assigns_).emplace(e.function, e.field);
     // Destructors end the object; constructors and assignments release the moved-from source.
     const FunctionKind kind = kindOf(e.function);
@@ -39,7 +39,8 @@ void Program::findSetupOnly() {
   for (const auto& [key, function] : facts_.functions) by_key.emplace(key, &function);
   const auto isConstructor = [&](Name function) {
     auto it = by_key.find(function);
-    return it != by_key.end() && it->second->kind == FunctionKind::kConstructor;
+    return it != by_key.end() &&
+           (it->second->kind == FunctionKind::kConstructor || isSetupByName(*it->second));
   };
   std::unordered_map<Name, std::vector<Name>> callers;
   for (const CallEdge& edge : facts_.call_edges) callers[edge.callee].push_back(edge.caller);
@@ -129,7 +130,21 @@ bool Program::releasesState(const std::string& function) const {
 }
 
 bool Program::setupOnly(const std::string& function) const {
-  return kindOf(function) == FunctionKind::kConstructor || setup_only_.count(function) > 0;
+  if (kindOf(function) == FunctionKind::kConstructor || setup_only_.count(function) > 0)
+    return true;
+  auto it = facts_.functions.find(function);
+  return it != facts_.functions.end() && isSetupByName(it->second);
+}
+
+bool isSetupByName(const FunctionFact& function) {
+  if (!isPythonSource(function.loc.file) || function.kind != FunctionKind::kMethod) return false;
+  std::string_view name = function.key;
+  name.remove_prefix(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
+  while (name.starts_with('_')) name.remove_prefix(1);
+  for (const std::string_view prefix : {"init", "setup", "set_up", "configure"}) {
+    if (name == prefix || (name.starts_with(prefix) && name[prefix.size()] == '_')) return true;
+  }
+  return name.starts_with("initiali") || name == "reset_parameters" || name.starts_with("build_");
 }
 
 std::vector<const CallEdge*> Program::selfCalls(const std::string& function) const {

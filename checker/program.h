@@ -11,6 +11,11 @@
 
 namespace memfloor::checker {
 
+// A Python method whose name says it sets the object up (`_init_buffers`, `setup`,
+// `initialize_state`, `reset_parameters`, `_configure_x`, `build_layers`): it runs while objects
+// are built or rebuilt, as a constructor does, whoever calls it.
+bool isSetupByName(const FunctionFact& function);
+
 class Program {
  public:
   explicit Program(Facts facts);
@@ -26,8 +31,9 @@ class Program {
   bool releasesDirectly(const std::string& function, const std::string& field) const;
   // `function` is a method that releases heavy fields of its object and assigns none.
   bool releasesState(const std::string& function) const;
-  // `function` runs only while objects are being built: it is a constructor, or it has callers in
-  // the program and each of them (or of a method it overrides) is setup-only.
+  // `function` runs only while objects are being built: it is a constructor or set up by name
+  // (isSetupByName), or it has callers in the program and each of them (or of a method it
+  // overrides) is setup-only.
   bool setupOnly(const std::string& function) const;
   // The calls `function` makes on its own object (`helper()`), one per callee.
   std::vector<const CallEdge*> selfCalls(const std::string& function) const;

@@ -12,6 +12,8 @@ using Releases = std::map<std::string, SourceLoc>;  // field -> first release, o
 struct MethodEvents {
   std::map<std::string, const FieldEvent*> assigned;  // field -> first assignment
   Releases released;
+  std::set<std::string> managed;  // fields it takes elements out of: it looks after them
+  SourceLoc last_assign;          // its last direct assignment
 };
 
 // What each method assigns and releases on its own object, directly.
@@ -19,11 +21,15 @@ std::map<std::string, MethodEvents> directEvents(const Program& program) {
   std::map<std::string, MethodEvents> methods;
   for (const FieldEvent& e : program.facts().events) {
     if (!e.through_this || program.kindOf(e.function) != FunctionKind::kMethod ||
-        isElementRemoval(e)) {
+        isInPlaceStore(e)) {
       continue;
     }
-    if (e.kind == EventKind::kAssign) {
+    if (isElementRemoval(e)) {
+      methods[e.function].managed.insert(e.field);
+    } else if (e.kind == EventKind::kAssign) {
       methods[e.function].assigned.try_emplace(e.field, &e);
+      SourceLoc& last = methods[e.function].last_assign;
+      if (!last.valid() || last < e.loc) last = e.loc;
     } else {
       methods[e.function].released.try_emplace(e.field, e.loc);
     }
@@ -101,13 +107,27 @@ void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out
   for (const auto& [helper, part] : only_part) {
     if (part) not_judged.insert(helper);
   }
+  // A method that stores into its object, or runs a method of its own, after its releases empties
+  // state to build it anew (a `train_batch` that resets its loss totals, then runs the schedule
+  // that fills them), it does not tear down.
+  for (const auto& [method, r] : released) {
+    if (r.empty()) continue;
+    SourceLoc last = r.begin()->second;
+    for (const auto& [field, at] : r) last = std::max(last, at);
+    const SourceLoc& assigned = methods[method].last_assign;
+    bool works_after = assigned.valid() && last < assigned;
+    for (const CallEdge* call : program.selfCalls(method)) works_after |= last < call->loc;
+    if (works_after) not_judged.insert(method);
+  }
   for (auto& [method, r] : released) methods[method].released = std::move(r);
   // The methods of each record, in the order of their keys: a releaser is compared with those of
   // its own record only, not with every method of the program.
   std::map<std::string, std::vector<const std::pair<const std::string, MethodEvents>*>> by_record;
   for (const auto& method : methods) by_record[recordOf(method.first)].push_back(&method);
   for (const auto& [releaser, r] : methods) {
-    if (static_cast<int>(r.released.size()) < min_released_ || not_judged.count(releaser)) {
+    // Set-up code that sets members to None as defaults before building them releases nothing.
+    if (static_cast<int>(r.released.size()) < min_released_ || not_judged.count(releaser) ||
+        program.setupOnly(releaser)) {
       continue;
     }
     std::set<std::string> reported;
@@ -118,7 +138,8 @@ void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out
       for (const auto& [field, event] : a.assigned) common += r.released.count(field) ? 1 : 0;
       if (common < min_released_) continue;
       for (const auto& [field, event] : a.assigned) {
-        if (r.released.count(field) || r.assigned.count(field) || !reported.insert(field).second) {
+        if (r.released.count(field) || r.assigned.count(field) || r.managed.count(field) ||
+            !reported.insert(field).second) {
           continue;
         }
         const std::string name = program.fieldName(field);

@@ -11,6 +11,9 @@ class UseAfterReleaseRule : public Rule {
   explicit UseAfterReleaseRule(const Config& config);
   const RuleInfo& info() const override;
   void check(const Program& program, std::vector<Finding>& out) const override;
+
+ private:
+  bool python_;  // report dereferences at Python sites (the configuration's mf004_python)
 };
 
 }  // namespace memfloor::checker

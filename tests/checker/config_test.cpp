@@ -86,6 +86,7 @@ TEST_CASE("toJson gives every key, and reads back as the same configuration", "[
                                       "mf001_min_belief_ratio",
                                       "mf003_min_released",
                                       "mf002_python",
+                                      "mf004_python",
                                       "python_heavy_name_patterns",
                                       "python_exclude"};
   for (const std::string& key : keys) {

@@ -127,7 +127,9 @@ TEST_CASE("An unguarded use that MF001 explains is one finding, with MF004 as it
   deref.handle = "self.manager";
   deref.loc = at("layer.py", kSiteLine);
   facts.derefs = {deref};
-  const std::vector<Finding> folded = runRules(facts, Config{});
+  Config config;
+  config.mf004_python = true;  // MF004 is opt-in at Python sites
+  const std::vector<Finding> folded = runRules(facts, config);
   REQUIRE(folded.size() == 1);
   CHECK(folded.front().rule == "MF001");
   REQUIRE(folded.front().related.size() == 3);  // the teacher's call, its release, the MF004
@@ -136,16 +138,23 @@ TEST_CASE("An unguarded use that MF001 explains is one finding, with MF004 as it
              Catch::StartsWith("'self.manager' is dereferenced in 'Layer.replay'") &&
                  Catch::EndsWith("[MF004]"));
   // With MF001 off, or on another line, MF004 is reported as before.
-  Config no_mf001;
+  Config no_mf001 = config;
   no_mf001.disabled_rules = {"MF001"};
   const std::vector<Finding> alone = runRules(facts, no_mf001);
   REQUIRE(alone.size() == 1);
   CHECK(alone.front().rule == "MF004");
   facts.derefs.front().loc.line = kSiteLine + 1;
-  const std::vector<Finding> apart = runRules(facts, Config{});
+  const std::vector<Finding> apart = runRules(facts, config);
   REQUIRE(apart.size() == 2);
   CHECK(apart[0].rule == "MF001");
   CHECK(apart[1].rule == "MF004");
+  // With the defaults MF004 says nothing at a Python site; MF001 still names the unguarded use
+  // and offers no fix-it, which would leave it to fail on None.
+  const std::vector<Finding> defaults = runRules(facts, Config{});
+  REQUIRE(defaults.size() == 1);
+  CHECK(defaults.front().rule == "MF001");
+  CHECK(defaults.front().fixits.empty());
+  CHECK_THAT(defaults.front().message, Catch::Contains("checks it for None"));
 }
 
 }  // namespace

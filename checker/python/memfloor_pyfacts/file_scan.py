@@ -14,6 +14,10 @@ from .heavy import HeavyNames, dotted
 from .raw import ClassRaw, FileFacts, Loc
 
 _CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "setUp", "setUpClass"})
+# The configured release methods that are C++ idioms: in Python `reset()`, `erase()` and the
+# others are ordinary methods of their classes (a C++ smart pointer's `reset()` empties it; a
+# Python object's may rebuild its state, or be a library's).
+_CPP_RELEASE_METHODS = frozenset({"reset", "pop_back", "pop_front", "pop", "erase"})
 
 
 class Settings:
@@ -24,7 +28,7 @@ class Settings:
         self.class_patterns = HeavyNames(config.get("heavy_type_patterns", []))
         self.heavy_types = set(config.get("heavy_types", []))
         self.light_types = set(config.get("light_types", []))
-        self.release_methods = set(config.get("release_methods", []))
+        self.release_methods = set(config.get("release_methods", [])) - _CPP_RELEASE_METHODS
         self.store_methods = set(config.get("store_methods", [])) | set(PY_STORE_METHODS)
 
 

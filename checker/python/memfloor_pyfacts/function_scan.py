@@ -8,7 +8,8 @@ import ast
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import cfg
-from .handles import LOCAL, PARAM, SELF, EffectWalker, Effects, Handle, Scope, tested
+from .handles import (IN_PLACE_IDIOMS, LOCAL, NULLING_IDIOMS, PARAM, SELF, EffectWalker, Effects,
+                      Handle, Scope, tested)
 from .function_locals import BodyNames
 from .heavy import dotted, light_value
 from .raw import Candidate, DerefRaw, EdgeRaw, EventRaw, FunctionRaw, Loc, SiteRaw
@@ -33,6 +34,7 @@ class FunctionScan:
             if extra is not None:
                 params.add(extra.arg)
         params.discard(self.self_name)
+        self.annotations = self._annotations(args)
         names = BodyNames(file, node.body, params)
         self.locals = names.locals
         self.escapes = names.escapes
@@ -50,6 +52,30 @@ class FunctionScan:
         self._first_calls: Optional[Dict[Tuple[str, str], Loc]] = None
 
     # -- names ----------------------------------------------------------------------------------
+
+    def _annotations(self, args: ast.arguments) -> Dict[str, Tuple[str, ...]]:
+        """Parameter -> the qualified classes its annotation names (`x: Node`, `x: Optional[Node]`,
+        `x: "Node"`, `x: Node | None`); the program decides which of them are its classes."""
+        found: Dict[str, Tuple[str, ...]] = {}
+        for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs):
+            if a.annotation is None:
+                continue
+            names = []
+            stack = [a.annotation]
+            while stack and len(names) < 4:
+                e = stack.pop()
+                if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                    names.append(e.value)
+                elif isinstance(e, ast.Subscript) and dotted(e.value) in ("Optional", "typing.Optional"):
+                    stack.append(e.slice)
+                elif isinstance(e, ast.BinOp) and isinstance(e.op, ast.BitOr):
+                    stack.extend((e.left, e.right))
+                elif dotted(e):
+                    names.append(dotted(e))
+            qualified = tuple(q for q in (self.f.qualify(n) for n in names) if q)
+            if qualified:
+                found[a.arg] = qualified
+        return found
 
     def _find_aliases(self) -> None:
         """A local always bound to the same attribute of an object that outlives the function
@@ -178,8 +204,11 @@ class FunctionScan:
             if any(r.key == h.key for r, _, _ in fx.releases):
                 return cfg.ALL
             bits = 0
-            for recv, method, _, certain in fx.calls:
-                if not certain or recv is None:
+            for recv, method, call, certain in fx.calls:
+                # A method that releases its object's state releases with no arguments: one that
+                # takes some (`x.combine(others)`) does more than drop what it holds.
+                if not certain or recv is None or getattr(call, "args", None) or \
+                        getattr(call, "keywords", None):
                     continue
                 kind = "self" if recv.key == h.key else "owner" if recv.key == parent else None
                 if kind is None:
@@ -252,15 +281,54 @@ class FunctionScan:
             for i, (kind, name) in enumerate(names):
                 if result >> i & 1:
                     candidates.append(Candidate(kind, name, self._first_call(recv, kind, name)))
+        # A release teaches "release after this call" only where the call is the object's last
+        # use: released later, after other calls on it, the call was one step of many (what
+        # precedes a cleanup at the end of a long method is no belief); and a call on it that
+        # comes next is the only call that can be its release.
+        released_later = direct or any(c.kind == "self" for c in candidates)
+        if released_later:
+            following = self._next_calls(node, recv)
+            if direct and following:
+                return
+            if not direct:
+                mine = [c for c in candidates if c.kind == "self"]
+                keep = [c for c in mine if following == {c.name}]
+                if mine and not keep and not any(c.kind == "owner" for c in candidates):
+                    return
+                candidates = [c for c in candidates if c.kind == "owner"] + keep
         info = self.locals.get(recv.text) if recv.root == LOCAL else None
         persistent = recv.root in (PARAM, "global") or (recv.root == SELF and not recv.is_self) or \
             (info is not None and (info.persistent or recv.text in self.escapes))
         heavy = self.f.heavy_name(recv.attr or recv.text) or (info is not None and info.heavy)
         fix_after, indent = self._fix_anchor(node.elem)
+        ctors = tuple(sorted(info.ctors)) if info else \
+            self.annotations.get(recv.text, ()) if recv.root == PARAM and recv.attr is None else ()
         self.f.sites.append(SiteRaw(
             self.key, self.cls, method, recv.text, recv.attr, recv.through_self,
-            recv.root, persistent, tuple(sorted(info.ctors)) if info else (), heavy,
+            recv.root, persistent, ctors, heavy,
             self.f.loc(call), direct, event, idiom, candidates, fix_after, indent))
+
+    def _next_calls(self, start: cfg.Node, h: Handle) -> Set[str]:
+        """The methods called on `h` first after `start`, on the paths that reach one before a
+        release of `h` (a release ends a path; reading an attribute of `h` is no call)."""
+        found: Set[str] = set()
+        frontier = [s for p in self.graph.positions.get(start.elem, [start]) for s in p.succ]
+        seen: Set[int] = set()
+        while frontier:
+            n = frontier.pop()
+            if n.index in seen:
+                continue
+            seen.add(n.index)
+            fx = self.node_fx[n.index]
+            if fx is not None and n.elem is not start.elem:
+                if any(r.key == h.key for r, _, _ in fx.releases):
+                    continue
+                called = {m for r, m, _, _ in fx.calls if r is not None and r.key == h.key}
+                if called:
+                    found |= called
+                    continue
+            frontier.extend(n.succ)
+        return found
 
     def _nearest_release(self, start: cfg.Node, h: Handle) -> Tuple[Optional[Loc], str]:
         frontier = list(start.succ)
@@ -343,7 +411,10 @@ class FunctionScan:
             fx = self.node_fx[n.index]
             if fx is None:
                 return 0
-            if any(a.key == h.key for a, _, _, _ in fx.assigns):
+            # Any store of a value assigns (`= []` too); a store into an element or in place
+            # (`h[k] = v`, `h += v`) uses what is there.
+            if any(a.key == h.key and idiom not in IN_PLACE_IDIOMS for a, idiom, _, _ in fx.assigns) \
+                    or any(r.key == h.key and idiom not in NULLING_IDIOMS for r, idiom, _ in fx.releases):
                 return cfg.ALL
             if n.kind == cfg.CONDITION and any(t.key == h.key for t in fx.tests):
                 return cfg.ALL

@@ -17,6 +17,11 @@ PY_STORE_METHODS = ("append", "extend", "insert", "add", "update", "setdefault",
 # Calls that take one element out: the container is managed (MF002), but not released (MF001).
 REMOVAL_METHODS = frozenset({"pop", "popitem", "popleft", "remove", "discard"})
 REMOVAL_IDIOMS = frozenset({"del []"} | {"." + m + "()" for m in REMOVAL_METHODS})
+# Releases that leave the handle None (a later dereference fails); `= []` and the other empty
+# values are releases too, but they leave an object to use.
+NULLING_IDIOMS = frozenset({"= None", "del", "setattr = None"})
+# Stores that write into the object the handle holds rather than binding a new one.
+IN_PLACE_IDIOMS = frozenset({"[] = value", "+= value"})
 
 
 class Handle:

@@ -22,6 +22,24 @@ pin_memory expand expand_as repeat transpose permute flatten unflatten unsqueeze
 new_zeros new_ones new_full new_tensor narrow matmul type_as masked_fill index_select softmax
 """.split())
 _TORCH_MODULES = ("torch", "torch.nn.functional")
+# Methods of Python's builtin types (dict, list, set, str, bytes), of tensors and of the standard
+# library's synchronisation objects (futures, events, queues, threads, streams). A call of one of
+# these names on an object whose class the code does not show is the builtin's or the library's,
+# not a program method of the same name: a program class that defines `values()` does not make
+# every `d.values()` a use of it (docs/checker.md, "Receivers and their classes").
+LIBRARY_METHODS = frozenset(n for n in dir(dict) + dir(list) + dir(set) + dir(str) + dir(bytes) + """
+view view_as reshape reshape_as to cuda cpu detach detach_ clone contiguous size numel dim item
+tolist numpy float half bfloat16 double int long bool type type_as sum mean max min norm abs
+copy_ zero_ fill_ add_ mul_ div_ sub_ record_stream data_ptr untyped_storage storage
+is_contiguous element_size nelement expand expand_as repeat permute transpose flatten unflatten
+squeeze unsqueeze narrow split chunk t masked_fill index_select gather scatter_ backward
+register_hook requires_grad_ retain_grad new_empty new_zeros new_ones new_full new_tensor
+pin_memory is_pinned set_ resize_ share_memory_ apply_ map_
+result done cancel cancelled running exception add_done_callback set_result set_exception wait
+is_set set synchronize query record wait_stream wait_event join start is_alive run put get
+put_nowait get_nowait task_done qsize empty full acquire release locked notify notify_all
+close flush read write seek tell send recv
+""".split() if not n.startswith("__"))
 
 
 class HeavyNames:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .file_scan import Settings
+from .handles import NULLING_IDIOMS
+from .heavy import LIBRARY_METHODS
 from .json_stream import Items, Members
 from .raw import Candidate, ClassRaw, FileFacts, FunctionRaw, Loc, SiteRaw
 
 FACTS_SCHEMA = "memfloor.facts/1"
-_NULLING = ("= None", "del", "setattr = None")
 _MAX_DEPTH = 16
 
 
@@ -50,6 +51,34 @@ class Program:
         self._shared = self._shared_owners()
         self._owners: Dict[Tuple[str, str], str] = {}  # (class, attribute) -> owner(class, attribute)
         self._judge()
+        # Field key -> the program classes its stores construct (`self.node = Node(...)`).
+        self.field_classes: Dict[str, Set[str]] = {}
+        for f in files:
+            for e in f.events:
+                if e.kind != "assign":
+                    continue
+                for c in e.ctors:
+                    q = self.resolve(c)
+                    if q in self.classes:
+                        key = self.field_key(e.cls, e.attr, e.through_self)[0]
+                        self.field_classes.setdefault(key, set()).add(q)
+        self._hierarchy_of: Dict[str, Optional[str]] = {}
+        # A field no store types takes its class from the methods called on it where each names
+        # one hierarchy (`self.experts.post_forward_comm()`): the most derived of those classes,
+        # when the others are its bases.
+        called: Dict[str, Set[str]] = {}
+        for f in files:
+            for s in f.sites:
+                if s.through_self and s.attr is not None:
+                    key = self.field_key(s.cls, s.attr, True)[0]
+                    if key not in self.field_classes:
+                        cls = self.hierarchy_of(s.method)
+                        if cls is not None:
+                            called.setdefault(key, set()).add(cls)
+        for key, classes in called.items():
+            derived = [c for c in classes if all(o in self.mro(c) for o in classes)]
+            if len(derived) == 1:
+                self.field_classes[key] = set(derived)
         # (field, method) of the calls through `self` that some method of the hierarchy releases
         # the field after. Such a call is a use of that field whether or not the program defines
         # the method (the commit of an offload interface from another package): the belief is
@@ -58,7 +87,7 @@ class Program:
             (self.field_key(s.cls, s.attr, True)[0], s.method)
             for f in files for s in f.sites
             if s.direct and s.through_self and s.attr is not None and not self._idiom(s.method)
-            and self.site_heavy(s)}
+            and s.method not in LIBRARY_METHODS and self.site_heavy(s)}
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -111,9 +140,6 @@ class Program:
             if key is not None:
                 return key
         return None
-
-    def methods_named(self, name: str) -> List[str]:
-        return [self.classes[c].methods[name] for c in self.definers.get(name, [])]
 
     def owner(self, cls: Optional[str], attr: str) -> Optional[str]:
         """The class whose field `attr` of an object of `cls` is: the most basic one that stores
@@ -188,7 +214,7 @@ class Program:
         for key, e in keyed:
             if e.kind == "release":
                 self.released.add(key)
-                if e.idiom in _NULLING:
+                if e.idiom in NULLING_IDIOMS:
                     self.nulled.add(key)
             if e.light:
                 light.add(key)
@@ -228,6 +254,57 @@ class Program:
         classes = self.definers.get(name, [])
         return bool(classes) and all(self.heavy_class.get(c, False) for c in classes)
 
+    # -- receivers ------------------------------------------------------------------------------
+
+    def _one_class(self, names: Iterable[str]) -> Optional[str]:
+        """The program class that `names` (qualified, as written) resolve to, when they name one
+        hierarchy: the most basic of them (several unrelated classes: None)."""
+        found = {q for q in (self.resolve(n) for n in names) if q in self.classes}
+        basic = [c for c in found if all(c in self.mro(o) for o in found)]
+        return basic[0] if len(basic) == 1 else None
+
+    def hierarchy_of(self, method: str) -> Optional[str]:
+        """The class whose method `method` is wherever it is called on an object the code does not
+        type: the most basic definer, when every program class that defines it is that class or
+        derives from it, and no builtin or library type has a method of that name."""
+        if method in self._hierarchy_of:
+            return self._hierarchy_of[method]
+        answer = None
+        definers = self.definers.get(method, [])
+        if definers and method not in LIBRARY_METHODS:
+            basic = [c for c in definers if all(c in self.mro(o) for o in definers)]
+            answer = basic[0] if len(basic) == 1 else None
+        self._hierarchy_of[method] = answer
+        return answer
+
+    def receiver_class(self, s: SiteRaw) -> Optional[str]:
+        """The program class of a call's receiver, where the code shows it: `self`, a local made by
+        a program class, a parameter annotated with one, an attribute whose every store constructs
+        one; else the one hierarchy that defines the method (`hierarchy_of`)."""
+        if s.root == "self" and s.attr is None:
+            return s.cls if s.cls in self.classes else None
+        found = None
+        if s.attr is None:
+            found = self._one_class(s.ctors)
+        else:
+            key = self.field_key(s.cls, s.attr, s.through_self)[0]
+            if s.through_self and key in self.field_classes:
+                found = self._one_class(self.field_classes[key])
+        if found is not None and self.find_method(found, s.method) is not None:
+            return found
+        return self.hierarchy_of(s.method)
+
+    def method_key(self, s: SiteRaw) -> str:
+        """The site's method for its beliefs: `Root.m`, the most basic class of the receiver's
+        that defines it, where the receiver's class is known; else `*.m`, which keys a belief by
+        the field alone (an attribute's call of a method the code cannot place)."""
+        cls = self.receiver_class(s)
+        if cls is not None:
+            for c in reversed(self.mro(cls)):
+                if s.method in self.classes[c].methods:
+                    return c + "." + s.method
+        return "*." + s.method
+
     def _idiom(self, method: str) -> bool:
         return method in self.settings.release_methods or method in self.settings.store_methods
 
@@ -241,7 +318,9 @@ class Program:
             return self.find_method(s.cls, s.method) is not None and self.site_heavy(s)
         taught = s.through_self and s.attr is not None and \
             (self.field_key(s.cls, s.attr, True)[0], s.method) in self.taught
-        return (s.method in self.definers or taught) and self.site_heavy(s)
+        # A program method only where the receiver's class has it: `d.values()` on an object the
+        # code does not type is dict's, whatever program class also defines `values()`.
+        return (taught or self.receiver_class(s) is not None) and self.site_heavy(s)
 
     def site_heavy(self, s: SiteRaw) -> bool:
         if s.root == "self" and s.attr is None:
@@ -327,11 +406,14 @@ class FactsWriter:
                    "through_this": e.through_self, "loc": _loc(f.file, e.loc),
                    "per_call": e.per_call or e.kind == "release"}
 
-    def _expand(self, c: Candidate, cls: Optional[str], on_class: bool) -> List[str]:
-        if on_class:
-            k = self.p.find_method(cls, c.name)
-            return [k] if k else []
-        return self.p.methods_named(c.name)
+    def _expand(self, c: Candidate, cls: Optional[str]) -> List[str]:
+        """The method a candidate call runs: that of `cls`, the receiver's class where known,
+        else of the one hierarchy that defines the name; never every method of that name (one
+        class's `combine()` that drops its state releases nothing of another's)."""
+        if cls is None:
+            cls = self.p.hierarchy_of(c.name)
+        k = self.p.find_method(cls, c.name) if cls else None
+        return [k] if k else []
 
     def _calls(self, f: FileFacts, met: Tuple[int, int]):
         p = self.p
@@ -340,10 +422,10 @@ class FactsWriter:
                 continue
             field = self._field(s.cls, s.attr, s.through_self, f.file, s.loc, met) if s.attr else ""
             candidates = []
+            receiver = p.receiver_class(s)
             for c in s.candidates:
-                on_class = (c.kind == "self" and s.root == "self" and s.attr is None) or \
-                    (c.kind == "owner" and s.through_self)
-                for method in self._expand(c, s.cls, on_class):
+                cls = (receiver if c.kind == "self" else s.cls if s.through_self else None)
+                for method in self._expand(c, cls):
                     candidates.append({"method": method, "field": field if c.kind == "owner" else "",
                                        "name": c.name, "all_paths": True, "loc": _loc(f.file, c.loc),
                                        "checked_paths": False})
@@ -352,7 +434,7 @@ class FactsWriter:
             is_self = s.root == "self" and s.attr is None
             display = (p.classes[s.cls].name + "." + s.method) if is_self and s.cls in p.classes \
                 else s.method
-            yield {"method": "*." + s.method, "method_display": display,
+            yield {"method": p.method_key(s), "method_display": display,
                    "receiver_record": s.cls if is_self and s.cls else "", "field": field,
                    "function": s.function, "handle": s.text, "handle_is_pointer": True,
                    "persistent": persistent and not is_self, "loc": _loc(f.file, s.loc),
@@ -370,7 +452,7 @@ class FactsWriter:
             self._field(d.cls, d.attr, d.through_self, f.file, d.loc, met)
             candidates = []
             for c in d.candidates:
-                for method in self._expand(c, d.cls, d.through_self):
+                for method in self._expand(c, d.cls if d.through_self else None):
                     candidates.append({"method": method, "field": key, "name": c.name,
                                        "all_paths": c.all_paths, "loc": _loc(f.file, c.loc),
                                        "checked_paths": c.checked})

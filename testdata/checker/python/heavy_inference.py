@@ -27,13 +27,23 @@ class Computed:
     def __init__(self, a, b):
         self.product = torch.matmul(a, b) + 1  # heavy: arithmetic on a torch op
 
-    def drain(self):
+    def collect(self):
         return self.product
 
 
 class Wrapper:
     def __init__(self, x, device):
         self.inner = Moved(x, device)  # heavy: an instance of a heavy class
+
+    def drain(self):
+        return self.inner
+
+
+class Sink:
+    """Another class with a `drain` method."""
+
+    def __init__(self):
+        self.inner = torch.zeros(4)
 
     def drain(self):
         return self.inner
@@ -59,9 +69,18 @@ class User:
         self.moved.flush()  # expect: MF001{{'self.moved' keeps its device memory after 'flush'}}
         self.wrapper.drain()  # expect: MF001
 
+    # `collect` is Computed's alone: whatever holder is, its part is a Computed, which is heavy.
     def by_method(self, holder):
-        holder.computed_part.drain()  # expect: MF001{{'holder.computed_part' keeps}}
+        holder.computed_part.collect()  # expect: MF001{{'holder.computed_part' keeps}}
 
     def teach_by_method(self, holder):
-        holder.computed_part.drain()
+        holder.computed_part.collect()
         holder.computed_part = None
+
+    # `drain` is Wrapper's and Sink's: the part's class is not known, so no belief applies.
+    def by_ambiguous_method(self, holder):
+        holder.other_part.drain()
+
+    def teach_by_ambiguous_method(self, holder):
+        holder.other_part.drain()
+        holder.other_part = None

@@ -4,7 +4,7 @@
 # Each positive sits beside a negative of the same shape. As in the framework, the offload
 # interface comes from a package that is not checked here: no class of this program defines
 # `commit`, and the release after it in the hierarchy is what makes it a use of `self.manager`.
-# config: {"mf002_python": true}
+# config: {"mf002_python": true, "mf004_python": true}
 import torch
 from offload_package import OffloadInterface
 

@@ -9,18 +9,33 @@ import tempfile
 import torch
 
 
+class Stage:
+    def __init__(self):
+        self.tensor = torch.zeros(4)
+
+    def total(self):
+        return self.tensor.sum()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 class Storage:
     def __init__(self):
         self._buffer = None
-        self.stage = torch.zeros(4)
+        self.stage = Stage()
 
     def write(self, content):
         if self._buffer is None:
             self._buffer = io.BytesIO()
         self._buffer.write(content)
 
+    # `seek` is a file's (a library method): what flush() does after it teaches nothing.
     def seek(self, offset):
-        return self._buffer.seek(offset)  # expect: MF001{{'self._buffer' keeps its device memory after 'seek' in 'Storage.seek'}}
+        return self._buffer.seek(offset)
 
     def read(self):
         return self._buffer.read()
@@ -31,12 +46,12 @@ class Storage:
         self._buffer = None
 
     def teacher(self):
-        self.stage.sum()
+        self.stage.total()
         self.stage = None
 
     def attribute_as_manager(self):
         with self.stage as stage:
-            stage.sum()  # expect: MF001{{'self.stage' keeps its device memory after 'sum'}}
+            stage.total()  # expect: MF001{{'self.stage' keeps its device memory after 'total'}}
 
 
 def upload(buffer):

@@ -1,6 +1,6 @@
 # MF004: a heavy attribute that is released somewhere is dereferenced without a null check or an
 # assignment before it on every path. Every kind of guard sits next to an unguarded use.
-# config: {"disabled_rules": ["MF001", "MF002"]}
+# config: {"disabled_rules": ["MF001", "MF002"], "mf004_python": true}
 import torch
 
 
