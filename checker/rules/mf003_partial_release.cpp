@@ -1,6 +1,7 @@
 // MF003 partial release.
 #include "checker/rules/mf003_partial_release.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -65,6 +66,51 @@ class HelperReleases {
   std::set<std::string> active_;
 };
 
+std::string withoutUnderscores(std::string name) {
+  name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+  return name;
+}
+
+// Python: a method releases a member that nothing assigns, while its class assigns one of the same
+// name but for its underscores (`epoch_output` and `_epoch_output`). A rename left the release
+// behind, and the member it meant is kept. The front end emits such pairs only.
+void reportStaleReleases(const Program& program, const RuleInfo& info, std::vector<Finding>& out) {
+  const Facts& facts = program.facts();
+  std::map<std::string, const FieldEvent*> first_assign;
+  for (const FieldEvent& e : facts.events) {
+    if (e.kind == EventKind::kAssign) first_assign.try_emplace(e.field, &e);
+  }
+  std::set<std::pair<std::string, std::string>> reported;
+  for (const FieldEvent& e : facts.events) {
+    if (e.kind != EventKind::kRelease || !e.through_this || !isNulling(e) ||
+        !isPythonSource(e.loc.file) || first_assign.count(e.field) ||
+        program.setupOnly(e.function) || !reported.emplace(e.function, e.field).second) {
+      continue;
+    }
+    const auto released = facts.fields.find(e.field);
+    if (released == facts.fields.end()) continue;
+    for (const auto& [key, meant] : facts.fields) {
+      const auto assigned = first_assign.find(key);
+      if (key == e.field || assigned == first_assign.end() ||
+          meant.record != released->second.record ||
+          withoutUnderscores(meant.name) != withoutUnderscores(released->second.name)) {
+        continue;
+      }
+      Finding f;
+      f.rule = info.id;
+      f.loc = e.loc;
+      f.function = program.displayOf(e.function);
+      f.field = meant.name;
+      f.message = "'" + f.function + "' releases '" + released->second.name +
+                  "', which nothing assigns, and keeps '" + meant.name + "', assigned by '" +
+                  program.displayOf(assigned->second->function) + "': a name left by a rename?";
+      f.related.push_back({assigned->second->loc, "'" + meant.name + "' is assigned here"});
+      out.push_back(std::move(f));
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 PartialReleaseRule::PartialReleaseRule(const Config& config)
@@ -78,6 +124,7 @@ const RuleInfo& PartialReleaseRule::info() const {
 }
 
 void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out) const {
+  reportStaleReleases(program, info(), out);
   const auto recordOf = [&](const std::string& function) {
     auto it = program.facts().functions.find(function);
     return it == program.facts().functions.end() ? std::string() : it->second.record;

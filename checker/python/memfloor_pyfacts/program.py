@@ -51,6 +51,8 @@ class Program:
         self._shared = self._shared_owners()
         self._owners: Dict[Tuple[str, str], str] = {}  # (class, attribute) -> owner(class, attribute)
         self._judge()
+        for released, meant in self._stale_releases().items():
+            self.heavy_field.update((released, meant))  # their events go to the rules (MF003)
         # Field key -> the program classes its stores construct (`self.node = Node(...)`).
         self.field_classes: Dict[str, Set[str]] = {}
         for f in files:
@@ -242,6 +244,45 @@ class Program:
             if not changed:
                 break
         self.heavy_names = {k.rpartition(".")[2] for k in self.heavy_field}
+
+    def _stale_releases(self) -> Dict[str, str]:
+        """Field key of a release -> that of the member it most likely meant. A method releases
+        `self.x` (None or del) where nothing in the classes an object of its class combines, nor
+        any store on another object, assigns `x`, and one of those classes assigns a member whose
+        name is `x`'s but for its underscores (`epoch_output` for `_epoch_output`): what a rename
+        left behind, and the member it meant is kept. A name the classes define as a method (a
+        property whose setter stores `_x`) is no stale release."""
+        assigned: Dict[str, Set[str]] = {}
+        elsewhere: Set[str] = set()
+        for f in self.files:
+            for e in f.events:
+                if e.kind == "assign":
+                    if e.through_self and e.cls:
+                        assigned.setdefault(e.cls, set()).add(e.attr)
+                    else:
+                        elsewhere.add(e.attr)
+        subclasses: Dict[str, Set[str]] = {}
+        for c in self.classes:
+            for b in self.mro(c)[1:]:
+                subclasses.setdefault(b, set()).add(c)
+        found: Dict[str, str] = {}
+        for f in self.files:
+            for e in f.events:
+                if e.kind != "release" or not e.through_self or e.cls not in self.classes or \
+                        e.idiom not in NULLING_IDIOMS or e.attr in elsewhere:
+                    continue
+                combined: Set[str] = set()
+                for c in {e.cls} | subclasses.get(e.cls, set()):
+                    combined.update(self.mro(c))
+                names = set().union(*(assigned.get(c, set()) for c in combined))
+                if e.attr in names or any(e.attr in self.classes[c].methods for c in combined):
+                    continue
+                bare = e.attr.replace("_", "")
+                meant = sorted(a for a in names if a != e.attr and a.replace("_", "") == bare)
+                if meant:
+                    found[self.field_key(e.cls, e.attr, True)[0]] = \
+                        self.field_key(e.cls, meant[0], True)[0]
+        return found
 
     def _heavy_ctor(self, ctors: Iterable[str]) -> bool:
         for c in ctors:
