@@ -1,8 +1,6 @@
 # Seed 000 in Python: the hyper-connection layer's fused post-MLP step calls group_offload() on the
 # layer's MLP-norm manager and, unlike the base class, never clears it (MF001). The replay path
-# that resumes the post-MLP step dereferences it unguarded too: MF001 there as well, and no fix-it
-# on either (the release alone would make that use fail on None: the finding says so; MF004, opt-in
-# in Python, would be its note).
+# that resumes the post-MLP step dereferences it unguarded too: MF001, no fix-it (it says the guard).
 import torch
 
 
