@@ -367,6 +367,8 @@ class FunctionScan:
         if rest and not rest.startswith(b"#"):
             return None, ""  # `a(); b()`: no safe place for a line of its own
         first = self.f.line_text(elem.lineno)
+        if first[:elem.col_offset].rstrip().endswith(b":"):
+            return None, ""  # `if c: call()`: a line at the `if`'s indentation would run always
         indent = first[:len(first) - len(first.lstrip())].decode("utf-8", "replace")
         end = len(line) if rest else elem.end_col_offset  # after a trailing comment, not before
         return self.f.loc_at(elem.end_lineno, end), indent

@@ -80,7 +80,8 @@ class FrontEnd(unittest.TestCase):
 
     def test_fix_anchor_is_after_the_statement_and_its_comment(self):
         source = ("class A:\n    def f(self):\n        self.manager.use()  # note\n"
-                  "        self.manager.use(); other()\n    def use(self):\n        pass\n")
+                  "        self.manager.use(); other()\n"
+                  "        if other(): self.manager.use()\n    def use(self):\n        pass\n")
         path = self.write("fix.py", "import torch\n" + source)
         calls = collect([path], CONFIG, 1, [])["facts"]["calls"]
         lines = open(path, "rb").read().split(b"\n")
@@ -90,6 +91,8 @@ class FrontEnd(unittest.TestCase):
         self.assertEqual("        ", first["fix_indent"])
         second = next(c for c in calls if c["loc"]["line"] == 5)
         self.assertEqual(0, second["fix_after"]["line"])  # `a(); b()`: no line of its own
+        third = next(c for c in calls if c["loc"]["line"] == 6)
+        self.assertEqual(0, third["fix_after"]["line"])  # `if c: a()`: the line would run always
 
     def test_mutated_sources_are_named_or_read_never_crash(self):
         seeds = os.path.join(os.path.dirname(__file__), "..", "..", "..", "testdata", "checker", "python")
