@@ -189,9 +189,7 @@ void ReleaseAfterUseRule::check(const Program& program, std::vector<Finding>& ou
     if (teacher == nullptr && !terminal) continue;
     const Program::Release release =
         teacher ? program.releaseOf(teacher->released) : Program::Release{};
-    // A Python name (a local, a parameter, a loop variable) set to None frees nothing while
-    // another owner keeps its object: only a release of the object itself (a method that drops
-    // its state, `.clear()`, its storage resized to 0) acts on what the name holds.
+    // Kept by design until the class's next stage releases it.
     if (teacher != nullptr && releasedInLaterStage(program, *site, release)) continue;
     Finding f;
     f.rule = info().id;
@@ -216,10 +214,11 @@ void ReleaseAfterUseRule::check(const Program& program, std::vector<Finding>& ou
     const DerefSite* unguarded = unguardedUse(program, *site);
     if (unguarded != nullptr) {
       // The release alone would leave a dereference that fails on None: say both in words.
-      f.message +=
-          "; release it ('" + statement + "') once '" + program.displayOf(unguarded->function) +
-          "' checks it for None before its use at line " + std::to_string(unguarded->loc.line);
-      if (!(unguarded->loc == site->loc) && unguarded->loc.line != site->loc.line) {
+      f.message += "; release it ('" + statement + "') once '" +
+                   program.displayOf(unguarded->function) +
+                   "' checks it for None before its use at " + unguarded->loc.file + ":" +
+                   std::to_string(unguarded->loc.line);
+      if (unguarded->loc.file != site->loc.file || unguarded->loc.line != site->loc.line) {
         f.related.push_back(
             {unguarded->loc, "'" + unguarded->handle + "' is used here with no None check"});
       }
