@@ -102,6 +102,11 @@ std::string Program::displayOf(const std::string& function) const {
   return it == facts_.functions.end() ? function : it->second.display;
 }
 
+std::string Program::recordOf(const std::string& function) const {
+  auto it = facts_.functions.find(function);
+  return it == facts_.functions.end() ? std::string() : it->second.record;
+}
+
 std::string Program::fieldName(const std::string& field) const {
   auto it = facts_.fields.find(field);
   return it == facts_.fields.end() ? field : it->second.name;

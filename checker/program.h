@@ -23,6 +23,7 @@ class Program {
   const Facts& facts() const { return facts_; }
   FunctionKind kindOf(const std::string& function) const;  // kFunction when unknown
   std::string displayOf(const std::string& function) const;
+  std::string recordOf(const std::string& function) const;  // empty for a free or unknown function
   std::string fieldName(const std::string& field) const;
   std::string shortRecord(const std::string& record) const;  // without namespaces
 

@@ -73,20 +73,15 @@ const DerefSite* unguardedUse(const Program& program, const CallSite& site) {
   return nullptr;
 }
 
-std::string recordOf(const Program& program, const std::string& function) {
-  auto it = program.facts().functions.find(function);
-  return it == program.facts().functions.end() ? std::string() : it->second.record;
-}
-
 // Another method of the site's own class releases the field in the teacher's form without making
 // the site's call: a later stage of the same protocol (a `combine_postprocess` that takes the
 // output the `combine` step left) does the release, so the site keeps the object by design.
 bool releasedInLaterStage(const Program& program, const CallSite& site,
                           const Program::Release& release) {
-  const std::string record = recordOf(program, site.function);
+  const std::string record = program.recordOf(site.function);
   if (site.field.empty() || record.empty()) return false;
   const auto sameClass = [&](const std::string& function) {
-    return function != site.function && recordOf(program, function) == record &&
+    return function != site.function && program.recordOf(function) == record &&
            !program.setupOnly(function);
   };
   // A helper its own class calls (`drop()` after the use) is part of a release, not a stage.

@@ -125,10 +125,6 @@ const RuleInfo& PartialReleaseRule::info() const {
 
 void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out) const {
   reportStaleReleases(program, info(), out);
-  const auto recordOf = [&](const std::string& function) {
-    auto it = program.facts().functions.find(function);
-    return it == program.facts().functions.end() ? std::string() : it->second.record;
-  };
   std::map<std::string, MethodEvents> methods = directEvents(program);
   HelperReleases closure(program, methods);
   std::map<std::string, Releases> released;
@@ -147,7 +143,7 @@ void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out
     const bool on_self = call.on_this && caller != released.end();
     if (on_self && caller->second.size() == helper->second.size()) not_judged.insert(call.caller);
     const bool part = on_self && caller->second.size() > helper->second.size() &&
-                      recordOf(call.caller) == recordOf(call.callee);
+                      program.recordOf(call.caller) == program.recordOf(call.callee);
     bool& only = only_part.try_emplace(call.callee, true).first->second;
     only = only && part;
   }
@@ -170,7 +166,7 @@ void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out
   // The methods of each record, in the order of their keys: a releaser is compared with those of
   // its own record only, not with every method of the program.
   std::map<std::string, std::vector<const std::pair<const std::string, MethodEvents>*>> by_record;
-  for (const auto& method : methods) by_record[recordOf(method.first)].push_back(&method);
+  for (const auto& method : methods) by_record[program.recordOf(method.first)].push_back(&method);
   for (const auto& [releaser, r] : methods) {
     // Set-up code that sets members to None as defaults before building them releases nothing.
     if (static_cast<int>(r.released.size()) < min_released_ || not_judged.count(releaser) ||
@@ -178,7 +174,7 @@ void PartialReleaseRule::check(const Program& program, std::vector<Finding>& out
       continue;
     }
     std::set<std::string> reported;
-    for (const auto* method : by_record[recordOf(releaser)]) {
+    for (const auto* method : by_record[program.recordOf(releaser)]) {
       const auto& [assigner, a] = *method;
       if (assigner == releaser) continue;
       int common = 0;

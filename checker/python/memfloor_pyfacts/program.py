@@ -300,8 +300,12 @@ class Program:
     def _one_class(self, names: Iterable[str]) -> Optional[str]:
         """The program class that `names` (qualified, as written) resolve to, when they name one
         hierarchy: the most basic of them (several unrelated classes: None)."""
-        found = {q for q in (self.resolve(n) for n in names) if q in self.classes}
-        basic = [c for c in found if all(c in self.mro(o) for o in found)]
+        return self._most_basic({q for q in (self.resolve(n) for n in names) if q in self.classes})
+
+    def _most_basic(self, classes: Iterable[str]) -> Optional[str]:
+        """The one class of `classes` that every other derives from, if there is one."""
+        classes = list(classes)
+        basic = [c for c in classes if all(c in self.mro(o) for o in classes)]
         return basic[0] if len(basic) == 1 else None
 
     def hierarchy_of(self, method: str) -> Optional[str]:
@@ -313,8 +317,7 @@ class Program:
         answer = None
         definers = self.definers.get(method, [])
         if definers and method not in LIBRARY_METHODS:
-            basic = [c for c in definers if all(c in self.mro(o) for o in definers)]
-            answer = basic[0] if len(basic) == 1 else None
+            answer = self._most_basic(definers)
         self._hierarchy_of[method] = answer
         return answer
 
@@ -335,11 +338,11 @@ class Program:
             return found
         return self.hierarchy_of(s.method)
 
-    def method_key(self, s: SiteRaw) -> str:
+    def method_key(self, s: SiteRaw, cls: Optional[str]) -> str:
         """The site's method for its beliefs: `Root.m`, the most basic class of the receiver's
         that defines it, where the receiver's class is known; else `*.m`, which keys a belief by
-        the field alone (an attribute's call of a method the code cannot place)."""
-        cls = self.receiver_class(s)
+        the field alone (an attribute's call of a method the code cannot place). `cls` is the
+        receiver's class (receiver_class)."""
         if cls is not None:
             for c in reversed(self.mro(cls)):
                 if s.method in self.classes[c].methods:
@@ -475,7 +478,7 @@ class FactsWriter:
             is_self = s.root == "self" and s.attr is None
             display = (p.classes[s.cls].name + "." + s.method) if is_self and s.cls in p.classes \
                 else s.method
-            yield {"method": p.method_key(s), "method_display": display,
+            yield {"method": p.method_key(s, receiver), "method_display": display,
                    "receiver_record": s.cls if is_self and s.cls else "", "field": field,
                    "function": s.function, "handle": s.text, "handle_is_pointer": True,
                    "persistent": persistent and not is_self, "loc": _loc(f.file, s.loc),
