@@ -37,7 +37,7 @@ for elf in "${elves[@]}"; do
     fi
   done < <(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 done
-if objdump -T "${elves[@]}" | grep -q 'GLIBCXX_\|CXXABI_'; then
+if objdump -T "${elves[@]}" | grep 'GLIBCXX_\|CXXABI_' >/dev/null; then
   echo "build-wheel: a carried binary links the system's libstdc++" >&2
   exit 1
 fi

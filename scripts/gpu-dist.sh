@@ -9,7 +9,7 @@ targets=(memfloor memfloor_hook memfloor_runtime_hook_tests memfloor_alloc_paths
          memfloor_hook_bench memfloor_min_consumer memfloor_lifecycle memfloor_companion
          memfloor_frames_probe)
 model=""
-if cmake --build "$BUILD" --target help 2>/dev/null | grep -q '^reference_model: '; then
+if cmake --build "$BUILD" --target help 2>/dev/null | grep '^reference_model: ' >/dev/null; then
   targets+=(reference_model)
   model="$BUILD/reference_model/reference_model"
 fi

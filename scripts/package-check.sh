@@ -32,12 +32,14 @@ for part in bin/memfloor "${hook[@]}" share/memfloor/companion/sitecustomize.py 
 done
 mapfile -t elves < <(find "$prefix" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
 for elf in "${elves[@]}"; do
-  if readelf -d "$elf" | grep -Eq '\((RPATH|RUNPATH)\)'; then
+  if readelf -d "$elf" | grep -E '\((RPATH|RUNPATH)\)' >/dev/null; then
     fail "${elf#"$prefix"/} has an RPATH: $(readelf -d "$elf" | grep -E 'RPATH|RUNPATH')"
   fi
   # The loaded sections only: debug information names the folders, and is never read.
   for section in .dynstr .rodata .data; do
-    if readelf -p "$section" "$elf" 2>/dev/null | grep -qF -e "$build" -e "$PWD/"; then
+    # grep reads to the end (no -q): a grep that stops at the first match fails readelf with
+    # SIGPIPE, and under pipefail the match reads as none.
+    if readelf -p "$section" "$elf" 2>/dev/null | grep -aF -e "$build" -e "$PWD/" >/dev/null; then
       fail "${elf#"$prefix"/} names the build folder or the sources in $section"
     fi
   done
