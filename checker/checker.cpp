@@ -12,6 +12,7 @@
 #include "checker/text_output.h"
 #include "common/error.h"
 #include "common/output_file.h"
+#include "common/printable.h"
 
 namespace memfloor::checker {
 namespace {
@@ -66,7 +67,9 @@ int finishCheck(Facts facts, const Config& config, const CheckOptions& options,
   }
   if (options.fix)
     err << "memfloor-check: applied " << applyFixits(outcome.findings) << " fix-its\n";
-  for (const std::string& e : unit_errors) err << "memfloor-check: error: " << e << "\n";
+  for (const std::string& e : unit_errors) {
+    err << "memfloor-check: error: " << common::printable(e) << "\n";  // file names from a walk
+  }
   err << "memfloor-check: " << outcome.findings.size() << " finding(s) in " << units << " unit(s); "
       << outcome.suppressed << " suppressed, " << outcome.baselined << " in the baseline\n";
   if (!unit_errors.empty()) return 2;

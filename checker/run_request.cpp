@@ -14,6 +14,7 @@
 #include "checker/python_front_end.h"
 #include "common/error.h"
 #include "common/output_file.h"
+#include "common/printable.h"
 
 namespace memfloor::checker {
 namespace {
@@ -144,7 +145,8 @@ int runCheck(const RunRequest& request, const CppFacts& cpp) {
     standard_output.check();  // findings lost to a full disk are not a verdict
     return verdict;
   } catch (const Error& e) {
-    std::cerr << "memfloor-check: error: " << e.what() << "\n";
+    // Names from the command line or a walk, the front end's standard error: escaped, line by line.
+    std::cerr << "memfloor-check: error: " << common::printableExcept(e.what(), "\n") << "\n";
     return 2;
   }
 }

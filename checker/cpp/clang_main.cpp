@@ -15,6 +15,7 @@
 #include "checker/input_split.h"
 #include "checker/run_request.h"
 #include "common/error.h"
+#include "common/printable.h"
 #include "common/version.h"
 
 namespace {
@@ -135,7 +136,7 @@ int main(int argc, const char** argv) {
   try {
     requireDatabase(args);
   } catch (const memfloor::Error& e) {
-    std::cerr << "memfloor-check: error: " << e.what() << "\n";
+    std::cerr << "memfloor-check: error: " << memfloor::common::printable(e.what()) << "\n";
     return 2;
   }
   auto parser = parse(args);
@@ -145,7 +146,7 @@ int main(int argc, const char** argv) {
     try {
       all = databaseFiles();
     } catch (const memfloor::Error& e) {
-      std::cerr << "memfloor-check: error: " << e.what() << "\n";
+      std::cerr << "memfloor-check: error: " << memfloor::common::printable(e.what()) << "\n";
       return 2;
     }
     if (all.empty()) {

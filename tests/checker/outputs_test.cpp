@@ -1,11 +1,13 @@
 // Tests of the outputs: clang-style text, the findings document and SARIF 2.1.0.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "checker/checker.h"
 #include "checker/findings_json.h"
@@ -34,6 +36,65 @@ TEST_CASE("Text output is clang-style with notes", "[outputs]") {
         "src/hc layer.cpp:12:7: warning: 'm_' keeps its device memory after 'I::use' [MF001]\n"
         "src/hc layer.cpp:12:40: note: fix-it: insert \"\\n  m_ = nullptr;\"\n"
         "src/base.cpp:4:5: note: releases 'm_' here\n");
+}
+
+// A byte a terminal acts on (it moves the cursor, sets the title, rings): C0 but the newline and
+// the tab, and DEL.
+bool holdsControlByte(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return (b < ' ' && c != '\n' && c != '\t') || b == 0x7f;
+  });
+}
+
+TEST_CASE("Text output writes the control bytes of names, messages and source lines escaped",
+          "[outputs]") {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("memfloor_outputs_test_control_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // A name from a directory walk, a line of a CRLF file, a handle from a --facts document: each
+  // with ESC and BEL.
+  const std::string name = "red\x1b[31m\x07.py";
+  std::ofstream(dir / name) << "x = 1\r\n\ts = \"\x1b[2J\x07\"; self.stage.finish()\r\n";
+  Finding f;
+  f.rule = "MF001";
+  f.message = "'self.\x1b]0;title\x07stage' keeps its device memory";
+  f.loc = {(dir / name).string(), 2, 15, 0};  // `self`, after the string
+  f.fixits = {{{(dir / name).string(), 2, 40, 0}, 0, "\n\tself.\x1b]0;title\x07stage = None"}};
+
+  const std::string text = formatText({f}, dir.string());
+  CHECK_FALSE(holdsControlByte(text));
+  CHECK(text ==
+        "red\\x1b[31m\\x07.py:2:15: warning: 'self.\\x1b]0;title\\x07stage' keeps its device "
+        "memory [MF001]\n"
+        "\ts = \"\\x1b[2J\\x07\"; self.stage.finish()\n"
+        "\t                   ^\n"  // under `self` as the escaped line shows it
+        "red\\x1b[31m\\x07.py:2:40: note: fix-it: insert \"\\n\tself.\\x1b]0;title\\x07stage = "
+        "None\"\n");
+
+  // The findings document keeps the bytes: JSON escapes them itself.
+  const nlohmann::json json = findingsToJson({f}, {}, dir.string());
+  CHECK(json.at("findings").at(0).at("location").at("file") == name);
+  CHECK(json.at("findings").at(0).at("message") == f.message);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Errors of units are written escaped on stderr and exact in the findings document",
+          "[outputs]") {
+  const std::vector<std::string> errors{"bad\x1b[31m\x07.py:1: cannot parse: invalid syntax"};
+  std::ostringstream out;
+  std::ostringstream err;
+  CHECK(finishCheck(Facts{}, Config{}, CheckOptions{}, errors, out, err) == 2);
+  CHECK_FALSE(holdsControlByte(err.str()));
+  CHECK(err.str().find("memfloor-check: error: bad\\x1b[31m\\x07.py:1: cannot parse: invalid "
+                       "syntax\n") != std::string::npos);
+
+  std::ostringstream json_out;
+  CheckOptions json_options;
+  json_options.format = OutputFormat::kJson;
+  CHECK(finishCheck(Facts{}, Config{}, json_options, errors, json_out, err) == 2);
+  CHECK(nlohmann::json::parse(json_out.str()).at("errors") == errors);
 }
 
 TEST_CASE("The findings document follows memfloor.findings/1", "[outputs]") {

@@ -5,7 +5,8 @@
 
 stdout: {"schema": "memfloor.pyfacts/1", "errors": [...], "files": N, "bytes": N, "facts":
 <memfloor.facts/1>}, written as the facts are made (json_stream). A file that cannot be read or
-parsed is named in "errors" and skipped; the exit status is 0 whenever the envelope was written.
+parsed is named in "errors" and skipped (what a walk finds that is not a regular file is skipped
+without a word: sources.py); the exit status is 0 whenever the envelope was written.
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ def collected_once() -> Iterator[None]:
 
 def scan_file(source: SourceFile) -> Tuple[Optional[FileFacts], Optional[str], int]:
     """One file's raw facts, or the reason it has none."""
-    data, error = read_source(source.path)
+    data, error = read_source(source.path, source.walked)
     if data is None:
-        return None, error, 0
+        return None, error, 0  # error None: found by a walk and not a file, skipped
     with collected_once():
         return _scan_data(source, data)
 
@@ -66,9 +67,19 @@ def _scan_data(source: SourceFile, data: bytes) -> Tuple[Optional[FileFacts], Op
         return scan_source(source.path, data, source.module, _settings), None, len(data)
     except SyntaxError as e:
         where = f"{source.path}:{e.lineno}" if e.lineno else source.path
-        return None, f"{where}: cannot parse: {e.msg}", len(data)
+        return None, f"{where}: cannot parse: {e.msg} {parsed_by()}", len(data)
     except (ValueError, RecursionError, MemoryError) as e:
         return None, f"{source.path}: cannot parse: {type(e).__name__}: {e}", len(data)
+
+
+def parsed_by() -> str:
+    """Which Python parsed: `ast` reads the syntax of the interpreter it runs on and no newer
+    (`type X = int` is a syntax error before 3.12), so a file written for a newer Python reads as
+    one that does not parse."""
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    where = sys.executable or "a path it does not know"
+    return (f"(parsed by Python {version} at {where}; code for a newer Python needs --python "
+            "naming that interpreter)")
 
 
 def envelope(paths: List[str], config: dict, jobs: int,

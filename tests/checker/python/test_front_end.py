@@ -47,6 +47,41 @@ class FrontEnd(unittest.TestCase):
                                  os.path.join(self.dir.name, "absent.py") + ": no such file or directory"]),
                          sorted(envelope["errors"]))
 
+    def test_a_walk_skips_what_is_not_a_file_and_a_name_given_is_an_error(self):
+        # An Emacs lock file: a dangling link beside the buffer being edited, named like a source.
+        self.write("layer.py", "class A:\n    def f(self):\n        self.manager = None\n")
+        lock = os.path.join(self.dir.name, ".#layer.py")
+        target = "user@host.1234:1700000000"
+        os.symlink(target, lock)
+        fifo = os.path.join(self.dir.name, "pipe.py")
+        os.mkfifo(fifo)
+        walked = collect([self.dir.name], CONFIG, 1, [])
+        self.assertEqual([], walked["errors"])
+        self.assertEqual(1, walked["files"])
+        named = collect([lock, fifo], CONFIG, 1, [])
+        self.assertEqual([f"{lock}: a symbolic link to '{target}', which does not exist",
+                          f"{fifo}: not a regular file"], named["errors"])
+        # Named and found by the walk too: named.
+        both = collect([self.dir.name, fifo], CONFIG, 1, [])
+        self.assertEqual([fifo + ": not a regular file"], both["errors"])
+
+    def test_syntax_newer_than_the_interpreter_names_the_interpreter(self):
+        testdata = os.path.join(os.path.dirname(__file__), "..", "..", "..", "testdata")
+        path = os.path.normpath(os.path.join(testdata, "checker/newer_python/pep695_pep701.py"))
+        with open(path) as f:
+            line = next(n for n, text in enumerate(f, 1) if "# expect-error:" in text)
+        envelope = collect([path], CONFIG, 1, [])
+        if sys.version_info >= (3, 12):  # this interpreter reads it
+            self.assertEqual(([], 1), (envelope["errors"], envelope["files"]))
+            return
+        self.assertEqual(1, len(envelope["errors"]))
+        error = envelope["errors"][0]
+        self.assertTrue(error.startswith(f"{path}:{line}: cannot parse: "), error)
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        hint = (f" (parsed by Python {version} at {sys.executable}; code for a newer Python needs"
+                " --python naming that interpreter)")
+        self.assertTrue(error.endswith(hint), error)
+
     def test_excludes_hidden_directories_and_stubs(self):
         self.write("pkg/__init__.py", "")
         self.write("pkg/mod.py", "")
