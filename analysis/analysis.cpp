@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "analysis/allocation_ledger.h"
+#include "common/error.h"
 #include "common/units.h"
 
 namespace memfloor::analysis {
@@ -314,6 +315,14 @@ void Analysis::onBoundary(Boundary boundary) {
     case Boundary::kNone:
       break;
   }
+}
+
+void Analysis::on(const trace::StackDef& r) {
+  if (r.frames.size() > trace::kMaxStackFrames) {  // the trace's name is added by the replay
+    throw Error(fmt::format("stack {}: {} frames, more than the {} a trace's stack may hold", r.id,
+                            r.frames.size(), trace::kMaxStackFrames));
+  }
+  symbols_.add(r);
 }
 
 void Analysis::on(const trace::Property& r) {

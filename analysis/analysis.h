@@ -99,7 +99,7 @@ class Analysis {
   void on(const trace::StringDef& r) { symbols_.add(r); }
   void on(const trace::ModuleDef& r) { symbols_.add(r); }
   void on(const trace::FrameDef& r) { symbols_.add(r); }
-  void on(const trace::StackDef& r) { symbols_.add(r); }
+  void on(const trace::StackDef& r);
   void on(const trace::ProcessInfo& r) { process_ = r, has_process_ = true; }
   void on(const trace::DeviceInfo& r) { devices_.push_back(r); }
   void on(const trace::Property& r);

@@ -1,6 +1,7 @@
 // Analysis: assembling the Report from the replay's parts once the trace has ended.
 #include <algorithm>
 #include <cassert>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -57,19 +58,13 @@ void Analysis::fillMetadata(Report& report) const {
     p.local_rank = process_.local_rank;
     p.world_size = process_.world_size;
   }
-  for (const trace::DeviceInfo& d : devices_) {
-    DeviceMeta meta{d.device, std::string(symbols_.string(d.name)), d.total_memory};
-    // A device described twice keeps its last description.
-    auto it = std::find_if(p.devices.begin(), p.devices.end(),
-                           [&](const DeviceMeta& m) { return m.device == d.device; });
-    if (it == p.devices.end()) {
-      p.devices.push_back(std::move(meta));
-    } else {
-      *it = std::move(meta);
-    }
+  // A device described twice keeps its last description; in the device's order.
+  std::map<uint32_t, const trace::DeviceInfo*> last;
+  for (const trace::DeviceInfo& d : devices_) last[d.device] = &d;
+  p.devices.clear();
+  for (const auto& [device, d] : last) {
+    p.devices.push_back({device, std::string(symbols_.string(d->name)), d->total_memory});
   }
-  std::sort(p.devices.begin(), p.devices.end(),
-            [](const DeviceMeta& a, const DeviceMeta& b) { return a.device < b.device; });
   for (const trace::Property& prop : properties_) {
     p.properties[std::string(symbols_.string(prop.key))] = symbols_.string(prop.value);
   }

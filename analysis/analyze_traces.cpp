@@ -23,8 +23,12 @@ TraceInput replayTrace(const trace::Source& source, Analysis& analysis) {
   trace::TimeOrderReader reader(source);
   trace::TimeOrderReader::Batch batch;
   while (reader.nextBatch(batch)) {
-    for (const trace::Record& record : batch.records) analysis.add(record);
-    analysis.add(batch.events);
+    try {
+      for (const trace::Record& record : batch.records) analysis.add(record);
+      analysis.add(batch.events);
+    } catch (const Error& e) {  // a limit of the analysis (timeline.h): the trace is named here
+      throw Error(fmt::format("{}: {}", source.name(), e.what()));
+    }
   }
   const trace::TraceEnd& end = reader.end();
   TraceInput input;

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/name_pattern.h"
+#include "common/printable.h"
 
 namespace memfloor::analysis {
 
@@ -59,12 +60,28 @@ bool IterationTracker::inIterationDomain(trace::StringId domain, const symbols::
 }
 
 bool IterationTracker::matches(const trace::Marker& marker, const symbols::Symbols& symbols) {
-  if (!pattern_ || !inIterationDomain(marker.domain, symbols)) return false;
-  if (auto it = match_cache_.find(marker.name); it != match_cache_.end()) return it->second;
-  std::string_view text = symbols.string(marker.name);
-  bool result = !text.empty() && matches(text);
-  if (!text.empty()) match_cache_.emplace(marker.name, result);
-  return result;
+  if (!pattern_) return false;
+  const bool in_domain = inIterationDomain(marker.domain, symbols);
+  if (!in_domain && other_domain_matches_ > 0 && marker.domain != other_domain_) return false;
+  bool result = false;
+  if (auto it = match_cache_.find(marker.name); it != match_cache_.end()) {
+    result = it->second;
+  } else {
+    std::string_view text = symbols.string(marker.name);
+    result = !text.empty() && matches(text);
+    if (!text.empty()) match_cache_.emplace(marker.name, result);
+  }
+  if (in_domain) {
+    in_domain_matches_ += result ? 1 : 0;
+    return result;
+  }
+  if (!result) return false;
+  // A matching range of another domain: said at the end if the iteration domain has none.
+  if (other_domain_matches_++ == 0) {
+    other_domain_ = marker.domain;
+    other_domain_name_ = common::printable(symbols.string(marker.domain).substr(0, kNameShown));
+  }
+  return false;
 }
 
 void IterationTracker::warn(std::string message) {
@@ -200,40 +217,53 @@ Boundary IterationTracker::onStep(const trace::Step& step) {
   if (!pattern_ || origin_ == IterationOrigin::kMarkers) return Boundary::kNone;
   origin_ = IterationOrigin::kSteps;
   if (step.phase == trace::StepPhase::kBegin) {
-    const uint32_t last = last_step_;
+    const std::optional<uint32_t> last = last_step_;
     last_step_ = step.step;
-    if (open_step_ != 0) {
+    if (open_step_) {
       warn(
           fmt::format("step begin t={} step={}: step {} has not ended (its end record is "
                       "missing); both are one iteration",
-                      step.timestamp, step.step, open_step_));
+                      step.timestamp, step.step, *open_step_));
       open_step_ = step.step;
       return Boundary::kNone;
     }
-    if (step.step <= last) {
+    if (last && step.step <= *last) {
       warn(fmt::format("step begin t={} step={}: out of order, after step {}; taken as it comes",
-                       step.timestamp, step.step, last));
+                       step.timestamp, step.step, *last));
     }
     open_step_ = step.step;
     depth_ = 1;
     beginSpan(fmt::format("step {}", step.step), step.thread, step.timestamp);
     return Boundary::kBegin;
   }
-  if (open_step_ == 0 || open_step_ != step.step) {
-    warn(open_step_ == 0
-             ? fmt::format("step end t={} step={}: no step is open; ignored", step.timestamp,
-                           step.step)
-             : fmt::format("step end t={} step={}: out of order, step {} is open; ignored",
-                           step.timestamp, step.step, open_step_));
+  if (open_step_ != step.step) {
+    warn(!open_step_ ? fmt::format("step end t={} step={}: no step is open; ignored",
+                                   step.timestamp, step.step)
+                     : fmt::format("step end t={} step={}: out of order, step {} is open; ignored",
+                                   step.timestamp, step.step, *open_step_));
     return Boundary::kNone;
   }
-  open_step_ = 0;
+  open_step_.reset();
   depth_ = 0;
   endSpan(step.timestamp);
   return Boundary::kEnd;
 }
 
 bool IterationTracker::finish(uint64_t end_ns) {
+  if (in_domain_matches_ == 0 && other_domain_matches_ > 0) {
+    const std::string ours =
+        domain_.empty()
+            ? std::string("the default domain")
+            : fmt::format("domain '{}'",
+                          common::printable(std::string_view(domain_).substr(0, kNameShown)));
+    const std::string theirs = other_domain_name_.empty()
+                                   ? std::string("the default domain")
+                                   : fmt::format("domain '{}'", other_domain_name_);
+    warn(
+        fmt::format("no range in the iteration domain ({}) matches the iteration pattern; {} "
+                    "ranges that match it are in {}: name that domain to take them",
+                    ours, other_domain_matches_, theirs));
+  }
   for (const auto& [key, stack] : pushes_) unclosed_ranges_ += stack.size();
   unclosed_ranges_ += starts_.size();
   pushes_.clear();
@@ -243,7 +273,7 @@ bool IterationTracker::finish(uint64_t end_ns) {
   });
   if (depth_ == 0) return false;
   depth_ = 0;
-  open_step_ = 0;
+  open_step_.reset();
   spans_.back().end_ns = end_ns;
   spans_.back().complete = false;
   return true;

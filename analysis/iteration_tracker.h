@@ -134,15 +134,23 @@ class IterationTracker {
   std::string domain_;                       // of the iteration ranges: "" the default one
   std::unordered_map<trace::StringId, bool> match_cache_;
   std::unordered_map<trace::StringId, bool> domain_cache_;
+  // Matching ranges opened in the iteration domain, and in the first other domain that has any,
+  // with its name (printable, cut to kNameShown bytes): the warning when the domain has none.
+  static constexpr size_t kNameShown = 200;
+  uint64_t in_domain_matches_ = 0;
+  uint64_t other_domain_matches_ = 0;
+  trace::StringId other_domain_ = trace::kNoId;
+  std::string other_domain_name_;
   std::unordered_map<RangeKey, std::vector<Open>, RangeKeyHash> pushes_;  // innermost last
   std::unordered_map<RangeKey, Open, RangeKeyHash> starts_;               // open start/end ranges
   uint32_t depth_ = 0;  // matching ranges open now, over all threads (or 1: a step is open)
   std::vector<IterationSpan> spans_;
   IterationOrigin origin_ = IterationOrigin::kNone;
   uint64_t steps_ = 0;
-  uint32_t open_step_ = 0;  // the training step open now, 0 if none
-  uint32_t last_step_ = 0;  // the last step begun
-  uint32_t seen_step_ = 0;  // the largest step begun, whatever made the iterations
+  // Every step number is valid, 0 included (the companion counts from 0 or 1 as the loop does).
+  std::optional<uint32_t> open_step_;  // the training step open now
+  std::optional<uint32_t> last_step_;  // the last step begun
+  uint32_t seen_step_ = 0;             // the largest step begun, whatever made the iterations
   uint64_t markers_after_steps_ = 0;
   uint64_t unmatched_ends_ = 0;
   uint64_t unclosed_ranges_ = 0;

@@ -57,7 +57,9 @@ std::optional<DetectedPeriod> PeriodDetector::choose() const {
     uint32_t best = 0;
     for (uint32_t m = 1; m <= kMaxLag && s.count >= kMinCycles * m; ++m) {
       const Gaps& g = s.gaps[m - 1];
-      if (!g.regular()) continue;
+      // Gaps of no time are no loop: allocations made at one instant (a snapshot's state, made at
+      // its trace's start) would otherwise cut an iteration per allocation.
+      if (!g.regular() || g.period() < 1.0) continue;
       bool harmonic = false;
       for (uint32_t d = 1; d < m && !harmonic; ++d) {
         const Gaps& shorter = s.gaps[d - 1];

@@ -1,6 +1,8 @@
 // exportTorchSnapshot: a trace's allocations, classes and holders as a PyTorch memory snapshot.
 #include "analysis/snapshot_export.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -11,6 +13,7 @@
 
 #include "analysis/allocation_ledger.h"
 #include "analysis/analyze_traces.h"
+#include "common/error.h"
 #include "symbols/symbols.h"
 #include "trace/reader.h"
 #include "trace/trace_file.h"
@@ -36,13 +39,13 @@ class StackTable {
       : symbols_(symbols), out_(out) {}
 
   // (1 + the snapshot's stack index, or 0 for none; the module path).
-  const std::pair<uint32_t, std::string>& of(trace::StackId id) {
+  const std::pair<uint32_t, trace::SnapshotLabel>& of(trace::StackId id) {
     auto [it, added] = stacks_.try_emplace(id);
     if (!added || id == trace::kNoId) return it->second;
     std::vector<uint32_t> frames;
     for (const symbols::Frame& f : symbols_.stack(id).frames) {
       if (symbols::isModuleFrame(f)) {
-        it->second.second = f.function;
+        it->second.second = trace::SnapshotLabel(f.function);
         continue;
       }
       frames.push_back(frame(f));
@@ -71,7 +74,7 @@ class StackTable {
 
   const symbols::Symbols& symbols_;
   trace::TorchSnapshot& out_;
-  std::unordered_map<trace::StackId, std::pair<uint32_t, std::string>> stacks_;
+  std::unordered_map<trace::StackId, std::pair<uint32_t, trace::SnapshotLabel>> stacks_;
   std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> frames_;
 };
 
@@ -299,7 +302,15 @@ SnapshotExport exportTorchSnapshot(const std::string& path, AnalysisOptions opti
 
   std::set<uint32_t> block_devices;
   for (const LedgerEntry& e : entries) {
+    if (e.kind != MemoryKind::kDevice && e.kind != MemoryKind::kBlock) continue;
     if (e.kind == MemoryKind::kBlock) block_devices.insert(e.device);
+    // The snapshot's device_traces is a list indexed by the device: its number is a length.
+    if (e.device > trace::kMaxSnapshotDevice) {
+      throw Error(
+          fmt::format("{}: device {}: a PyTorch memory snapshot names devices 0 to {} "
+                      "only (the device looks corrupt)",
+                      path, e.device, trace::kMaxSnapshotDevice));
+    }
   }
   symbols::Symbols symbols = readSymbols(file.source());
   if (options.resolver != nullptr) symbols.resolve(*options.resolver);

@@ -80,14 +80,14 @@ int exportTraces(const ExportRequest& request) {
     const analysis::TraceInput& input = reports.back().input;
     if (!input.complete) printWarning(input.path + ": " + input.ending);
   }
-  const std::string text = reports::dumpChromeTrace(reports::toChromeTrace(reports));
   if (request.output_path == "-") {
-    std::cout << text << '\n';
+    reports::writeChromeTrace(reports, std::cout);
+    std::cout << '\n';
     return kExitOk;
   }
   common::OutputFile out(request.output_path, "export", request.trace_paths);
-  out.write(text);
-  out.write("\n");
+  reports::writeChromeTrace(reports, out.stream());
+  out.stream() << '\n';
   out.commit();
   return kExitOk;
 }

@@ -54,8 +54,8 @@ int fromText(const ConvertRequest& request) {
 }
 
 int toText(const ConvertRequest& request) {
-  trace::FileSource source(request.input);
-  trace::FileOrderReader reader(source);
+  const trace::TraceFile file_in(request.input);  // a snapshot or a text trace too
+  trace::FileOrderReader reader(file_in.source());
   std::optional<common::OutputFile> file;
   if (!request.output.empty() && request.output != "-") {
     file.emplace(request.output, "text trace", std::vector<std::string>{request.input});
@@ -142,7 +142,8 @@ void addTraceCommand(CLI::App& app, int& exit_code) {
   from_cmd->callback([from, &exit_code] { exit_code = fromText(*from); });
 
   auto to = std::make_shared<ConvertRequest>();
-  CLI::App* to_cmd = trace_cmd->add_subcommand("to-text", "binary trace -> text form");
+  CLI::App* to_cmd = trace_cmd->add_subcommand(
+      "to-text", "binary trace (or a PyTorch memory snapshot) -> text form");
   to_cmd->add_option("input", to->input, "binary trace")->required();
   to_cmd->add_option("-o,--output", to->output, "text file (default: standard output)")
       ->check(nonEmptyPath());

@@ -94,7 +94,53 @@ std::string olderMajors(const SchemaName& schema, int oldest) {
 
 }  // namespace
 
+namespace {
+
+// The value of the four hex digits at `p`, or -1.
+int hex4(std::string_view text, size_t p) {
+  if (p + 4 > text.size()) return -1;
+  int value = 0;
+  for (size_t i = p; i < p + 4; ++i) {
+    const char c = text[i];
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+bool isHigh(int u) { return u >= 0xD800 && u <= 0xDBFF; }
+bool isLow(int u) { return u >= 0xDC00 && u <= 0xDFFF; }
+
+}  // namespace
+
+std::optional<std::string> replaceLoneSurrogates(std::string_view text) {
+  std::optional<std::string> out;
+  for (size_t at = text.find('\\'); at != std::string_view::npos; at = text.find('\\', at)) {
+    if (at + 1 >= text.size() || text[at + 1] != 'u') {
+      at += 2;  // an escape of one character: \\ \" \n ...
+      continue;
+    }
+    const int u = hex4(text, at + 2);
+    if (isHigh(u) && text.substr(at + 6, 2) == "\\u" && isLow(hex4(text, at + 8))) {
+      at += 12;  // a pair: one code point
+      continue;
+    }
+    if (isHigh(u) || isLow(u)) {
+      if (!out) out.emplace(text);
+      out->replace(at, 6, "\\ufffd");  // the same length: offsets in messages stay right
+    }
+    at += 6;
+  }
+  return out;
+}
+
 json parseJson(std::string_view text, std::string_view name, bool comments) {
+  const std::optional<std::string> replaced = replaceLoneSurrogates(text);
+  if (replaced) text = *replaced;
   try {
     json result;
     DepthLimitedDom dom(result);

@@ -52,8 +52,13 @@ std::string readJsonFile(const std::string& path, std::string_view what);
 
 // Parses `text` (with `comments`, also // and /* */ comments); `name` names it in messages:
 // "<name>: not JSON: parse error at line 1, column 2: ... (not a JSON document)". Nesting deeper
-// than kMaxJsonDepth is refused.
+// than kMaxJsonDepth is refused. A lone surrogate's escape (\udc80: what Python's json.dump
+// writes for a name decoded with surrogateescape, and json.loads reads) is read as U+FFFD.
 nlohmann::json parseJson(std::string_view text, std::string_view name, bool comments = false);
+
+// `text` with each \uXXXX escape of a lone surrogate (one not in a high-low pair) written as
+// \ufffd, or nullopt when it holds none: what parseJson reads.
+std::optional<std::string> replaceLoneSurrogates(std::string_view text);
 
 // Checks that `doc` is an object whose "schema" is a string of the family of `schema.name` and of
 // its major; `name` names the document in messages (a path, or "the report").

@@ -36,7 +36,7 @@ void censusBlock(std::string& text, const report::Report& r, const report::Itera
   for (size_t i = 0; i < listed; ++i) {
     const report::Holder& x = h.holders[i];
     fmt::format_to(out, "  {:>10} {:>7}  {:<16} {} ({})\n", report::formatBytes(x.bytes), x.count,
-                   toString(x.cls), common::printable(x.path), x.rule);
+                   toString(x.cls), common::printable(x.path), common::printable(x.rule));
   }
   report::Tally rest = h.holders_left_out;
   for (size_t i = listed; i < h.holders.size(); ++i) rest.add(h.holders[i].bytes);

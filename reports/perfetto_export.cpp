@@ -8,7 +8,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <ostream>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -55,10 +57,13 @@ std::string runName(const report::Report& report) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Builds the event list of one or more runs, each a process.
+// Writes the event list of one or more runs, each a process, event by event: memory holds one
+// event at a time, never the list (a run of a million iterations makes gigabytes of them).
 class ChromeTraceBuilder {
  public:
-  explicit ChromeTraceBuilder(uint64_t origin_ns) : origin_ns_(origin_ns) {}
+  ChromeTraceBuilder(uint64_t origin_ns, std::ostream& out) : origin_ns_(origin_ns), out_(out) {
+    out_ << "{\"traceEvents\":[";
+  }
 
   void addRun(const report::Report& report, uint64_t pid, int64_t sort_index) {
     pid_ = pid;
@@ -77,13 +82,17 @@ class ChromeTraceBuilder {
     addRanges(report);
   }
 
-  json finish(json other_data) && {
-    return {{"traceEvents", std::move(events_)},
-            {"displayTimeUnit", "ns"},
-            {"otherData", std::move(other_data)}};
+  void finish(const json& other_data) && {
+    out_ << "],\"displayTimeUnit\":\"ns\",\"otherData\":" << dumpChromeTrace(other_data) << "}";
   }
 
  private:
+  void emit(const json& event) {
+    if (!first_event_) out_ << ',';
+    first_event_ = false;
+    out_ << dumpChromeTrace(event);
+  }
+
   double ts(uint64_t ns) const { return micros(ns > origin_ns_ ? ns - origin_ns_ : 0); }
 
   json event(std::string_view ph, std::string_view name, std::string_view cat, uint64_t tid,
@@ -96,7 +105,7 @@ class ChromeTraceBuilder {
   void metadata(std::string_view name, uint64_t tid, json args) {
     json e = event("M", name, "__metadata", tid, origin_ns_);
     e["args"] = std::move(args);
-    events_.push_back(std::move(e));
+    emit(e);
   }
 
   void slice(std::string_view name, std::string_view cat, uint64_t tid, uint64_t start_ns,
@@ -104,7 +113,7 @@ class ChromeTraceBuilder {
     json e = event("X", name, cat, tid, start_ns);
     e["dur"] = micros(end_ns > start_ns ? end_ns - start_ns : 0);
     e["args"] = std::move(args);
-    events_.push_back(std::move(e));
+    emit(e);
   }
 
   // One counter track per device and memory kind. A bucket holds the min, max and last live bytes
@@ -121,7 +130,7 @@ class ChromeTraceBuilder {
       if (have_previous && value == previous) return;
       json e = event("C", name, "memory", pid_, ns);
       e["args"] = {{"live_bytes", value}};
-      events_.push_back(std::move(e));
+      emit(e);
       previous = value;
       have_previous = true;
     };
@@ -191,7 +200,7 @@ class ChromeTraceBuilder {
         mark["args"] = {{"step", census.step},
                         {"objects", census.objects},
                         {"duration_ns", census.duration_ns}};
-        events_.push_back(std::move(mark));
+        emit(mark);
       }
     }
   }
@@ -257,8 +266,8 @@ class ChromeTraceBuilder {
       begin["args"] = {{"thread", r.thread}};
       json end = event("e", r.name, "marker", tid, std::max(r.start_ns, r.end_ns));
       end["id"] = id;
-      events_.push_back(std::move(begin));
-      events_.push_back(std::move(end));
+      emit(begin);
+      emit(end);
     }
   }
 
@@ -266,17 +275,18 @@ class ChromeTraceBuilder {
   uint64_t pid_ = 0;
   uint64_t end_ns_ = 0;
   uint64_t next_async_id_ = 1;
-  json events_ = json::array();
+  std::ostream& out_;
+  bool first_event_ = true;
 };
 
 }  // namespace
 
-nlohmann::json toChromeTrace(std::span<const report::Report> reports) {
+void writeChromeTrace(std::span<const report::Report> reports, std::ostream& out) {
   uint64_t origin = std::numeric_limits<uint64_t>::max();
   for (const report::Report& r : reports) origin = std::min(origin, r.first_ns);
   if (reports.empty()) origin = 0;
 
-  ChromeTraceBuilder builder(origin);
+  ChromeTraceBuilder builder(origin, out);
   std::set<uint64_t> used_pids;
   json runs = json::array();
   for (size_t i = 0; i < reports.size(); ++i) {
@@ -297,7 +307,13 @@ nlohmann::json toChromeTrace(std::span<const report::Report> reports) {
              {"version", std::string(report::toolVersion())},
              {"origin_ns", std::to_string(origin)},
              {"runs", std::move(runs)}};
-  return std::move(builder).finish(std::move(other));
+  std::move(builder).finish(other);
+}
+
+nlohmann::json toChromeTrace(std::span<const report::Report> reports) {
+  std::ostringstream text;
+  writeChromeTrace(reports, text);
+  return json::parse(text.str());
 }
 
 nlohmann::json toChromeTrace(const report::Report& report) { return toChromeTrace({&report, 1}); }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <span>
 #include <string>
 
@@ -11,18 +12,20 @@
 namespace memfloor::reports {
 
 // The JSON object format of the trace-event format: {"traceEvents": [...], "displayTimeUnit":
-// "ns", "otherData": {...}}. Pure: reads only the report. Counters come from Report::timeline,
-// slices from Report::iterations, marker ranges from Report::ranges (filled only when the analysis
-// ran with AnalysisOptions::keep_ranges). Timestamps are microseconds since the report's first
-// record (Report::first_ns), fractional, so nanoseconds survive.
+// "ns", "otherData": {...}}, written to `out` one event at a time (memory holds one event, never
+// the list: a run of a million iterations makes gigabytes of them). Several runs (one per rank or
+// process) go in one trace, one process each. Pure: reads only the reports. Counters come from
+// Report::timeline, slices from Report::iterations, marker ranges from Report::ranges (filled only
+// when the analysis ran with AnalysisOptions::keep_ranges). Timestamps are microseconds since the
+// earliest first record of all runs (Report::first_ns), fractional, so nanoseconds survive.
+void writeChromeTrace(std::span<const report::Report> reports, std::ostream& out);
+
+// The same, parsed: for tests and small traces.
+nlohmann::json toChromeTrace(std::span<const report::Report> reports);
 nlohmann::json toChromeTrace(const report::Report& report);
 
-// Several runs (one per rank or process) in one trace, one process each; timestamps are relative
-// to the earliest first record of all runs.
-nlohmann::json toChromeTrace(std::span<const report::Report> reports);
-
-// Serialises a trace compactly. Names in a trace are raw bytes: invalid UTF-8 is replaced with
-// U+FFFD rather than refused.
+// Serialises a value compactly, as writeChromeTrace writes each event. Names in a trace are raw
+// bytes: invalid UTF-8 is replaced with U+FFFD rather than refused.
 std::string dumpChromeTrace(const nlohmann::json& trace);
 
 }  // namespace memfloor::reports

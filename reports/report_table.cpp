@@ -315,7 +315,7 @@ void peakComposition(Out out, const report::Report& r) {
                    "module");
     for (const report::PeakModule& module : m.peak_composition->modules) {
       fmt::format_to(out, "  {:>10} {:>7}  {}\n", report::formatBytes(module.live.bytes),
-                     module.live.count, module.module);
+                     module.live.count, common::printable(module.module));
     }
   }
 }
@@ -359,7 +359,7 @@ std::string formatTable(const report::Report& r) {
   header(out, r);
   if (r.iteration_source == report::IterationSource::kUnknown) {
     fmt::format_to(out, "iterations: unknown (no marker matches '{}'); whole-trace summary:\n",
-                   r.iteration_pattern);
+                   common::printable(r.iteration_pattern));
     summary(out, r);
     return text;
   }
@@ -368,13 +368,13 @@ std::string formatTable(const report::Report& r) {
     fmt::format_to(out,
                    "iterations: {} detected (no marker matches '{}'): period {}, from the "
                    "allocations of {} at {}{}",
-                   report::iterationCount(r), r.iteration_pattern,
+                   report::iterationCount(r), common::printable(r.iteration_pattern),
                    report::formatDuration(d.period_ns), report::formatBytes(d.size),
                    d.where.empty() ? "(no stack)" : common::printable(d.where),
                    d.every > 1 ? fmt::format(", one in {}", d.every) : "");
   } else if (r.iteration_source == report::IterationSource::kSteps) {
     fmt::format_to(out, "iterations: {} from optimizer steps (no marker matches '{}')",
-                   report::iterationCount(r), r.iteration_pattern);
+                   report::iterationCount(r), common::printable(r.iteration_pattern));
   } else {
     fmt::format_to(out, "iterations: {} from markers", report::iterationCount(r));
   }
@@ -404,12 +404,14 @@ std::string formatTable(const report::MergedReport& m) {
                    report::headlineFloor(m), m.worst->iteration);
   }
   if (m.findings) {
-    fmt::format_to(out, "\nfindings: {} from {}\n", m.findings->items.size(), m.findings->path);
+    fmt::format_to(out, "\nfindings: {} from {}\n", m.findings->items.size(),
+                   common::printable(m.findings->path));
     for (uint32_t f = 0; f < m.findings->items.size(); ++f) {
       const report::LinkedFinding& finding = m.findings->items[f];
       uint64_t most = report::maxExplainedBytes(m, f);
-      fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n", finding.rule,
-                     finding.file, finding.line, finding.field, report::formatBytes(most));
+      fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n",
+                     common::printable(finding.rule), common::printable(finding.file), finding.line,
+                     common::printable(finding.field), report::formatBytes(most));
     }
   }
   return text;

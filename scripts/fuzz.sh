@@ -120,10 +120,11 @@ seconds=$(( seconds / 4 > 5 ? seconds / 4 : 5 )) run hook_config "$work/hook" "$
 cp testdata/pickle/*.pickle "$work/pickle-seeds/"
 # shellcheck disable=SC2046
 run pickle_reader "$work/pickle" "$work/pickle-seeds" $(existing testdata/pickle/regressions)
-# A snapshot's pickle through the analysis: the loop's snapshot, an export of memfloor's and the
-# snapshot-shaped pickle.
+# A snapshot's pickle through the analysis: the loop's snapshot, an export of memfloor's, the
+# snapshot-shaped pickle, and the hostile shapes (shared segments and entries, numbers past their
+# fields, long texts and stacks: testdata/snapshots/make_hostile_snapshots.py).
 cp testdata/snapshots/loop_snapshot.pickle testdata/snapshots/exported_census_holders.pickle \
-  testdata/pickle/snapshot.p4.pickle "$work/snapshot-seeds/"
+  testdata/pickle/snapshot.p4.pickle testdata/snapshots/hostile/*.pickle "$work/snapshot-seeds/"
 # shellcheck disable=SC2046
 run torch_snapshot -max_len=65536 "$work/snapshot" "$work/snapshot-seeds" \
   $(existing testdata/snapshots/regressions)

@@ -107,7 +107,9 @@ struct FrameDef {
 // "GPT2LMHeadModel.transformer.h.3.attn" (docs/design.md, "Module paths"). No frame of code.
 inline constexpr std::string_view kModuleFrameFile = "<nn.Module>";
 
-// A call stack, innermost frame first.
+// A call stack, innermost frame first. The analysis refuses a trace with a deeper one (the hook
+// keeps at most 512 frames; a PyTorch snapshot's stacks are read up to this many too).
+inline constexpr size_t kMaxStackFrames = 4096;
 struct StackDef {
   StackId id = kNoId;
   std::vector<FrameId> frames;

@@ -74,7 +74,7 @@ class Encoder {
 
  private:
   StringId string(std::string_view text);
-  StackId stack(uint32_t snapshot_stack, const std::string& module);
+  StackId stack(uint32_t snapshot_stack, const SnapshotLabel& module);
   uint32_t stream(uint64_t value);
   enum class Caller : int8_t { kUnknown = -1, kOther, kOptimizer, kForward };
   Caller caller(uint32_t snapshot_stack);
@@ -92,7 +92,9 @@ class Encoder {
   void exportedSteps();
   void warn(const std::string& text);
   bool isMirrored(uint32_t device) const { return mirrored_.count(device) != 0; }
-  void check(bool ok) const;
+  void check(bool ok, std::string_view what = {}) const;
+  // The state's segments on a device, in the state's order.
+  const std::vector<const SnapshotSegment*>& segmentsOn(uint32_t device) const;
 
   const TorchSnapshot& s_;
   std::string name_;
@@ -101,17 +103,27 @@ class Encoder {
   std::unordered_map<std::string, StringId> strings_;
   std::vector<FrameId> frames_;  // by snapshot frame index, 0 until written
   FrameId module_frames_ = 0;    // module frames get ids after the snapshot's
-  std::map<std::pair<uint32_t, std::string>, StackId> stacks_;
+  std::map<std::pair<uint32_t, SnapshotLabel>, StackId> stacks_;
   std::unordered_map<uint64_t, uint32_t> streams_{{0, 0}};
   std::vector<Caller> callers_;  // by snapshot stack
   std::vector<Timed> timed_;
   Reconciled reconciled_;
   std::vector<std::string> ooms_;
-  std::unordered_set<uint32_t> mirrored_;  // SnapshotExtension's
+  std::unordered_set<uint32_t> mirrored_;                             // SnapshotExtension's
+  std::map<uint32_t, std::vector<const SnapshotSegment*>> segments_;  // by device
 };
 
-void Encoder::check(bool ok) const {
-  if (!ok) throw Error(fmt::format("{}: cannot encode the snapshot as a trace", name_));
+void Encoder::check(bool ok, std::string_view what) const {
+  if (!ok) {
+    throw Error(fmt::format("{}: cannot encode the snapshot as a trace{}{}", name_,
+                            what.empty() ? "" : ": ", what));
+  }
+}
+
+const std::vector<const SnapshotSegment*>& Encoder::segmentsOn(uint32_t device) const {
+  static const std::vector<const SnapshotSegment*> kNone;
+  const auto it = segments_.find(device);
+  return it == segments_.end() ? kNone : it->second;
 }
 
 StringId Encoder::string(std::string_view text) {
@@ -119,12 +131,13 @@ StringId Encoder::string(std::string_view text) {
   auto [it, added] = strings_.try_emplace(std::string(text), 0);
   if (added) {
     it->second = static_cast<StringId>(strings_.size());
-    check(writer_.writeString(it->second, text));
+    check(writer_.writeString(it->second, text),
+          fmt::format("a text of {} bytes is more than a trace record holds", text.size()));
   }
   return it->second;
 }
 
-StackId Encoder::stack(uint32_t snapshot_stack, const std::string& module) {
+StackId Encoder::stack(uint32_t snapshot_stack, const SnapshotLabel& module) {
   if (snapshot_stack == 0 && module.empty()) return kNoId;
   auto [it, added] = stacks_.try_emplace({snapshot_stack, module}, 0);
   if (!added) return it->second;
@@ -144,12 +157,13 @@ StackId Encoder::stack(uint32_t snapshot_stack, const std::string& module) {
   }
   if (!module.empty()) {  // outermost, as the companion writes it (docs/design.md)
     const FrameId id = static_cast<FrameId>(s_.frames.size()) + ++module_frames_;
-    check(writer_.write(
-        FrameDef{id, FrameKind::kPython, kNoId, 0, string(module), string(kModuleFrameFile), 0}));
+    check(writer_.write(FrameDef{id, FrameKind::kPython, kNoId, 0, string(module.view()),
+                                 string(kModuleFrameFile), 0}));
     ids.push_back(id);
   }
   it->second = static_cast<StackId>(stacks_.size());
-  check(writer_.writeStack(it->second, ids.data(), ids.size()));
+  check(writer_.writeStack(it->second, ids.data(), ids.size()),
+        fmt::format("a stack of {} frames is more than a trace record holds", ids.size()));
   return it->second;
 }
 
@@ -225,8 +239,8 @@ void Encoder::initial(uint32_t device, const std::vector<SnapshotEntry>& entries
   };
   std::unordered_set<uint64_t> segments, blocks;
   const bool mirrored = isMirrored(device);
-  for (const SnapshotSegment& seg : s_.segments) {
-    if (seg.device != device) continue;
+  for (const SnapshotSegment* segment : segmentsOn(device)) {
+    const SnapshotSegment& seg = *segment;
     if (!first_segment.count(seg.address)) {  // else the entries say when it was made
       sizes.addSegment(seg.address, seg.total_size, seg.expandable);
       add(seg.address, seg.total_size, seg.stream, stack(seg.stack, {}), MemoryKind::kDevice,
@@ -243,8 +257,8 @@ void Encoder::initial(uint32_t device, const std::vector<SnapshotEntry>& entries
   }
   if (mirrored) return;  // the segments are the allocations
   // Blocks the state holds exactly come first: the sizes of the others depend on them.
-  for (const SnapshotSegment& seg : s_.segments) {
-    if (seg.device != device) continue;
+  for (const SnapshotSegment* segment : segmentsOn(device)) {
+    const SnapshotSegment& seg = *segment;
     for (const SnapshotBlock& b : seg.blocks) {
       if (b.state != SnapshotBlockState::kInactive && !first_block.count(b.address)) {
         sizes.addBlock(b.address, b.size);
@@ -271,8 +285,8 @@ void Encoder::device(uint32_t device, uint64_t start_ns) {
   initial(device, entries, start_ns, sizes);
   // The size of each block still in use at the dump is the state's.
   std::unordered_map<uint64_t, uint64_t> state_sizes;
-  for (const SnapshotSegment& seg : s_.segments) {
-    if (seg.device != device) continue;
+  for (const SnapshotSegment* segment : segmentsOn(device)) {
+    const SnapshotSegment& seg = *segment;
     for (const SnapshotBlock& b : seg.blocks) {
       if (b.state != SnapshotBlockState::kInactive) state_sizes[b.address] = b.size;
     }
@@ -422,6 +436,9 @@ std::vector<uint8_t> Encoder::encode() {
   uint64_t start_ns = UINT64_MAX, end_ns = 0;
   for (const auto& entries : s_.device_traces) {
     for (const SnapshotEntry& e : entries) {
+      // PyTorch's "snapshot" entry (a dump after the first) and actions this build does not know
+      // are skipped; one without a time would start the trace in 1970.
+      if (e.action == SnapshotAction::kOther && timeOf(e) == 0) continue;
       start_ns = std::min(start_ns, timeOf(e));
       end_ns = std::max(end_ns, timeOf(e));
     }
@@ -445,7 +462,10 @@ std::vector<uint8_t> Encoder::encode() {
   check(writer_.write(process));
   std::set<uint32_t> devices;  // those with a trace, and those the state names
   for (uint32_t d = 0; d < s_.device_traces.size(); ++d) devices.insert(d);
-  for (const SnapshotSegment& seg : s_.segments) devices.insert(seg.device);
+  for (const SnapshotSegment& seg : s_.segments) {
+    devices.insert(seg.device);
+    segments_[seg.device].push_back(&seg);
+  }
   for (const uint32_t d : devices) {
     check(writer_.write(DeviceInfo{d, kNoId, 0}));
     device(d, start_ns);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,29 @@
 #include "trace/records.h"
 
 namespace memfloor::trace {
+
+// Limits on what a snapshot may name (docs/torch-snapshots.md): device_traces is a list indexed by
+// the device, so a device's number is also a length. No machine has more devices than this.
+inline constexpr uint32_t kMaxSnapshotDevice = 1023;
+
+// A text many entries and blocks share (a module path, a holder, a category): kept once, however
+// many refer to it, as the pickle keeps it once. Compared by its text; empty by default.
+class SnapshotLabel {
+ public:
+  SnapshotLabel() = default;
+  SnapshotLabel(std::string_view text)  // NOLINT(google-explicit-constructor): a text is a label
+      : text_(text.empty() ? nullptr : std::make_shared<const std::string>(text)) {}
+  SnapshotLabel(const char* text) : SnapshotLabel(std::string_view(text)) {}  // NOLINT(google-*)
+  SnapshotLabel(const std::string& text) : SnapshotLabel(std::string_view(text)) {}  // NOLINT
+  std::string_view view() const { return text_ ? std::string_view(*text_) : std::string_view(); }
+  std::string str() const { return std::string(view()); }
+  bool empty() const { return !text_; }
+  bool operator==(const SnapshotLabel& other) const { return view() == other.view(); }
+  bool operator<(const SnapshotLabel& other) const { return view() < other.view(); }
+
+ private:
+  std::shared_ptr<const std::string> text_;
+};
 
 struct SnapshotFrame {
   std::string file;
@@ -49,9 +73,9 @@ struct SnapshotEntry {
   uint64_t time_us = 0;
   uint64_t time_ns = 0;  // memfloor's exports: the exact time (0: time_us's)
   uint32_t stack = 0;
-  std::string module;    // from a user_metadata line "module:<path>", else empty
-  std::string holder;    // from a user_metadata line "holder:<path>" (memfloor's exports)
-  std::string category;  // the viewer's colour: memfloor's exports write the retention class
+  SnapshotLabel module;    // from a user_metadata line "module:<path>", else empty
+  SnapshotLabel holder;    // from a user_metadata line "holder:<path>" (memfloor's exports)
+  SnapshotLabel category;  // the viewer's colour: memfloor's exports write the retention class
   bool operator==(const SnapshotEntry&) const = default;
 };
 
@@ -63,8 +87,8 @@ struct SnapshotBlock {
   uint64_t requested_size = 0;  // what was asked for (0: size)
   SnapshotBlockState state = SnapshotBlockState::kInactive;
   uint32_t stack = 0;
-  std::string holder;    // as SnapshotEntry's
-  std::string category;  // as SnapshotEntry's
+  SnapshotLabel holder;    // as SnapshotEntry's
+  SnapshotLabel category;  // as SnapshotEntry's
   bool operator==(const SnapshotBlock&) const = default;
 };
 

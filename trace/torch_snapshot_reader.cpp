@@ -11,6 +11,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/error.h"
 #include "common/json_input.h"
@@ -23,6 +24,10 @@ namespace {
 // (memfloor's exports, trace/torch_snapshot_writer.h).
 constexpr std::string_view kModulePrefix = "module:";
 constexpr std::string_view kHolderPrefix = "holder:";
+
+// Texts longer than any program makes (docs/torch-snapshots.md): a frame's file or function, a
+// label. Stacks are bounded by kMaxStackFrames (trace/records.h).
+constexpr size_t kMaxText = 64 * 1024;
 
 // Where in the document a value is, for messages: "device_traces[0][12]".
 struct Place {
@@ -38,6 +43,7 @@ struct Place {
 
 struct JsonView {
   using Value = nlohmann::json;
+  static constexpr bool kShares = false;  // JSON writes every value where it stands
   static const Value* get(const Value& v, std::string_view key) {
     if (!v.is_object()) return nullptr;
     const auto it = v.find(key);
@@ -73,6 +79,7 @@ struct JsonView {
 struct PickleView {
   using Value = common::PickleValue;
   using Kind = common::PickleKind;
+  static constexpr bool kShares = true;  // a pickle refers to a value it wrote, by its memo
   static const Value* get(const Value& v, std::string_view key) { return v.find(key); }
   static bool isDict(const Value& v) { return v.kind() == Kind::kDict; }
   static bool isList(const Value& v) { return v.kind() == Kind::kList || v.kind() == Kind::kTuple; }
@@ -125,9 +132,14 @@ class Reader {
     }
     if (traces != nullptr) {
       list(*traces, {"device_traces"});
+      if (View::size(*traces) > size_t{kMaxSnapshotDevice} + 1) {
+        fail({"device_traces"}, fmt::format("{} devices, more than the {} a snapshot may name",
+                                            View::size(*traces), kMaxSnapshotDevice + 1));
+      }
       for (size_t d = 0; d < View::size(*traces); ++d) {
         const Value& device = View::at(*traces, d);
         list(device, {"device_traces", static_cast<int64_t>(d)});
+        once(device, {"device_traces", static_cast<int64_t>(d)});
         auto& entries = out_.device_traces.emplace_back();
         entries.reserve(View::size(device));
         for (size_t i = 0; i < View::size(device); ++i) {
@@ -150,6 +162,29 @@ class Reader {
     if (!View::isList(v)) fail(place, "not a list");
   }
 
+  // A segment, a block, an entry or a list of them is read once: a pickle may refer to one again
+  // (a few bytes), which would make the snapshot as large as the references times the value.
+  // PyTorch writes each where it stands; a value met twice is refused, so that what is read stays
+  // in proportion to the file.
+  void once(const Value& v, const Place& place) {
+    if constexpr (View::kShares) {
+      if (!read_.insert(&v).second) {
+        fail(place,
+             "the same value as an earlier one (a pickle's reference): a snapshot never "
+             "repeats a segment, block or entry");
+      }
+    }
+  }
+
+  // `t` if it is at most kMaxText bytes.
+  std::string_view bounded(std::string_view t, std::string_view key, const Place& place) const {
+    if (t.size() > kMaxText) {
+      fail(place, fmt::format("'{}' is {} bytes, more than the {} a snapshot's text may be", key,
+                              t.size(), kMaxText));
+    }
+    return t;
+  }
+
   uint64_t number(const Value& dict, std::string_view key, const Place& place,
                   bool required = true) const {
     const Value* v = View::get(dict, key);
@@ -162,12 +197,23 @@ class Reader {
     return static_cast<uint64_t>(*n);  // a stream's handle may be negative: kept as its bits
   }
 
+  // A number that must lie in [0, max]: never cut to fit.
+  uint64_t bounded(const Value& dict, std::string_view key, const Place& place, uint64_t max,
+                   bool required = true) const {
+    const Value* v = View::get(dict, key);
+    const uint64_t n = number(dict, key, place, required);
+    if (v != nullptr && (View::integer(*v).value_or(0) < 0 || n > max)) {
+      fail(place, fmt::format("'{}' is {}, outside 0..{}", key, *View::integer(*v), max));
+    }
+    return n;
+  }
+
   std::string_view text(const Value& dict, std::string_view key, const Place& place) const {
     const Value* v = View::get(dict, key);
     if (v == nullptr) fail(place, fmt::format("no '{}'", key));
     const std::optional<std::string_view> t = View::text(*v);
     if (!t) fail(place, fmt::format("'{}' is not a string", key));
-    return *t;
+    return bounded(*t, key, place);
   }
 
   void readSettings(const Value& settings) {
@@ -194,6 +240,7 @@ class Reader {
         const Value& step = View::at(*steps, i);
         const Place step_place{"memfloor.steps", static_cast<int64_t>(i)};
         if (!View::isDict(step)) fail(step_place, "not a dict");
+        once(step, step_place);
         const std::string_view phase = text(step, "phase", step_place);
         if (phase != "begin" && phase != "end") fail(step_place, "'phase' is not begin or end");
         const uint64_t time = number(step, "time_ns", step_place);
@@ -207,7 +254,7 @@ class Reader {
       list(*mirrored, {"memfloor.mirrored_devices"});
       for (size_t i = 0; i < View::size(*mirrored); ++i) {
         const std::optional<int64_t> d = View::integer(View::at(*mirrored, i));
-        if (!d || *d < 0 || *d > UINT32_MAX) {
+        if (!d || *d < 0 || *d > kMaxSnapshotDevice) {
           fail({"memfloor.mirrored_devices", static_cast<int64_t>(i)}, "not a device number");
         }
         out_.memfloor.mirrored_devices.push_back(static_cast<uint32_t>(*d));
@@ -215,27 +262,42 @@ class Reader {
     }
   }
 
-  // The lines of user_metadata that memfloor writes, and the category.
+  // The lines of user_metadata that memfloor writes, and the category: each text value taken
+  // once, however many entries share it.
   template <typename Owner>
-  void readLabels(const Value& dict, Owner& owner) const {
+  void readLabels(const Value& dict, Owner& owner, const Place& place) {
     if (const Value* metadata = View::get(dict, "user_metadata")) {
-      std::string_view m = View::text(*metadata).value_or("");
-      while (!m.empty()) {
-        const size_t end = m.find('\n');
-        const std::string_view line = m.substr(0, end);
-        if (line.starts_with(kModulePrefix) && line.size() > kModulePrefix.size()) {
-          if constexpr (requires { owner.module; }) {
-            owner.module = std::string(line.substr(kModulePrefix.size()));
-          }
-        } else if (line.starts_with(kHolderPrefix)) {
-          owner.holder = std::string(line.substr(kHolderPrefix.size()));
-        }
-        m = end == std::string_view::npos ? std::string_view() : m.substr(end + 1);
-      }
+      auto [it, added] = metadata_by_value_.try_emplace(metadata);
+      if (added) it->second = metadataLabels(View::text(*metadata).value_or(""), place);
+      if constexpr (requires { owner.module; }) owner.module = it->second.module;
+      owner.holder = it->second.holder;
     }
     if (const Value* category = View::get(dict, "category")) {
-      owner.category = std::string(View::text(*category).value_or(""));
+      auto [it, added] = label_by_value_.try_emplace(category);
+      if (added) {
+        it->second = SnapshotLabel(bounded(View::text(*category).value_or(""), "category", place));
+      }
+      owner.category = it->second;
     }
+  }
+
+  struct MetadataLabels {
+    SnapshotLabel module, holder;
+  };
+  MetadataLabels metadataLabels(std::string_view m, const Place& place) const {
+    bounded(m, "user_metadata", place);
+    MetadataLabels labels;
+    while (!m.empty()) {
+      const size_t end = m.find('\n');
+      const std::string_view line = m.substr(0, end);
+      if (line.starts_with(kModulePrefix) && line.size() > kModulePrefix.size()) {
+        labels.module = line.substr(kModulePrefix.size());
+      } else if (line.starts_with(kHolderPrefix)) {
+        labels.holder = line.substr(kHolderPrefix.size());
+      }
+      m = end == std::string_view::npos ? std::string_view() : m.substr(end + 1);
+    }
+    return labels;
   }
 
   // 1 + the index of the entry's or block's stack in out_.stacks; 0 for none. Frames and stacks
@@ -245,6 +307,10 @@ class Reader {
     if (frames == nullptr) return 0;
     list(*frames, place);
     if (View::size(*frames) == 0) return 0;
+    if (View::size(*frames) > kMaxStackFrames) {
+      fail(place, fmt::format("a stack of {} frames, more than the {} a snapshot's may hold",
+                              View::size(*frames), kMaxStackFrames));
+    }
     if (const auto it = stack_by_value_.find(frames); it != stack_by_value_.end()) {
       return it->second;
     }
@@ -266,7 +332,7 @@ class Reader {
     if (!View::isDict(f)) fail(place, "a frame is not a dict");
     SnapshotFrame frame{std::string(text(f, "filename", place)),
                         std::string(text(f, "name", place)),
-                        static_cast<uint32_t>(number(f, "line", place, false))};
+                        static_cast<uint32_t>(bounded(f, "line", place, UINT32_MAX, false))};
     auto [it, added] =
         frame_by_content_.try_emplace(std::make_tuple(frame.file, frame.name, frame.line), 0);
     if (added) {
@@ -279,8 +345,9 @@ class Reader {
 
   void readSegment(const Value& seg, const Place& place) {
     if (!View::isDict(seg)) fail(place, "not a dict");
+    once(seg, place);
     SnapshotSegment& s = out_.segments.emplace_back();
-    s.device = static_cast<uint32_t>(number(seg, "device", place));
+    s.device = static_cast<uint32_t>(bounded(seg, "device", place, kMaxSnapshotDevice));
     s.address = number(seg, "address", place);
     s.total_size = number(seg, "total_size", place);
     s.stream = number(seg, "stream", place, false);
@@ -291,10 +358,12 @@ class Reader {
     const Value* blocks = View::get(seg, "blocks");
     if (blocks == nullptr) return;
     list(*blocks, place);
+    once(*blocks, place);
     for (size_t i = 0; i < View::size(*blocks); ++i) {
       const Value& b = View::at(*blocks, i);
       const Place block_place{"segments", place.i, static_cast<int64_t>(i)};
       if (!View::isDict(b)) fail(block_place, "a block is not a dict");
+      once(b, block_place);
       SnapshotBlock& block = s.blocks.emplace_back();
       block.address = number(b, "address", block_place);
       block.size = number(b, "size", block_place);
@@ -304,12 +373,13 @@ class Reader {
                     : state == "active_pending_free" ? SnapshotBlockState::kPendingFree
                                                      : SnapshotBlockState::kInactive;
       block.stack = stack(b, block_place);
-      readLabels(b, block);
+      readLabels(b, block, block_place);
     }
   }
 
   SnapshotEntry readEntry(const Value& e, const Place& place) {
     if (!View::isDict(e)) fail(place, "not a dict");
+    once(e, place);
     static const std::map<std::string_view, SnapshotAction> kActions = {
         {"alloc", SnapshotAction::kAlloc},
         {"free_requested", SnapshotAction::kFreeRequested},
@@ -322,21 +392,25 @@ class Reader {
     SnapshotEntry entry;
     const auto action = kActions.find(text(e, "action", place));
     entry.action = action == kActions.end() ? SnapshotAction::kOther : action->second;
-    if (entry.action == SnapshotAction::kOther) return entry;
+    // Times in ns must fit 64 bits: a time_us past that would wrap and pair frees wrongly.
+    entry.time_us = bounded(e, "time_us", place, UINT64_MAX / 1000, false);
+    entry.time_ns = number(e, "time_ns", place, false);
+    if (entry.action == SnapshotAction::kOther) return entry;  // its time only: the dump's
     entry.address = entry.action == SnapshotAction::kOom ? number(e, "device_free", place, false)
                                                          : number(e, "addr", place);
     entry.size = number(e, "size", place);
     entry.stream = number(e, "stream", place, false);
-    entry.time_us = number(e, "time_us", place, false);
-    entry.time_ns = number(e, "time_ns", place, false);
     entry.stack = stack(e, place);
-    readLabels(e, entry);
+    readLabels(e, entry, place);
     return entry;
   }
 
   std::string name_;
   TorchSnapshot out_;
   std::unordered_map<const void*, uint32_t> stack_by_value_, frame_by_value_;
+  std::unordered_set<const void*> read_;  // segments, blocks, entries and their lists (once())
+  std::unordered_map<const void*, MetadataLabels> metadata_by_value_;
+  std::unordered_map<const void*, SnapshotLabel> label_by_value_;
   std::map<std::vector<uint32_t>, uint32_t> stack_by_content_;
   std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> frame_by_content_;
 };

@@ -121,12 +121,13 @@ class SnapshotWriter {
   }
 
   // user_metadata's lines and the category, where there are any.
-  void labels(const std::string& module, const std::string& holder, const std::string& category) {
+  void labels(const SnapshotLabel& module, const SnapshotLabel& holder,
+              const SnapshotLabel& category) {
     std::string metadata;
-    if (!module.empty()) metadata = "module:" + module;
-    if (!holder.empty()) metadata += (metadata.empty() ? "holder:" : "\nholder:") + holder;
+    if (!module.empty()) metadata = "module:" + module.str();
+    if (!holder.empty()) metadata += (metadata.empty() ? "holder:" : "\nholder:") + holder.str();
     if (!metadata.empty()) key("user_metadata", metadata);
-    if (!category.empty()) key("category", category);
+    if (!category.empty()) key("category", category.view());
   }
 
   void segment(const SnapshotSegment& seg, SnapshotForm form) {

@@ -247,6 +247,35 @@ TEST_CASE("A named domain's ranges are the iterations, the default domain's are 
   CHECK(f.pop(20) == Boundary::kEnd);
 }
 
+TEST_CASE("An iteration domain no matching range is in is a warning naming the one that has them",
+          "[iteration_tracker]") {
+  Feed f;
+  f.tracker = IterationTracker(kDefaultIterationPattern, "trian");  // a typo
+  f.domain = "train";
+  for (uint64_t i = 0; i < 3; ++i) {
+    CHECK(f.push(10 * i, "iteration " + std::to_string(i)) == Boundary::kNone);
+    CHECK(f.pop(10 * i + 5) == Boundary::kNone);
+  }
+  f.domain = "NCCL\x1b[2J";  // another domain with a match comes after: the first is named
+  CHECK(f.push(40, "iteration 9") == Boundary::kNone);
+  CHECK(f.tracker.finish(50) == false);
+  REQUIRE(f.warnings.kept().size() == 1);
+  CHECK(f.warnings.kept()[0] ==
+        "no range in the iteration domain (domain 'trian') matches the iteration pattern; 3 "
+        "ranges that match it are in domain 'train': name that domain to take them");
+  AND_THEN("one matching range in the iteration domain is enough: no warning") {
+    Feed g;
+    g.tracker = IterationTracker(kDefaultIterationPattern, "train");
+    g.domain = "other";
+    g.push(1, "iteration 0");
+    g.domain = "train";
+    g.push(2, "iteration 1");
+    g.pop(3);
+    g.tracker.finish(4);
+    CHECK(g.warnings.kept().empty());
+  }
+}
+
 TEST_CASE("A pop with no push is a warning that names it", "[iteration_tracker]") {
   Feed f;
   CHECK(f.push(10, "iteration 0", 1) == Boundary::kBegin);
@@ -330,6 +359,21 @@ TEST_CASE("Step records out of order are warnings that name them", "[iteration_t
         "step begin t=20 step=2: step 1 has not ended (its end record is missing); both are one "
         "iteration");
   CHECK(w[3] == "step begin t=40 step=2: out of order, after step 2; taken as it comes");
+}
+
+TEST_CASE("Step 0 is a step like any other", "[iteration_tracker]") {
+  // A loop that counts from 0: begin, end, begin of step 0 are two iterations, not a step left
+  // open (step 0 was once also "no step open", and the second begin a span with no end).
+  Feed f;
+  CHECK(f.stepBegin(10, 0) == Boundary::kBegin);
+  CHECK(f.stepEnd(20, 0) == Boundary::kEnd);
+  CHECK(f.stepBegin(30, 0) == Boundary::kBegin);
+  CHECK(f.stepEnd(40, 0) == Boundary::kEnd);
+  REQUIRE(f.tracker.iterations().size() == 2);
+  CHECK(f.tracker.iterations()[1].start_ns == 30);
+  REQUIRE(f.warnings.kept().size() == 1);
+  CHECK(f.warnings.kept()[0] ==
+        "step begin t=30 step=0: out of order, after step 0; taken as it comes");
 }
 
 TEST_CASE("Warnings past the first few are counted", "[iteration_tracker]") {

@@ -102,6 +102,21 @@ TEST_CASE("Irregular or too few occurrences give no period", "[detect]") {
   CHECK_FALSE(d.choose());
 }
 
+TEST_CASE("Allocations at one instant give no period", "[detect]") {
+  // A snapshot's state: every block made at the trace's start. Once a period of 0 ns, and an
+  // iteration per block.
+  PeriodDetector d;
+  for (uint64_t i = 0; i < 1000; ++i) d.onAlloc(kDevice0, 7, 4096, 500);
+  CHECK_FALSE(d.choose());
+  AND_THEN("a loop after them is still found") {
+    for (uint64_t i = 0; i < 10; ++i) d.onAlloc(kDevice0, 8, 64, 1000 * i + 1000);
+    const std::optional<DetectedPeriod> p = d.choose();
+    REQUIRE(p);
+    CHECK(p->stack == 8);
+    CHECK(p->period_ns == 1000);
+  }
+}
+
 TEST_CASE("A short regular set-up loop loses to the training loop", "[detect]") {
   PeriodDetector d;
   for (uint64_t i = 0; i < 100; ++i) d.onAlloc(kDevice0, 1, 1 << 20, 10 * i);  // weights

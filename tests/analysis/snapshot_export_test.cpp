@@ -118,7 +118,7 @@ TEST_CASE("each allocation's category is the class of the bytes it keeps in a wi
       std::vector<Life> lives;
       for (const trace::SnapshotEntry& e : s.device_traces[device]) {
         if (e.action == trace::SnapshotAction::kAlloc) {
-          open[e.address] = {e.time_ns, UINT64_MAX, e.size, e.category};
+          open[e.address] = {e.time_ns, UINT64_MAX, e.size, e.category.str()};
         } else if (e.action == trace::SnapshotAction::kFreeCompleted) {
           Life life = open.at(e.address);
           life.end = e.time_ns;
@@ -155,7 +155,7 @@ TEST_CASE("a census's holders are named on the blocks they hold", "[snapshot_exp
   std::map<std::string, std::string> category_of;  // holder -> category
   for (const trace::SnapshotEntry& e : out.snapshot.device_traces.at(0)) {
     if (e.action == trace::SnapshotAction::kAlloc && !e.holder.empty()) {
-      category_of[e.holder] = e.category;
+      category_of[e.holder.str()] = e.category.str();
     }
   }
   CHECK(category_of.at("model.layers[1].planted") == "inter_iteration");

@@ -80,6 +80,32 @@ TEST_CASE("Each input that once crashed the snapshot's reading is analysed or re
   }
 }
 
+TEST_CASE("Hostile snapshots are refused with the place and the reason, or read as they are",
+          "[torch_snapshot]") {
+  // testdata/snapshots/make_hostile_snapshots.py: shared values, numbers past their fields, texts
+  // and stacks past any program's, PyTorch's "snapshot" entries, a lone surrogate in JSON.
+  const std::string dir = kDir + "hostile/";
+  const nlohmann::json expected =
+      common::parseJson(common::readJsonFile(dir + "expected.json", "expected"), "expected.json");
+  REQUIRE(expected.size() >= 13);
+  for (const auto& [file, says] : expected.items()) {
+    INFO(file);
+    const std::string message = says.get<std::string>();
+    if (message.empty()) {
+      const Report report = analyzeTrace(dir + file, {});
+      checkInvariants(report);
+      // Its time is the history's first allocation's: a "snapshot" entry with no time (at 0)
+      // once started the trace in 1970.
+      if (file == "snapshot_entries.pickle") {
+        CHECK(report.process.start_unix_ns == 1'700'000'000'000'000'000u);
+      }
+    } else {
+      CHECK_THROWS_WITH(analyzeTrace(dir + file, {}),
+                        Catch::Contains(file) && Catch::Contains(message));
+    }
+  }
+}
+
 TEST_CASE("A device the state names but no trace has is read", "[torch_snapshot]") {
   trace::TorchSnapshot s;
   s.device_traces.resize(1);

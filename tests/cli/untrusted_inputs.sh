@@ -162,4 +162,48 @@ for output in from-dir.mftrace dir.html long.mftrace fields.html; do
   [ -e "$work/$output" ] && fail "a refused command left $output"
 done
 
+# has FILE TEXT WHAT: FILE holds the line TEXT (a fixed string).
+has() {
+  if grep -qF -- "$2" "$1"; then echo "ok: $3"; else fail "$3: no '$2' in $(cat "$1")"; fi
+}
+
+# 14. Step 0 is a step (it was also "no step open", and a second begin crashed every command).
+printf '%s\n' 'alloc t=1 kind=device dev=0 addr=0x1000 size=4096 thread=1' \
+  'step begin t=10 step=0 thread=1' 'step end t=20 step=0 thread=1 optimizers=1' \
+  'step begin t=30 step=0 thread=1' 'trailer records=4 end=40' >"$work/step0.txt"
+run analyze "$work/step0.txt"
+has "$work/out" "iterations: 2 from optimizer steps" "analyze step0.txt"
+expect_exit 0 -- export --perfetto "$work/step0.txt" -o "$work/step0.perfetto.json"
+expect_exit 0 -- export --format memory-viz "$work/step0.txt" -o "$work/step0.pickle"
+
+# 15. A device number is a list's length in PyTorch's snapshot: past 1023 it is refused, named.
+printf 'alloc t=1 kind=device dev=4294967295 addr=0x1000 size=4096\n' >"$work/device.txt"
+expect 2 "device.txt: device 4294967295: a PyTorch memory snapshot names devices 0 to 1023" -- \
+  export --format memory-viz "$work/device.txt" -o "$work/device.pickle"
+[ -e "$work/device.pickle" ] && fail "a refused export left device.pickle"
+
+# 16. The analysis' own limits name the trace; to-text reads a snapshot as analyze does.
+for i in $(seq 0 600); do printf 'alloc t=%d kind=device dev=%d addr=0x1000 size=16\n' "$i" "$i"; done \
+  >"$work/devices.txt"
+expect 2 "devices.txt: the trace uses more than 512 \(device, memory kind\) pairs" -- \
+  analyze "$work/devices.txt"
+{
+  echo 'frame 1 module=0 offset=0x10'
+  printf 'stack 1 frames=1'; for _ in $(seq 1 5000); do printf ',1'; done; echo
+  echo 'alloc t=1 kind=device dev=0 addr=0x1000 size=16 stack=1'
+} >"$work/deep.txt"
+expect 2 "deep.txt: stack 1: 5001 frames, more than the 4096 a trace's stack may hold" -- \
+  analyze "$work/deep.txt"
+run trace to-text "$testdata/snapshots/loop_snapshot.pickle"
+has "$work/out" "cmd=" "trace to-text of a snapshot"
+
+# 17. An iteration domain that no matching range is in says where they are.
+printf '%s\n' 'string 1 "train"' 'string 2 "iteration 0"' 'string 3 "iteration 1"' \
+  'alloc t=1 kind=device dev=0 addr=0x1000 size=16' \
+  'marker push t=10 thread=1 name=2 domain=1' 'marker pop t=20 thread=1 domain=1' \
+  'marker push t=30 thread=1 name=3 domain=1' 'marker pop t=40 thread=1 domain=1' >"$work/domain.txt"
+run analyze "$work/domain.txt" --iteration-domain trian
+has "$work/out" "warning: no range in the iteration domain (domain 'trian') matches the iteration pattern; 2 ranges that match it are in domain 'train'" \
+  "analyze --iteration-domain with a typo"
+
 finish "untrusted input checks"

@@ -168,5 +168,23 @@ TEST_CASE("json_input: nesting past the limit is refused while parsing, not cras
   CHECK_THROWS_AS(parseJson(one_more, "more.json"), Error);
 }
 
+TEST_CASE("json_input: a lone surrogate's escape is read as U+FFFD, as Python's json reads it") {
+  // What json.dump writes for a file name Python decoded with surrogateescape ("caf\udce9.py").
+  const nlohmann::json v =
+      parseJson(R"({"f": "caf\udce9.py", "g": "\ud800", "h": "\udbff x"})", "s");
+  CHECK(v.at("f") == "caf\xef\xbf\xbd.py");
+  CHECK(v.at("g") == "\xef\xbf\xbd");
+  CHECK(v.at("h") == "\xef\xbf\xbd x");
+  // A pair is one code point; an escaped backslash before "u" is no escape; the text is kept
+  // when nothing is replaced.
+  CHECK(parseJson(R"(["\ud83d\ude00"])", "s").at(0) == "\xf0\x9f\x98\x80");
+  CHECK(parseJson(R"(["\\udc80"])", "s").at(0) == "\\udc80");
+  CHECK_FALSE(replaceLoneSurrogates(R"(["\ud83d\ude00", "\\udc80", "\n"])"));
+  CHECK(replaceLoneSurrogates(R"("\ud83d\ud83d")") == R"("\ufffd\ufffd")");
+  CHECK(replaceLoneSurrogates(R"("\ude00\ud83d")") == R"("\ufffd\ufffd")");
+  CHECK(replaceLoneSurrogates("\"\\ud83") == std::nullopt);  // cut short: the parser says so
+  CHECK_THROWS_WITH(parseJson("\"\\ud83", "cut.json"), Contains("cut.json: not JSON"));
+}
+
 }  // namespace
 }  // namespace memfloor::common

@@ -199,6 +199,23 @@ TEST_CASE("Strings from a trace reach the terminal with their control bytes esca
   CHECK(table.find('\x07') == std::string::npos);
   CHECK_THAT(table, Catch::Contains("python3 train.py\\x1b[2J\\x07\\x0d"));
   CHECK_THAT(table, Catch::Contains("node\\x1b]0;x\\x07"));
+  AND_THEN("the pattern a trace recorded and a finding's rule, file and field too") {
+    r.iteration_source = report::IterationSource::kUnknown;
+    r.iteration_pattern = "iter\x1b[31m";
+    report::MergedReport m;
+    m.runs.push_back(r);
+    m.labels.push_back("run");
+    report::LinkedFinding f;
+    f.rule = "MF\x07";
+    f.file = "a\x1b.py";
+    f.field = "self.\x1bx";
+    m.findings = report::FindingsFile{"findings\x1b.json", {f}, {}, {}};
+    const std::string merged = formatTable(m);
+    CHECK(merged.find('\x1b') == std::string::npos);
+    CHECK(merged.find('\x07') == std::string::npos);
+    CHECK_THAT(merged, Catch::Contains("no marker matches 'iter\\x1b[31m'"));
+    CHECK_THAT(merged, Catch::Contains("MF\\x07 a\\x1b.py:0  self.\\x1bx"));
+  }
 }
 
 }  // namespace
