@@ -96,24 +96,23 @@ std::string olderMajors(const SchemaName& schema, int oldest) {
 
 namespace {
 
-// The value of the four hex digits at `p`, or -1.
-int hex4(std::string_view text, size_t p) {
-  if (p + 4 > text.size()) return -1;
-  int value = 0;
-  for (size_t i = p; i < p + 4; ++i) {
-    const char c = text[i];
-    const int digit = c >= '0' && c <= '9'   ? c - '0'
-                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                             : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
+// A \uXXXX escape: its length, and the ranges of UTF-16's high and low surrogates.
+constexpr size_t kEscapeLength = 6;
+constexpr unsigned kHighFirst = 0xD800, kHighLast = 0xDBFF, kLowFirst = 0xDC00, kLowLast = 0xDFFF;
+
+// The value of the escape's four hex digits at `p`, or nullopt.
+std::optional<unsigned> hex4(std::string_view text, size_t p) {
+  constexpr size_t kDigits = kEscapeLength - 2;
+  if (p + kDigits > text.size()) return std::nullopt;
+  unsigned value = 0;
+  const char* end = text.data() + p + kDigits;
+  const auto [stop, ec] = std::from_chars(text.data() + p, end, value, 16);
+  if (ec != std::errc{} || stop != end) return std::nullopt;
   return value;
 }
 
-bool isHigh(int u) { return u >= 0xD800 && u <= 0xDBFF; }
-bool isLow(int u) { return u >= 0xDC00 && u <= 0xDFFF; }
+bool isHigh(std::optional<unsigned> u) { return u && *u >= kHighFirst && *u <= kHighLast; }
+bool isLow(std::optional<unsigned> u) { return u && *u >= kLowFirst && *u <= kLowLast; }
 
 }  // namespace
 
@@ -124,16 +123,17 @@ std::optional<std::string> replaceLoneSurrogates(std::string_view text) {
       at += 2;  // an escape of one character: \\ \" \n ...
       continue;
     }
-    const int u = hex4(text, at + 2);
-    if (isHigh(u) && text.substr(at + 6, 2) == "\\u" && isLow(hex4(text, at + 8))) {
-      at += 12;  // a pair: one code point
+    const std::optional<unsigned> u = hex4(text, at + 2);
+    const size_t next = at + kEscapeLength;
+    if (isHigh(u) && text.substr(next, 2) == "\\u" && isLow(hex4(text, next + 2))) {
+      at = next + kEscapeLength;  // a pair: one code point
       continue;
     }
     if (isHigh(u) || isLow(u)) {
       if (!out) out.emplace(text);
-      out->replace(at, 6, "\\ufffd");  // the same length: offsets in messages stay right
+      out->replace(at, kEscapeLength, "\\ufffd");  // the same length: offsets stay right
     }
-    at += 6;
+    at += kEscapeLength;
   }
   return out;
 }
