@@ -16,6 +16,15 @@ namespace memfloor::analysis {
 
 using trace::MarkerType;
 
+namespace {
+
+// An NVTX domain as messages name it: "" is the default one.
+std::string describeDomain(std::string_view name) {
+  return name.empty() ? std::string("the default domain") : fmt::format("domain '{}'", name);
+}
+
+}  // namespace
+
 IterationTracker::IterationTracker(std::optional<std::string_view> pattern, std::string domain)
     : domain_(std::move(domain)) {
   if (!pattern) return;
@@ -91,8 +100,7 @@ void IterationTracker::warn(std::string message) {
 void IterationTracker::warnUnmatched(const trace::Marker& m, const symbols::Symbols& symbols) {
   ++unmatched_ends_;
   const std::string_view domain = symbols.string(m.domain);
-  const std::string in =
-      domain.empty() ? std::string("the default domain") : fmt::format("domain '{}'", domain);
+  const std::string in = describeDomain(domain);
   if (m.type == MarkerType::kPop) {
     warn(fmt::format("marker pop t={} thread={}: no range of its thread is open in {}; ignored",
                      m.timestamp, m.thread, in));
@@ -252,13 +260,8 @@ Boundary IterationTracker::onStep(const trace::Step& step) {
 bool IterationTracker::finish(uint64_t end_ns) {
   if (in_domain_matches_ == 0 && other_domain_matches_ > 0) {
     const std::string ours =
-        domain_.empty()
-            ? std::string("the default domain")
-            : fmt::format("domain '{}'",
-                          common::printable(std::string_view(domain_).substr(0, kNameShown)));
-    const std::string theirs = other_domain_name_.empty()
-                                   ? std::string("the default domain")
-                                   : fmt::format("domain '{}'", other_domain_name_);
+        describeDomain(common::printable(std::string_view(domain_).substr(0, kNameShown)));
+    const std::string theirs = describeDomain(other_domain_name_);
     warn(
         fmt::format("no range in the iteration domain ({}) matches the iteration pattern; {} "
                     "ranges that match it are in {}: name that domain to take them",
