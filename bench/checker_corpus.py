@@ -82,10 +82,11 @@ def size_of(root: str) -> Tuple[int, int]:
     return files, total
 
 
-def check(checker: str, python: str, jobs: int, root: str, path: str) -> List[dict]:
+def check(checker: str, python: str, jobs: int, root: str, path: str,
+          options: Tuple[str, ...] = ()) -> List[dict]:
     """memfloor-check's findings on `path` below `root`, file names relative to `root`."""
-    run = subprocess.run([checker, "--python", python, "-j", str(jobs), "--format", "json", path],
-                         cwd=root, capture_output=True, text=True)
+    run = subprocess.run([checker, "--python", python, "-j", str(jobs), "--format", "json",
+                          *options, path], cwd=root, capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise RuntimeError(f"memfloor-check on {path} exited {run.returncode}: {run.stderr[-2000:]}")
     return json.loads(run.stdout)["findings"]
@@ -93,6 +94,40 @@ def check(checker: str, python: str, jobs: int, root: str, path: str) -> List[di
 
 def key_of(f: dict) -> Key:
     return (f["rule"], f["location"]["file"], f["function"], f["field"])
+
+
+def check_fixits(checker: str, python: str, jobs: int, root: str, path: str,
+                 findings: List[dict], name: str, problems: List[str]) -> str:
+    """Applies the fix-its of `findings` in `root` (a scratch tree) with --fix, then asks of each
+    edited file that it parses, and of the tree checked again (MF004 on) that no fixed finding is
+    left and no MF004 names a fixed member: a fix-it must be safe to apply as it is."""
+    fixed = [f for f in findings if f.get("fixits")]
+    if not fixed:
+        return "no fix-its"
+    run = subprocess.run([checker, "--python", python, "-j", str(jobs), "--fix", path], cwd=root,
+                         capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        raise RuntimeError(f"memfloor-check --fix on {path} exited {run.returncode}: "
+                           f"{run.stderr[-2000:]}")
+    edited = sorted({x["location"]["file"] for f in fixed for x in f["fixits"]})
+    parse = subprocess.run([python, "-c", "import ast, sys\nfor p in sys.argv[1:]:\n"
+                            "    ast.parse(open(p, 'rb').read(), p)", *edited],
+                           cwd=root, capture_output=True, text=True)
+    if parse.returncode != 0:
+        problems.append(f"{name}: a fixed file does not parse: {parse.stderr.strip()[-500:]}")
+    config = os.path.join(root, "..", name + ".mf004.json")
+    with open(config, "w") as out:
+        json.dump({"mf004_python": True}, out)
+    after = check(checker, python, jobs, root, path, ("--config", config))
+    keys = {key_of(f) for f in fixed}
+    members = {(f["location"]["file"], f["field"]) for f in fixed}
+    left = [f for f in after if key_of(f) in keys or
+            (f["rule"] == "MF004" and (f["location"]["file"], f["field"]) in members)]
+    for f in left:
+        problems.append(f"{name}: after the fix-its: {f['rule']} {f['location']['file']}:"
+                        f"{f['location']['line']} {f['field']}")
+    ok = parse.returncode == 0 and not left
+    return f"{len(fixed)} fixed: {'parse, nothing left' if ok else 'FAILED'}"
 
 
 def judge_code_base(cb: dict, findings: List[dict], megabytes: float,
@@ -141,7 +176,7 @@ def main(argv: List[str]) -> int:
     problems: List[str] = []
     wanted = set(args.only)
     print(f"{'code base':<14} {'commit':<12} {'files':>5} {'MB':>5}  findings by rule"
-          f"{'':<14} true plaus design false  precision")
+          f"{'':<14} true plaus design false  precision fix-its")
     with tempfile.TemporaryDirectory() as scratch:
         for cb, git in present(data["code_bases"], wanted, args.repos):
             root = os.path.join(scratch, cb["name"])
@@ -153,9 +188,11 @@ def main(argv: List[str]) -> int:
                 collections.Counter(f["rule"] for f in findings).items())) or "none"
             precision = (f"{(counts['true'] + counts['plausible']) / len(findings):.0%}"
                          if findings else "silent")
+            fixits = check_fixits(checker, args.python, args.jobs, root, cb["path"], findings,
+                                  cb["name"], problems)
             print(f"{cb['name']:<14} {cb['commit'][:12]} {files:>5} {size / 1e6:>5.1f}  "
                   f"{len(findings):>2}: {rules:<24} {counts['true']:>4} {counts['plausible']:>5} "
-                  f"{counts['design']:>6} {counts['false']:>5}  {precision}")
+                  f"{counts['design']:>6} {counts['false']:>5}  {precision:<9} {fixits}")
         print()
         for pair, git in present(data.get("history", []), wanted, args.repos):
             found = {}

@@ -88,7 +88,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Candidate, method, field, name, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PathFacts, direct, candidates, event, event_idiom)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CallSite, method, method_display, receiver_record,
                                                 field, function, handle, handle_is_pointer,
-                                                persistent, loc, released, fix_after, fix_indent)
+                                                persistent, loc, released, fix_after, fix_indent,
+                                                guard_at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DerefSite, field, function, handle, loc, guarded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CallEdge, caller, callee, on_this, loc)
 

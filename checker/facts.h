@@ -114,6 +114,7 @@ struct CallSite {
   PathFacts released;   // released on every path from the call to the exit
   SourceLoc fix_after;  // the end of the statement holding the call
   std::string fix_indent;
+  SourceLoc guard_at;  // Python: where `if handle is not None:` can go before that statement
 };
 
 // MF004 site: a dereference of a nullable heavy field.

@@ -118,7 +118,7 @@ struct Shape<CallSite> {
       at<&CallSite::handle_is_pointer>("handle_is_pointer"),
       at<&CallSite::persistent>("persistent"), at<&CallSite::loc>("loc"),
       at<&CallSite::released>("released"), at<&CallSite::fix_after>("fix_after"),
-      at<&CallSite::fix_indent>("fix_indent"));
+      at<&CallSite::fix_indent>("fix_indent"), at<&CallSite::guard_at>("guard_at"));
 };
 template <>
 struct Shape<DerefSite> {

@@ -183,7 +183,7 @@ Program::Release Program::releaseOf(const PathFacts& path) const {
   for (const Candidate& c : path.candidates) {
     const bool releases =
         c.field.empty() ? releasesState(c.method) : releasesDirectly(c.method, c.field);
-    if (c.all_paths && releases) return {c.loc, "call", c.name};
+    if (c.all_paths && releases) return {c.loc, "call", c.name, !c.field.empty()};
   }
   return {};
 }

@@ -48,11 +48,13 @@ class Program {
   bool released(const PathFacts& path) const;
   bool guarded(const PathFacts& path) const;
   // The release that makes `path` released: the direct event, else the first releasing call
-  // (idiom "call", `method` its name). Null location when there is none.
+  // (idiom "call", `method` its name; `on_owner` when it is a method of the object holding the
+  // field, `self.drop()`, not of the object released). Null location when there is none.
   struct Release {
     SourceLoc loc;
     std::string idiom;
     std::string method;
+    bool on_owner = false;
   };
   Release releaseOf(const PathFacts& path) const;
 

@@ -2,6 +2,7 @@
 #include "checker/rules/mf001_release_after_use.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -16,6 +17,30 @@ struct Tally {
   int total = 0;
 };
 
+// The object holding the field `handle` names: `self` of `self.m`, `chain` of `chain.node` or
+// `chain->node`; "this" for a C++ member named alone (`m_`); empty for a Python bare name.
+std::string ownerOf(const std::string& handle, bool python) {
+  const std::size_t dot = handle.rfind('.');
+  const std::size_t arrow = python ? std::string::npos : handle.rfind("->");
+  if (dot == std::string::npos && arrow == std::string::npos) return python ? "" : "this";
+  return handle.substr(
+      0, arrow != std::string::npos && (dot == std::string::npos || arrow > dot) ? arrow : dot);
+}
+
+// A call of the owner's method that releases the field (`self.drop()`): written for this site's
+// owner only where the site's field is the teacher's (the owner is of the class with that
+// method); elsewhere there is no statement.
+std::string ownerCall(const CallSite& site, const CallSite* teacher, const std::string& method) {
+  const bool python = isPythonSource(site.loc.file);
+  const std::string owner = ownerOf(site.handle, python);
+  if (owner.empty() || teacher == nullptr || site.field.empty() || teacher->field != site.field) {
+    return "";
+  }
+  if (python) return owner + "." + method + "()";
+  return owner == "this" ? method + "();"
+                         : owner + (site.handle_is_pointer ? "->" : ".") + method + "();";
+}
+
 // The same in Python: `h = None`, `del h`, `h.clear()`, `h.method()`.
 std::string pythonReleaseStatement(const CallSite& site, const Program::Release& belief) {
   const std::string& h = site.handle;
@@ -25,9 +50,14 @@ std::string pythonReleaseStatement(const CallSite& site, const Program::Release&
   return h + " = None";
 }
 
-// The statement that releases `site`'s handle the way `belief` released its own, in the language
-// of the site's file.
-std::string releaseStatement(const CallSite& site, const Program::Release& belief) {
+// The statement that releases `site`'s handle the way `belief` (`teacher`'s release) released its
+// own, in the language of the site's file; empty when there is none to write.
+std::string releaseStatement(const CallSite& site, const CallSite* teacher,
+                             const Program::Release& belief) {
+  if (belief.idiom == "call" && belief.on_owner) return ownerCall(site, teacher, belief.method);
+  // A `with` block's release is its `__exit__`, which takes the exception's three values: no
+  // statement of the code base's own releases that way.
+  if (belief.idiom == "call" && belief.method.starts_with("__")) return "";
   if (isPythonSource(site.loc.file)) return pythonReleaseStatement(site, belief);
   const std::string& h = site.handle;
   if (belief.idiom == "call")
@@ -47,7 +77,7 @@ bool isBareName(const CallSite& site) {
 
 // The release acts on the object, not on one name of it.
 bool releasesObject(const Program::Release& release) {
-  return release.idiom == "call" || release.idiom == ".clear()" ||
+  return (release.idiom == "call" && !release.on_owner) || release.idiom == ".clear()" ||
          release.idiom.ends_with(".resize_(0)");
 }
 
@@ -60,17 +90,32 @@ bool safeFix(const CallSite& site, const CallSite* teacher, const Program::Relea
   return release.idiom == "call" || (!site.field.empty() && teacher->field == site.field);
 }
 
-// A dereference of the site's field that checks nothing for None (the site's own receiver
-// included, when no guard is around it): after the release it would fail on a path that does not
-// assign the field first (MF004). Python only: there the release would be an edit of its own.
-const DerefSite* unguardedUse(const Program& program, const CallSite& site) {
-  if (!isPythonSource(site.loc.file) || site.field.empty()) return nullptr;
+// The dereferences of the site's field that check nothing for None (the site's own receiver
+// included, when no guard is around it): after the release each would fail on a path that does
+// not assign the field first (MF004). Python only: there the release would be an edit of its own.
+std::vector<const DerefSite*> unguardedUses(const Program& program, const CallSite& site) {
+  std::vector<const DerefSite*> uses;
+  if (!isPythonSource(site.loc.file) || site.field.empty()) return uses;
   for (const DerefSite& d : program.facts().derefs) {
     if (d.field == site.field && !program.setupOnly(d.function) && !program.guarded(d.guarded)) {
-      return &d;
+      uses.push_back(&d);
     }
   }
-  return nullptr;
+  return uses;
+}
+
+// The use is the site's own statement (a Python statement on one line, guard_at).
+bool atSite(const DerefSite& use, const CallSite& site) {
+  return use.loc.file == site.loc.file && use.loc.line == site.loc.line;
+}
+
+// Where `use` is, for a message: "this use", "line N" in the site's file, or "FILE:N" (the file's
+// name only: the note on the use carries its whole location, written relative to --root).
+std::string useWhere(const DerefSite& use, const CallSite& site) {
+  if (atSite(use, site)) return "this use";
+  const std::string line = std::to_string(use.loc.line);
+  if (use.loc.file == site.loc.file) return "its use at line " + line;
+  return "its use at " + std::filesystem::path(use.loc.file).filename().string() + ":" + line;
 }
 
 // Another method of the site's own class releases the field in the teacher's form without making
@@ -205,20 +250,34 @@ void ReleaseAfterUseRule::check(const Program& program, std::vector<Finding>& ou
     } else {
       f.message += " ('" + site->method_display + "' is a configured terminal method)";
     }
-    const std::string statement = releaseStatement(*site, release);
-    const DerefSite* unguarded = unguardedUse(program, *site);
-    if (unguarded != nullptr) {
+    const std::string statement = releaseStatement(*site, teacher, release);
+    const std::vector<const DerefSite*> unguarded = unguardedUses(program, *site);
+    const bool fixable =
+        site->fix_after.valid() && !statement.empty() && safeFix(*site, teacher, release);
+    const bool only_here = std::all_of(unguarded.begin(), unguarded.end(),
+                                       [&](const DerefSite* d) { return atSite(*d, *site); });
+    if (unguarded.empty()) {
+      if (fixable) f.fixits.push_back({site->fix_after, 0, "\n" + site->fix_indent + statement});
+    } else if (only_here && fixable && site->guard_at.valid()) {
+      // The seed's own fix: the call is the field's only use with no None check, so the release
+      // comes with that check around the call (as the teacher's `if h is not None:` does), one
+      // edit of two insertions: `if h is not None:` before the statement, the release after it.
+      const std::string body =
+          site->fix_indent + (site->fix_indent.find('\t') == std::string::npos ? "    " : "\t");
+      f.message += "; the fix-it checks it for None before this use";
+      f.fixits.push_back({site->guard_at, 0, "if " + site->handle + " is not None:\n" + body});
+      f.fixits.push_back({site->fix_after, 0, "\n" + body + statement});
+    } else {
       // The release alone would leave a dereference that fails on None: say both in words.
-      f.message += "; release it ('" + statement + "') once '" +
-                   program.displayOf(unguarded->function) +
-                   "' checks it for None before its use at " + unguarded->loc.file + ":" +
-                   std::to_string(unguarded->loc.line);
-      if (unguarded->loc.file != site->loc.file || unguarded->loc.line != site->loc.line) {
-        f.related.push_back(
-            {unguarded->loc, "'" + unguarded->handle + "' is used here with no None check"});
+      const DerefSite& use = **std::find_if(unguarded.begin(), unguarded.end(), [&](auto* d) {
+        return only_here || !atSite(*d, *site);
+      });
+      f.message += "; release it" + (statement.empty() ? "" : " ('" + statement + "')") +
+                   " once '" + program.displayOf(use.function) + "' checks it for None before " +
+                   useWhere(use, *site);
+      if (!atSite(use, *site)) {
+        f.related.push_back({use.loc, "'" + use.handle + "' is used here with no None check"});
       }
-    } else if (site->fix_after.valid() && !statement.empty() && safeFix(*site, teacher, release)) {
-      f.fixits.push_back({site->fix_after, 0, "\n" + site->fix_indent + statement});
     }
     out.push_back(std::move(f));
   }

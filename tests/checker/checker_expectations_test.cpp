@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "checker/cpp/unit_runner.h"
+#include "checker/fixit_apply.h"
 #include "checker/python_front_end.h"
 #include "checker/rules/rule.h"
 #include "checker/suppression.h"
@@ -244,6 +245,52 @@ TEST_CASE("Every annotated Python input gives exactly the expected findings", "[
       compare(program, checkPython(program, configOf(program)));
     }
   }
+}
+
+// A fix-it is offered only where it is safe as it is: each annotated input's fix-its applied to a
+// copy of it, the copy parses (the front end reads it without an error) and, checked again with
+// MF004 on, gives neither the fixed finding nor an MF004 on the member it released.
+TEST_CASE("Python fix-its parse and leave neither their finding nor an MF004 behind", "[checker]") {
+  const fs::path base = fs::canonical(MEMFLOOR_TESTDATA_DIR "/checker/python");
+  const fs::path scratch =
+      fs::temp_directory_path() / ("memfloor-check-fixits-" + std::to_string(::getpid()));
+  std::size_t applied = 0;
+  for (const auto& files : pythonInputs()) {
+    const Program program = readProgram(files);
+    Config config = configOf(program);
+    std::vector<Finding> fixed = checkPython(program, config);
+    std::erase_if(fixed, [](const Finding& f) { return f.fixits.empty(); });
+    if (fixed.empty()) continue;
+    INFO("the program of " << files.front().filename().string());
+    {
+      fs::remove_all(scratch);
+      const auto copied = [&](const std::string& file) {
+        return (scratch / fs::path(file).lexically_relative(base)).string();
+      };
+      Program copy;
+      for (const std::string& file : program.files) {
+        copy.files.push_back(copied(file));
+        fs::create_directories(fs::path(copy.files.back()).parent_path());
+        fs::copy_file(file, copy.files.back());
+      }
+      for (Finding& f : fixed) {
+        for (FixIt& x : f.fixits) x.loc.file = copied(x.loc.file);
+      }
+      applied += applyFixits(fixed);
+      config.mf004_python = true;
+      for (const Finding& after : checkPython(copy, config)) {
+        for (const Finding& f : fixed) {
+          INFO(describe(f) << "\nafter its fix-it: " << describe(after));
+          const bool member = after.field == f.field && fs::path(after.loc.file).filename() ==
+                                                            fs::path(f.loc.file).filename();
+          CHECK_FALSE((member && (after.rule == "MF004" ||
+                                  (after.rule == f.rule && after.function == f.function))));
+        }
+      }
+    }
+  }
+  fs::remove_all(scratch);
+  CHECK(applied >= 4);
 }
 
 }  // namespace

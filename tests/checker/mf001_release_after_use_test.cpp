@@ -61,6 +61,19 @@ Facts program(const std::string& file, const std::string& idiom) {
   return facts;
 }
 
+// `teacher` releases its handle by calling `method` on every path after its call: a method of the
+// object (`owner_field` empty) or of the object holding the field `owner_field`.
+void releasedByCall(CallSite& teacher, const std::string& method, const std::string& owner_field) {
+  Candidate call;
+  call.method = method;
+  call.field = owner_field;
+  call.name = method.substr(method.rfind('.') + 1);
+  call.all_paths = true;
+  call.loc = at(teacher.loc.file, kTeacherLine + 1);
+  teacher.released = PathFacts{};
+  teacher.released.candidates.push_back(call);
+}
+
 std::vector<Finding> mf001(const Facts& facts, const Config& config = Config{}) {
   std::vector<Finding> found;
   ReleaseAfterUseRule(config).check(Program(facts), found);
@@ -86,14 +99,7 @@ TEST_CASE("In a Python file the fix-it is a Python statement", "[mf001]") {
 TEST_CASE("A Python release through a method call is written as that call", "[mf001]") {
   // The teacher calls release_state() on the manager, a method that releases its own state.
   Facts facts = program("layer.py", "");
-  CallSite& teacher = facts.calls.front();
-  teacher.released = PathFacts{};
-  Candidate release;
-  release.method = "layer.Manager.release_state";
-  release.name = "release_state";
-  release.all_paths = true;
-  release.loc = at("layer.py", kTeacherLine + 1);
-  teacher.released.candidates.push_back(release);
+  releasedByCall(facts.calls.front(), "layer.Manager.release_state", "");
   facts.functions["layer.Manager.release_state"] =
       method("layer.Manager.release_state", "Manager.release_state", "layer.Manager");
   facts.events.push_back({EventKind::kRelease, "layer.Manager.saved", "layer.Manager.release_state",
@@ -155,6 +161,64 @@ TEST_CASE("An unguarded use that MF001 explains is one finding, with MF004 as it
   CHECK(defaults.front().rule == "MF001");
   CHECK(defaults.front().fixits.empty());
   CHECK_THAT(defaults.front().message, Catch::Contains("checks it for None"));
+}
+
+TEST_CASE("A call that is its member's only unchecked use gets the release under a None check",
+          "[mf001]") {
+  // Layer.replay's call dereferences self.manager with no check, and nothing else does.
+  Facts facts = program("layer.py", "= None");
+  DerefSite use;
+  use.field = "layer.Layer.manager";
+  use.function = "layer.Layer.replay";
+  use.handle = "self.manager";
+  use.loc = at("layer.py", kSiteLine);
+  facts.derefs = {use};
+  facts.calls.back().guard_at = at("layer.py", kSiteLine);
+  std::vector<Finding> found = mf001(facts);
+  REQUIRE(found.size() == 1);
+  REQUIRE(found.front().fixits.size() == 2);  // one edit: the check before, the release after
+  CHECK(found.front().fixits[0].replacement == "if self.manager is not None:\n            ");
+  CHECK(found.front().fixits[1].replacement == "\n            self.manager = None");
+  CHECK_THAT(found.front().message,
+             Catch::EndsWith("the fix-it checks it for None before this use"));
+  // A statement the check cannot skip (it binds a new name: no guard_at) is said in words.
+  facts.calls.back().guard_at = SourceLoc{};
+  found = mf001(facts);
+  REQUIRE(found.size() == 1);
+  CHECK(found.front().fixits.empty());
+  CHECK_THAT(found.front().message,
+             Catch::EndsWith("release it ('self.manager = None') once 'Layer.replay' checks it "
+                             "for None before this use"));
+  // Another unchecked use: the check at the site would not cover it; named by its line and noted.
+  facts.calls.back().guard_at = at("layer.py", kSiteLine);
+  use.function = "layer.Layer.finish";
+  use.loc = at("layer.py", kTeacherLine);
+  facts.derefs.push_back(use);
+  found = mf001(facts);
+  REQUIRE(found.size() == 1);
+  CHECK(found.front().fixits.empty());
+  CHECK_THAT(found.front().message, Catch::EndsWith("before its use at line 3"));
+  CHECK(found.front().related.back().loc.line == kTeacherLine);
+  // In another file: its name (the note carries the whole location).
+  facts.derefs.back().loc.file = "/abs/pkg/other.py";
+  CHECK_THAT(mf001(facts).front().message, Catch::EndsWith("before its use at other.py:3"));
+}
+
+TEST_CASE("A release through the owner's method is written for this site's owner", "[mf001]") {
+  // The teacher calls self.drop(), a method of the layer that sets self.manager to None.
+  Facts facts = program("layer.py", "");
+  releasedByCall(facts.calls.front(), "layer.Layer.drop", facts.calls.front().field);
+  facts.functions["layer.Layer.drop"] = method("layer.Layer.drop", "Layer.drop", "layer.Layer");
+  facts.events.push_back({EventKind::kRelease, "layer.Layer.manager", "layer.Layer.drop", "= None",
+                          true, at("layer.py", kReleaseStateLine)});
+  CHECK(fixOf(facts) == "\n        self.drop()");
+  // On another field (the layer's method is no method of that field's owner): no statement.
+  facts.calls.back().field = "layer.Other.manager";
+  facts.calls.back().handle = "self.other.manager";
+  facts.calls.front().field = "";  // the belief is the type's only
+  const std::vector<Finding> found = mf001(facts);
+  REQUIRE(found.size() == 1);
+  CHECK(found.front().fixits.empty());
 }
 
 }  // namespace

@@ -301,12 +301,13 @@ class FunctionScan:
             (info is not None and (info.persistent or recv.text in self.escapes))
         heavy = self.f.heavy_name(recv.attr or recv.text) or (info is not None and info.heavy)
         fix_after, indent = self._fix_anchor(node.elem)
+        guard_at = self._guard_anchor(node.elem) if fix_after is not None else None
         ctors = tuple(sorted(info.ctors)) if info else \
             self.annotations.get(recv.text, ()) if recv.root == PARAM and recv.attr is None else ()
         self.f.sites.append(SiteRaw(
             self.key, self.cls, method, recv.text, recv.attr, recv.through_self,
             recv.root, persistent, ctors, heavy,
-            self.f.loc(call), direct, event, idiom, candidates, fix_after, indent))
+            self.f.loc(call), direct, event, idiom, candidates, fix_after, indent, guard_at))
 
     def _next_calls(self, start: cfg.Node, h: Handle) -> Set[str]:
         """The methods called on `h` first after `start`, on the paths that reach one before a
@@ -372,6 +373,23 @@ class FunctionScan:
         indent = first[:len(first) - len(first.lstrip())].decode("utf-8", "replace")
         end = len(line) if rest else elem.end_col_offset  # after a trailing comment, not before
         return self.f.loc_at(elem.end_lineno, end), indent
+
+    def _guard_anchor(self, elem) -> Optional[Loc]:
+        """Where `if h is not None:` can go before `elem` (which has a fix anchor): a statement on
+        a line of its own (nothing before it on the line, no continuation lines) that binds no
+        name it did not have before, so that skipping it leaves every name as bound as it was: a
+        call, or an assignment to names its value reads (`h = m.offload(h)`)."""
+        if elem.lineno != elem.end_lineno or self.f.line_text(elem.lineno)[:elem.col_offset].strip():
+            return None
+        if isinstance(elem, ast.Expr) or isinstance(elem, ast.AugAssign) and \
+                isinstance(elem.target, ast.Name):
+            return self.f.loc(elem)
+        targets = elem.targets if isinstance(elem, ast.Assign) else [elem.target]
+        if elem.value is None or not all(isinstance(t, ast.Name) for t in targets):
+            return None
+        read = {n.id for n in ast.walk(elem.value) if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Load)}
+        return self.f.loc(elem) if all(t.id in read for t in targets) else None
 
     # -- MF004 dereferences ---------------------------------------------------------------------
 

@@ -478,13 +478,16 @@ class FactsWriter:
             is_self = s.root == "self" and s.attr is None
             display = (p.classes[s.cls].name + "." + s.method) if is_self and s.cls in p.classes \
                 else s.method
-            yield {"method": p.method_key(s, receiver), "method_display": display,
-                   "receiver_record": s.cls if is_self and s.cls else "", "field": field,
-                   "function": s.function, "handle": s.text, "handle_is_pointer": True,
-                   "persistent": persistent and not is_self, "loc": _loc(f.file, s.loc),
-                   "released": {"direct": s.direct, "candidates": candidates,
-                                "event": _loc(f.file, s.event), "event_idiom": s.event_idiom},
-                   "fix_after": _loc(f.file, s.fix_after), "fix_indent": s.fix_indent}
+            site = {"method": p.method_key(s, receiver), "method_display": display,
+                    "receiver_record": s.cls if is_self and s.cls else "", "field": field,
+                    "function": s.function, "handle": s.text, "handle_is_pointer": True,
+                    "persistent": persistent and not is_self, "loc": _loc(f.file, s.loc),
+                    "released": {"direct": s.direct, "candidates": candidates,
+                                 "event": _loc(f.file, s.event), "event_idiom": s.event_idiom},
+                    "fix_after": _loc(f.file, s.fix_after), "fix_indent": s.fix_indent}
+            if s.guard_at is not None:  # most sites have none: no empty location written
+                site["guard_at"] = _loc(f.file, s.guard_at)
+            yield site
 
     def _derefs(self, f: FileFacts, met: Tuple[int, int]):
         p = self.p

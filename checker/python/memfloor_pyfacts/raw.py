@@ -65,6 +65,7 @@ class SiteRaw(NamedTuple):
     candidates: List[Candidate]
     fix_after: Optional[Loc]
     fix_indent: str
+    guard_at: Optional[Loc]  # where a None check can go before the statement (_guard_anchor)
 
 
 class DerefRaw(NamedTuple):

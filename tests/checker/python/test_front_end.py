@@ -129,6 +129,26 @@ class FrontEnd(unittest.TestCase):
         third = next(c for c in calls if c["loc"]["line"] == 6)
         self.assertEqual(0, third["fix_after"]["line"])  # `if c: a()`: the line would run always
 
+    def test_guard_anchor_only_where_skipping_the_statement_binds_nothing_new(self):
+        source = ("class A:\n    def f(self, x):\n"
+                  "        x = self.manager.use(x)\n"         # line 4: rebinds what it reads
+                  "        self.manager.use(x)\n"             # 5: a call
+                  "        y = self.manager.use(x)\n"         # 6: binds y, read nowhere before
+                  "        x.a = self.manager.use(x)\n"       # 7: not a name
+                  "        x = self.manager.use(\n            x)\n"  # 8: two lines
+                  "        x += self.manager.use(x)\n"        # 10: augmented
+                  "    def use(self, x):\n        pass\n")
+        path = self.write("guard.py", "import torch\n" + source)
+        calls = collect([path], CONFIG, 1, [])["facts"]["calls"]
+        at = {c["loc"]["line"]: c.get("guard_at") for c in calls}
+        lines = open(path, "rb").read().split(b"\n")
+        self.assertEqual({"file": path, "line": 4, "column": 9,
+                          "offset": sum(len(x) + 1 for x in lines[:3]) + 8}, at[4])
+        self.assertEqual(5, at[5]["line"])
+        self.assertEqual(10, at[10]["line"])
+        for line in (6, 7, 8):
+            self.assertIsNone(at[line], line)
+
     def test_mutated_sources_are_named_or_read_never_crash(self):
         seeds = os.path.join(os.path.dirname(__file__), "..", "..", "..", "testdata", "checker", "python")
         texts = []
