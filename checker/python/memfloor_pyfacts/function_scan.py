@@ -11,7 +11,7 @@ from . import cfg
 from .handles import (IN_PLACE_IDIOMS, LOCAL, NULLING_IDIOMS, PARAM, SELF, EffectWalker, Effects,
                       Handle, Scope, tested)
 from .function_locals import BodyNames
-from .heavy import dotted, light_value
+from .heavy import dotted, light_value, tensor_annotation
 from .raw import Candidate, DerefRaw, EdgeRaw, EventRaw, FunctionRaw, Loc, SiteRaw
 
 _SIMPLE_FIX = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)
@@ -138,20 +138,24 @@ class FunctionScan:
         graph.close()
 
     def _events(self, elems) -> None:
-        for _, fx in elems:
+        for node, fx in elems:
             for h, idiom, at in fx.releases + fx.removals:
                 if h.attr is not None:
                     self._event(h, "release", idiom, at, None)
+            # `self.buf: Tensor = ...` keeps a tensor whatever the code shows of its value.
+            typed = node.elem.target if type(node.elem) is ast.AnnAssign and \
+                tensor_annotation(node.elem.annotation) else None
             for h, idiom, value, at in fx.assigns:
                 if h.attr is not None:
-                    self._event(h, "assign", idiom, at, value)
+                    self._event(h, "assign", idiom, at, value, at is typed)
 
-    def _event(self, h: Handle, kind: str, idiom: str, at: ast.AST, value) -> None:
-        heavy = False
+    def _event(self, h: Handle, kind: str, idiom: str, at: ast.AST, value,
+               typed: bool = False) -> None:
+        heavy = typed
         ctors: Tuple[str, ...] = ()
         light = value is not None and light_value(value)
         if value is not None:
-            heavy = self._heavy_expr(value) or self._tensor(value)
+            heavy = heavy or self._heavy_expr(value) or self._tensor(value)
             if isinstance(value, ast.Call) and dotted(value.func):
                 q = self.f.qualify(dotted(value.func))
                 ctors = (q,) if q else ()

@@ -102,6 +102,20 @@ def tensor_producing(e: Optional[ast.expr], qualify: Callable[[str], Optional[st
     return False
 
 
+def tensor_annotation(annotation: ast.expr) -> bool:
+    """The annotation names a tensor type, alone or inside another (`Tensor`, `torch.Tensor`,
+    `Optional[Tensor]`, `Dict[int, Tensor]`, the string "Tensor"): the store keeps device memory
+    whether or not the code shows where the value comes from (`self.buf: Tensor = torch.empty(n)`
+    in a module that has torch only through a star import)."""
+    for n in ast.walk(annotation):
+        if isinstance(n, ast.Name) and n.id == "Tensor" or \
+                isinstance(n, ast.Attribute) and n.attr == "Tensor" or \
+                isinstance(n, ast.Constant) and isinstance(n.value, str) and \
+                re.search(r"\bTensor\b", n.value):
+            return True
+    return False
+
+
 _LIGHT_CALLS = frozenset({"len", "int", "float", "str", "bool", "repr", "hash", "id", "round"})
 
 

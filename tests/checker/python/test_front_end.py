@@ -141,13 +141,26 @@ class FrontEnd(unittest.TestCase):
         path = self.write("guard.py", "import torch\n" + source)
         calls = collect([path], CONFIG, 1, [])["facts"]["calls"]
         at = {c["loc"]["line"]: c.get("guard_at") for c in calls}
-        lines = open(path, "rb").read().split(b"\n")
+        with open(path, "rb") as f:
+            lines = f.read().split(b"\n")
         self.assertEqual({"file": path, "line": 4, "column": 9,
                           "offset": sum(len(x) + 1 for x in lines[:3]) + 8}, at[4])
         self.assertEqual(5, at[5]["line"])
         self.assertEqual(10, at[10]["line"])
         for line in (6, 7, 8):
             self.assertIsNone(at[line], line)
+
+    def test_a_member_annotated_as_a_tensor_is_heavy_whatever_its_value(self):
+        # `make` is nothing the code shows (torch through a star import, say): only the annotation
+        # tells that `buf`, `bufs` and `quoted` hold tensors, and that `count` does not.
+        source = ("from typing import Dict, Optional\nfrom torch import Tensor\nfrom lib import *\n"
+                  "class A:\n    def step(self, n):\n"
+                  "        self.buf: Tensor = make(n)\n"
+                  "        self.bufs: Dict[int, Optional[Tensor]] = make(n)\n"
+                  "        self.quoted: 'torch.Tensor' = make(n)\n"
+                  "        self.count: int = make(n)\n")
+        facts = collect([self.write("typed.py", source)], CONFIG, 1, [])["facts"]
+        self.assertEqual(["typed.A.buf", "typed.A.bufs", "typed.A.quoted"], sorted(facts["fields"]))
 
     def test_mutated_sources_are_named_or_read_never_crash(self):
         seeds = os.path.join(os.path.dirname(__file__), "..", "..", "..", "testdata", "checker", "python")
