@@ -67,18 +67,20 @@ void addSitePatternOptions(CLI::App& cmd, symbols::SitePatterns& patterns, std::
       [](const std::string& pattern) {
         return pattern.empty() ? std::string("an empty pattern matches no frame") : std::string();
       },
-      "GLOB");
+      "");
   cmd.add_option("--site-include", patterns.include,
                  fmt::format("a frame whose file or module path matches this glob is the user's "
                              "code and may name a site, even where an exclude pattern matches "
                              "(repeatable{})",
                              when))
+      ->type_name("GLOB")
       ->check(not_empty);
   cmd.add_option("--site-exclude", patterns.exclude,
                  fmt::format("a frame whose file or module path matches this glob names no site, "
                              "as the libraries of PyTorch, CUDA, Python and the system do not "
                              "(repeatable{})",
                              when))
+      ->type_name("GLOB")
       ->check(not_empty);
 }
 
@@ -91,40 +93,50 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                   "trace files (.mftrace, or text form .txt), PyTorch memory snapshots "
                   "(_dump_snapshot's pickle, or its JSON), or directories of traces (one per "
                   "rank or process)")
+      ->type_name("FILE|DIR")
       ->required();
   cmd->add_option("-o,--output", request->report_path, "write the JSON report here")
+      ->type_name("FILE")
       ->check(nonEmptyPath());
   cmd->add_option("--findings", request->traces.findings_path,
-                  "memfloor-check findings (--format json) to link to the retained bytes");
+                  "memfloor-check findings (--format json) to link to the retained bytes")
+      ->type_name("FILE");
   cmd->add_option("--source-root", request->traces.source_root,
                   "directory the findings' relative file names are in; no source outside it is "
                   "read into the report")
+      ->type_name("DIR")
       ->capture_default_str();
   cmd->add_option("--debug-dir", request->traces.debug_dirs,
-                  "directory with the traced binaries or their debug files (by build id)");
+                  "directory with the traced binaries or their debug files (by build id)")
+      ->type_name("DIR");
   cmd->add_flag("!--no-symbolize", request->traces.symbolize,
                 "do not resolve native frames with llvm-symbolizer");
   cmd->add_option("--iteration-pattern", request->traces.options.iteration_pattern,
                   "regex (full match, case-insensitive) naming iteration markers (default: the "
                   "one the trace records, that memfloor run was given, else this)")
+      ->type_name("REGEX")
       ->capture_default_str()
       ->each([request](const std::string&) { request->traces.options.recorded_pattern = false; });
   cmd->add_option("--iteration-domain", request->traces.options.iteration_domain,
                   "the NVTX domain of the iteration markers (default: the default domain); "
-                  "other domains' ranges never open or close an iteration");
+                  "other domains' ranges never open or close an iteration")
+      ->type_name("NAME");
   cmd->add_flag("!--no-detect-iterations", request->traces.options.detect_iterations,
                 "without iteration markers, report the trace as a whole instead of cutting "
                 "iterations at an allocation that recurs once per iteration");
   cmd->add_option("--warmup", request->traces.options.warmup_iterations,
                   "iterations excluded from the floor trend")
+      ->type_name("N")
       ->capture_default_str();
   cmd->add_option("--top", request->traces.options.top_sites,
                   "retaining sites listed per idle window")
+      ->type_name("N")
       ->capture_default_str();
   addSitePatternOptions(*cmd, request->traces.options.site_patterns);
   cmd->add_option("-j,--jobs", request->traces.jobs,
                   "traces analysed at once, each by its own thread (0: one per core); the "
                   "report is the same for any number")
+      ->type_name("N")
       ->capture_default_str();
   cmd->add_flag("!--no-table", request->print_table, "do not print the floor table");
   cmd->add_flag("--strict", request->strict,

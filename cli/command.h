@@ -13,14 +13,15 @@ inline constexpr int kExitFinding = 1;  // the gate found a regression
 inline constexpr int kExitError = 2;    // unusable input or arguments
 
 // An output path's check: an empty path (an unset variable in `-o "$OUT"`) names no file, and
-// writing nothing there would pass as a success with no output.
+// writing nothing there would pass as a success with no output. It adds nothing to the option's
+// type in the help (the option names it: FILE, DIR).
 inline CLI::Validator nonEmptyPath() {
   return CLI::Validator(
       [](const std::string& path) {
         return path.empty() ? std::string("an empty path names no file (is a variable unset?)")
                             : std::string();
       },
-      "PATH");
+      "");
 }
 
 // Each command file defines one add*Command(app, exit_code): it registers its subcommand, options

@@ -335,12 +335,15 @@ void addDemoCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "demo", "Checker, analysis, HTML reports and the gate on the reference model, fixed vs bug");
   cmd->add_option("-o,--output", request->output_dir, "directory for the demo's files")
+      ->type_name("DIR")
       ->capture_default_str();
   cmd->add_option("--source", request->source_dir,
                   "the memfloor source tree (default: the data installed with memfloor)")
+      ->type_name("DIR")
       ->capture_default_str();
   cmd->add_option("-p,--build", request->build_dir,
-                  "build directory with compile_commands.json (default: memfloor's own)");
+                  "build directory with compile_commands.json (default: memfloor's own)")
+      ->type_name("DIR");
   cmd->add_flag("!--no-record", request->record,
                 "use the shipped traces even where a GPU is present");
   cmd->callback([request, &exit_code] { exit_code = runDemo(*request); });

@@ -117,22 +117,28 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   perfetto->excludes(format);
   cmd->add_option("traces", request->trace_paths,
                   "trace files (.mftrace, or text form .txt), one process each")
+      ->type_name("FILE")
       ->required();
   cmd->add_option("-o,--output", request->output_path, "write the export here (- for stdout)")
+      ->type_name("FILE")
       ->required();
   cmd->add_option("--points", request->options.timeline_points,
                   "most live-bytes points per device and memory kind (finer: larger file)")
+      ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(2u, kMaxPoints));
   cmd->add_option("--iteration-pattern", request->options.iteration_pattern,
                   "regex (full match, case-insensitive) naming iteration markers (default: the "
                   "one the trace records, that memfloor run was given, else this)")
+      ->type_name("REGEX")
       ->capture_default_str()
       ->each([request](const std::string&) { request->options.recorded_pattern = false; });
   cmd->add_option("--iteration-domain", request->options.iteration_domain,
-                  "the NVTX domain of the iteration markers (default: the default domain)");
+                  "the NVTX domain of the iteration markers (default: the default domain)")
+      ->type_name("NAME");
   cmd->add_option("--warmup", request->options.warmup_iterations,
                   "iterations whose allocations count as persistent")
+      ->type_name("N")
       ->capture_default_str();
   addSitePatternOptions(*cmd, request->options.site_patterns);
   cmd->callback([request, &exit_code] {

@@ -137,19 +137,25 @@ void addGateCommand(CLI::App& app, int& exit_code) {
   reports::GateThresholds& t = request->thresholds;
   CLI::App* cmd = app.add_subcommand(
       "gate", "Compare a report with a baseline: exit 0 pass, 1 regression, 2 unusable input");
-  cmd->add_option("--baseline", request->baseline_path, "the baseline report.json")->required();
-  cmd->add_option("current", request->current_path, "the current report.json")->required();
+  cmd->add_option("--baseline", request->baseline_path, "the baseline report.json")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("current", request->current_path, "the current report.json")
+      ->type_name("FILE")
+      ->required();
 
   // SIZE options take bytes or a unit: 512KiB, 4MiB, 1GiB (kB, MB, ... are 1024-based too).
   auto bytes = [cmd](const char* name, uint64_t& value, const char* what) {
     cmd->add_option(
            name, value,
            fmt::format("{} (bytes or 4MiB, 512KiB; default {})", what, report::formatBytes(value)))
-        ->transform(CLI::Validator(checkSize, "SIZE"));
+        ->type_name("SIZE")
+        ->transform(CLI::Validator(checkSize, ""));
   };
   auto percent = [cmd](const char* name, double& value, const char* what) {
     cmd->add_option(name, value, fmt::format("{} (default {:g})", what, value))
-        ->check(CLI::Validator(checkPercent, "PERCENT"));
+        ->type_name("PERCENT")
+        ->check(CLI::Validator(checkPercent, ""));
   };
   bytes("--idle-floor-bytes", t.idle_floor.bytes, "idle floor rise allowed");
   percent("--idle-floor-percent", t.idle_floor.percent,
@@ -172,11 +178,13 @@ void addGateCommand(CLI::App& app, int& exit_code) {
 
   CLI::Option* markdown = cmd->add_option("--markdown", request->markdown_path,
                                           "append a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+                              ->type_name("FILE")
                               ->check(nonEmptyPath());
   CLI::Option* annotations = cmd->add_flag("--annotations", request->annotations,
                                            "print GitHub workflow commands (::error ...)");
   CLI::Option* json = cmd->add_option("--json", request->json_path,
                                       "write the result as JSON (schema memfloor.gate/1)")
+                          ->type_name("FILE")
                           ->check(nonEmptyPath());
   cmd->add_flag("--update-baseline", request->update_baseline,
                 "check current and copy it to the baseline path; compares nothing")

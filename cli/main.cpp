@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -11,6 +12,8 @@
 
 #include "cli/command.h"
 #include "cli/diagnostic.h"
+#include "cli/help_formatter.h"
+#include "cli/unknown_command.h"
 #include "common/error.h"
 #include "common/output_file.h"
 #include "common/printable.h"
@@ -34,6 +37,7 @@ int checked(memfloor::common::StandardOutput& standard_output) {
 int main(int argc, char** argv) {
   using namespace memfloor::cli;
   CLI::App app{"memfloor: finds GPU memory a training program keeps alive longer than it needs"};
+  app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
   app.set_version_flag("--version", std::string(memfloor::kVersion));
   app.require_subcommand(1);
   int exit_code = kExitOk;
@@ -47,6 +51,8 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string_view(argv[1]) == "check") {
       return runCheckCommand(std::vector<std::string>(argv + 2, argv + argc));
     }
+    // CLI11 would take a mistyped command for an argument and say only that one is required.
+    checkCommandWords(app, std::vector<std::string>(argv + 1, argv + argc));
     app.parse(argc, argv);
     // A table or an export lost to a full disk or a closed pipe is an error, not a result.
     standard_output.check();

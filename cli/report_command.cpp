@@ -42,10 +42,15 @@ void addReportCommand(CLI::App& app, int& exit_code) {
   auto request = std::make_shared<ReportRequest>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Write report.json (and a gate result) as one self-contained HTML page");
-  cmd->add_option("report", request->report_path, "report.json from memfloor analyze")->required();
+  cmd->add_option("report", request->report_path, "report.json from memfloor analyze")
+      ->type_name("FILE")
+      ->required();
   cmd->add_option("--gate", request->gate_path,
-                  "gate result from memfloor gate --json: show its verdict and what regressed");
-  cmd->add_option("-o,--output", request->output_path, "the HTML file to write")->required();
+                  "gate result from memfloor gate --json: show its verdict and what regressed")
+      ->type_name("FILE");
+  cmd->add_option("-o,--output", request->output_path, "the HTML file to write")
+      ->type_name("FILE")
+      ->required();
   cmd->callback([request, &exit_code] { exit_code = writeHtmlReport(*request); });
 }
 

@@ -283,6 +283,7 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       "run", "Run a program under the CUPTI allocation tracer: memfloor run [options] -- CMD ARGS");
   cmd->add_option("-o,--output-dir", request->output_dir,
                   "directory for the traces, one per process (created)")
+      ->type_name("DIR")
       ->capture_default_str();
   cmd->add_option("--stacks", request->stacks,
                   "allocation call stacks: auto (Python frames in Python 3.11/3.12 processes, "
@@ -293,10 +294,13 @@ void addRunCommand(CLI::App& app, int& exit_code) {
           CLI::IsMember(std::vector<std::string>(std::begin(kStackModes), std::end(kStackModes))))
       ->capture_default_str();
   cmd->add_option("--iteration-pattern", request->iteration_pattern,
-                  "regex naming the iteration markers (recorded in the trace; used by --analyze)");
+                  "regex naming the iteration markers (recorded in the trace; used by --analyze)")
+      ->type_name("REGEX");
   cmd->add_option("--iteration-domain", request->iteration_domain,
-                  "the NVTX domain of the iteration markers (used by --analyze)");
-  cmd->add_option("--buffer-size", request->buffer_size, "CUPTI activity buffer size (e.g. 8m)");
+                  "the NVTX domain of the iteration markers (used by --analyze)")
+      ->type_name("NAME");
+  cmd->add_option("--buffer-size", request->buffer_size, "CUPTI activity buffer size (e.g. 8m)")
+      ->type_name("SIZE");
   cmd->add_option("--torch-allocator", request->torch_allocator,
                   "async: PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (one record per tensor) "
                   "unless already set")
@@ -305,13 +309,14 @@ void addRunCommand(CLI::App& app, int& exit_code) {
                   "in Python processes, which Python paths hold PyTorch's tensors, taken right "
                   "after optimizer steps: auto (steps 2, 4, 8, 16...), every, off, or the steps "
                   "(2,10)")
+      ->type_name("WHEN")
       ->capture_default_str();
   cmd->add_flag("--modules", request->modules,
                 "in Python processes, each allocation made under an nn.Module's forward or "
                 "backward carries the module's path in the model (model.transformer.h.3.attn), "
                 "and the report sums each peak by module; costs a few percent of step time "
                 "(docs/python-companion.md)");
-  cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so");
+  cmd->add_option("--hook", request->hook_path, "path to libmemfloor_hook.so")->type_name("FILE");
   cmd->add_flag(
       "!--no-companion", request->companion,
       "no Python companion (PyTorch's allocator blocks and censuses are then not recorded)");
@@ -324,7 +329,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   // remaining(); the unfilled positional also keeps "--" here rather than in the parent app.
   static std::vector<std::string> never_filled;
   cmd->add_option("command", never_filled, "the program and its arguments (after --)")
-      ->check(CLI::Validator([](std::string&) { return std::string("verbatim"); }, "CMD ARGS..."));
+      ->type_name("CMD ARGS...")
+      ->check(CLI::Validator([](std::string&) { return std::string("verbatim"); }, ""));
   cmd->validate_positionals();
   cmd->prefix_command();
   cmd->callback([cmd, request, &exit_code] {

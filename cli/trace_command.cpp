@@ -137,29 +137,37 @@ void addTraceCommand(CLI::App& app, int& exit_code) {
 
   auto from = std::make_shared<ConvertRequest>();
   CLI::App* from_cmd = trace_cmd->add_subcommand("from-text", "text form -> binary trace");
-  from_cmd->add_option("input", from->input, "text trace")->required();
-  from_cmd->add_option("-o,--output", from->output, "binary trace to create")->required();
+  from_cmd->add_option("input", from->input, "text trace")->type_name("FILE")->required();
+  from_cmd->add_option("-o,--output", from->output, "binary trace to create")
+      ->type_name("FILE")
+      ->required();
   from_cmd->callback([from, &exit_code] { exit_code = fromText(*from); });
 
   auto to = std::make_shared<ConvertRequest>();
   CLI::App* to_cmd = trace_cmd->add_subcommand(
       "to-text", "binary trace (or a PyTorch memory snapshot) -> text form");
-  to_cmd->add_option("input", to->input, "binary trace")->required();
+  to_cmd->add_option("input", to->input, "binary trace")->type_name("FILE")->required();
   to_cmd->add_option("-o,--output", to->output, "text file (default: standard output)")
+      ->type_name("FILE")
       ->check(nonEmptyPath());
   to_cmd->callback([to, &exit_code] { exit_code = toText(*to); });
 
   auto sym = std::make_shared<SymbolizeRequest>();
   CLI::App* sym_cmd = trace_cmd->add_subcommand(
       "symbolize", "copy a trace with its native frames resolved (function, file, line)");
-  sym_cmd->add_option("input", sym->input, "binary trace")->required();
-  sym_cmd->add_option("-o,--output", sym->output, "binary trace to create")->required();
-  sym_cmd->add_option("--debug-dir", sym->debug_dirs,
-                      "directory with the traced binaries or their debug files (by build id)");
+  sym_cmd->add_option("input", sym->input, "binary trace")->type_name("FILE")->required();
+  sym_cmd->add_option("-o,--output", sym->output, "binary trace to create")
+      ->type_name("FILE")
+      ->required();
+  sym_cmd
+      ->add_option("--debug-dir", sym->debug_dirs,
+                   "directory with the traced binaries or their debug files (by build id)")
+      ->type_name("DIR");
   sym_cmd
       ->add_option("--prefix-map", sym->prefix_maps,
                    "OLD=NEW: module paths and frame files under the directory OLD are written "
                    "under NEW (empty: relative); repeatable, the first match wins")
+      ->type_name("OLD=NEW")
       ->check([](const std::string& rule) { return symbols::PrefixMap::checkRule(rule); })
       ->allow_extra_args(false);
   sym_cmd->add_flag("--no-resolve", sym->no_resolve,

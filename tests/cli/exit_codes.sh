@@ -16,7 +16,10 @@ expect 2 "text.mftrace.*not a memfloor trace" -- analyze "$work/text.mftrace"
 expect 2 "newer.mftrace.*major version 2" -- analyze "$work/newer.mftrace"
 printf 'alloc t=oops\n' >"$work/bad.txt"
 expect 2 "bad.txt:1:" -- analyze "$work/bad.txt"
-expect 2 "unknown-command|following argument|subcommand" -- no-such-command
+expect 2 "unknown command 'no-such-command' \\(commands: analyze, .*see memfloor --help\\)" -- no-such-command
+expect 2 "^memfloor: error: unknown command 'analyse'; did you mean 'analyze'\\?$" -- analyse x
+expect 2 "^memfloor: error: unknown command 'anlyze'; did you mean 'analyze'\\?$" -- anlyze x
+expect 2 "unknown command 'trace to-txt'; did you mean 'trace to-text'\\?" -- trace to-txt x
 # A pickle is code: one that names os.system is refused before anything in it runs.
 python3 - "$work/evil.pickle" "$work/ran" <<'PY'
 import os, pickle, sys
