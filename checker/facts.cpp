@@ -232,10 +232,6 @@ bool isNulling(const FieldEvent& event) {
   return event.idiom == "= None" || event.idiom == "del" || event.idiom == "setattr = None";
 }
 
-bool isPythonSource(std::string_view file) {
-  return file.ends_with(".py") || file.ends_with(".pyi");
-}
-
 Facts loadFacts(const std::string& path) {
   const std::string text = common::readJsonFile(path, "facts file");
   if (std::optional<Facts> facts = readFactsText(text)) return std::move(*facts);

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include "common/source_language.h"
+
 namespace memfloor::checker {
 
 // A position in a source file. `offset` is the byte offset (for fix-its); lines and columns from 1.
@@ -169,7 +171,7 @@ bool enumFromName(std::string_view name, EventKind& kind);
 
 // `file` is a Python source (.py, .pyi): its facts come from the Python front end, and fix-its
 // there are written in Python.
-bool isPythonSource(std::string_view file);
+using common::isPythonSource;
 
 // A facts file written by --emit-facts, read through the common loader (common/json_input.h).
 Facts loadFacts(const std::string& path);

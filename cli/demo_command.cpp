@@ -142,11 +142,12 @@ std::string floorText(const report::MergedReport& m) {
   return m.worst ? report::headlineFloor(m) : report::formatBytes(0);
 }
 
-// ", named by MF001 at file:line" for the first Python finding whose field the holder's path
-// names (the seed's Python source checked in step 2); "" when none does.
-std::string namedBy(const std::string& findings, const std::string& path) {
-  for (const report::LinkedFinding& f : analysis::loadFindings(findings, "").items) {
-    if (f.file.ends_with(".py") && report::pathNames(path, report::linkName(f.field))) {
+// ", named by MF001 at file:line" for the first finding of the report that names the holder's path
+// (report/holder_links.h: a Python finding whose field the path names); "" when none does.
+std::string namedBy(const report::MergedReport& report, const std::string& path) {
+  if (!report.findings) return {};
+  for (const report::LinkedFinding& f : report.findings->items) {
+    if (report::pathNames(path, report::holderLinkName(f))) {
       return fmt::format(", named by {} at {}:{}", f.rule, common::printable(f.file), f.line);
     }
   }
@@ -171,6 +172,8 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out,
   set.trace_paths = {
       (fs::path(request.source_dir) / "testdata" / "analysis" / "torch_holders_graph.txt")
           .string()};
+  set.findings_path = findings;  // the page shows the finding that names the holder
+  set.source_root = request.source_dir;
   const report::MergedReport report = analysis::analyzeTraces(set);
   writeReport(report, out, "torch-holders");
   writeHtmlReport(
@@ -186,7 +189,7 @@ std::string torchHolders(const DemoRequest& request, const fs::path& out,
                      common::printable(top.path), report::formatBytes(top.bytes),
                      analysis::toString(top.cls), common::printable(top.rule),
                      via.empty() ? "" : "; via the autograd graph " + common::printable(via),
-                     report::formatBytes(last->allocated), namedBy(findings, top.path));
+                     report::formatBytes(last->allocated), namedBy(report, top.path));
 }
 
 // What the gate prints, kept in memory (open_memstream) and written to gate.txt as every output.

@@ -68,6 +68,7 @@ int exportSnapshot(const ExportRequest& request) {
                             request.format == kMemoryViz ? trace::SnapshotForm::kDict
                                                          : trace::SnapshotForm::kSegmentList);
   out.commit();
+  printWritten(request.output_path);
   return kExitOk;
 }
 
@@ -89,6 +90,7 @@ int exportTraces(const ExportRequest& request) {
   reports::writeChromeTrace(reports, out.stream());
   out.stream() << '\n';
   out.commit();
+  printWritten(request.output_path);
   return kExitOk;
 }
 

@@ -1,15 +1,13 @@
 // memfloor report: report.json (and a gate result) in, one self-contained HTML page out.
 #include "cli/report_command.h"
 
-#include <fmt/core.h>
-
 #include <memory>
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/diagnostic.h"
 #include "common/error.h"
 #include "common/output_file.h"
-#include "common/units.h"
 #include "report/report_file.h"
 #include "report/report_reader.h"
 #include "report/views_json.h"
@@ -33,8 +31,7 @@ int writeHtmlReport(const ReportRequest& request) {
   std::vector<std::string> inputs = {request.report_path};
   if (!request.gate_path.empty()) inputs.push_back(request.gate_path);
   common::writeOutputFile(request.output_path, "HTML report", page, inputs);
-  fmt::print("memfloor: wrote {} ({} KiB)\n", request.output_path,
-             (page.size() + units::kKiB - 1) / units::kKiB);
+  printWritten(request.output_path);
   return kExitOk;
 }
 

@@ -24,10 +24,10 @@ json snippetJson(const std::optional<SourceSnippet>& s) {
   return {{"first_line", s->first_line}, {"lines", s->lines}};
 }
 
-// The holders whose path names the finding's field (report/holder_links.h): `holds` per census
-// window, and `max_held_bytes`.
+// The holders whose path names the finding's field (report/holder_links.h, holderLinkName):
+// `holds` per census window, and `max_held_bytes`.
 void heldLinksJson(const MergedReport& m, const LinkedFinding& finding, json& item) {
-  const std::vector<HolderLink> links = linkHolders(m.runs, linkName(finding.field));
+  const std::vector<HolderLink> links = linkHolders(m.runs, holderLinkName(finding));
   json holds = json::array();
   for (const HolderLink& l : links) {
     holds.push_back({{"run", l.run},

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "common/source_language.h"
+
 namespace memfloor::report {
 
 namespace {
@@ -42,6 +44,10 @@ std::string linkName(std::string_view field) {
     if (at != std::string_view::npos) field.remove_prefix(at + separator.size());
   }
   return std::string(withoutTrailingUnderscores(field));
+}
+
+std::string holderLinkName(const LinkedFinding& finding) {
+  return common::isPythonSource(finding.file) ? linkName(finding.field) : std::string();
 }
 
 bool pathNames(std::string_view path, std::string_view name) {

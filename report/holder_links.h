@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/findings.h"
 #include "report/model.h"
 
 namespace memfloor::report {
@@ -15,6 +16,11 @@ namespace memfloor::report {
 // The name a finding's field is matched by: its last component (after `.`, `->` or `::`), without
 // trailing underscores (C++ members' `_`); "" when nothing is left.
 std::string linkName(std::string_view field);
+
+// The name `finding` links holders by: its field's linkName where the finding is in Python source
+// (holders are the objects a Python process's census names; a C++ member of the same name is
+// another object), else "" (it names no holder).
+std::string holderLinkName(const LinkedFinding& finding);
 
 // Whether a component of the holder's path (split at `.`, each without its `[...]` subscripts;
 // the root, `file.py:function` or a module's name, is not one) has the name, compared as

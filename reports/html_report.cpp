@@ -28,10 +28,10 @@ constexpr common::JsonSchema kGateDocument{kGateSchema, "memfloor gate result",
 // The page's script: the .js files of reports/html/, joined in this order inside the one function
 // of report.html's <script>. They declare the helpers first, then the sections in the page's order;
 // the entry, report.js, comes last, so that everything it calls is declared when it draws the page.
-constexpr std::array<std::string_view, 11> kScriptFiles = {
-    html::kDomJs,  html::kFormatJs,   html::kChartJs, html::kSummaryJs,
-    html::kGateJs, html::kRunJs,      html::kPeaksJs, html::kSitesJs,
-    html::kHeldJs, html::kFindingsJs, html::kReportJs};
+constexpr std::array<std::string_view, 12> kScriptFiles = {
+    html::kDomJs,  html::kFormatJs,   html::kChartJs,  html::kSummaryJs,
+    html::kGateJs, html::kRunJs,      html::kPeaksJs,  html::kSitesJs,
+    html::kHeldJs, html::kFindingsJs, html::kAnswerJs, html::kReportJs};
 
 // kScriptFiles joined: the text of the page's one script.
 std::string script() {

@@ -159,6 +159,13 @@ function longTable(headers, items, make, attrs) {
   return table(headers, lazyItems(items, make, gap, 'rows'), attrs);
 }
 
+// A path or a qualified name that wraps only at its separators (after `.`, `/`, `:`, before `[`),
+// never inside an identifier: its parts with <wbr> between them.
+function pathText(text) {
+  const parts = str(text).split(/(?<=[./:])|(?=\[)/);
+  return parts.flatMap((p, i) => (i ? [h('wbr'), p] : [p]));
+}
+
 function facts(pairs) {
   return h('dl', {class: 'facts'}, pairs.filter((p) => p).map(([k, v]) => [h('dt', null, k), h('dd', null, v)]));
 }

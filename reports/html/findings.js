@@ -39,24 +39,38 @@ function explainsTable(ctx, item) {
     [...groups.values()], row, {class: 'explains'});
 }
 
+// The holders the finding names (findings[].holds: the census paths that name its field), each
+// once, in the order first listed.
+const heldPaths = (item) => [...new Set(arr(item.holds).flatMap((l) => arr(obj(l).paths).map(str)))];
+
+// Whether the finding accounts for retained bytes: a site it explains, or a holder it names.
+const accounts = (item) => num(obj(item).max_explained_bytes) > 0 || num(obj(item).max_held_bytes) > 0;
+
 function findingCard(ctx, item) {
   item = obj(item);
   const id = str(item.id);
   const max = num(item.max_explained_bytes);
+  const held = num(item.max_held_bytes);
+  const paths = heldPaths(item);
   const related = arr(item.related).map(obj);
   const links = arr(item.link_functions).map(str);
   return h('div', {class: 'finding', id: 'finding-' + id},
-    h('div', {class: 'head'}, badge(str(item.rule), max > 0 ? 'bad' : ''),
+    h('div', {class: 'head'}, badge(str(item.rule), accounts(item) ? 'bad' : ''),
       h('span', {class: 'loc'}, locText(item.location)),
       item.function ? h('code', {class: 'break'}, str(item.function)) : null,
       item.field ? h('span', {class: 'muted'}, 'field ', h('code', null, str(item.field))) : null,
       h('span', {class: 'muted mono'}, id)),
     h('p', {class: 'message'}, str(item.message)),
     snippet(item),
+    held > 0
+      ? h('p', {class: 'holds'}, 'Names the holders that keep up to ',
+        h('strong', {class: 'held', title: exactBytes(held)}, fmtBytes(held)), ' at one idle census: ',
+        paths.map((p, i) => [i ? ', ' : '', h('code', {class: 'path'}, pathText(p))]))
+      : null,
     max > 0
       ? [h('p', null, 'Explains up to ', h('strong', {class: 'explained', title: exactBytes(max)}, fmtBytes(max)),
         ' retained in one idle window:'), explainsTable(ctx, item)]
-      : h('p', {class: 'muted'}, 'Explains no retained bytes in these runs.'),
+      : held > 0 ? null : h('p', {class: 'muted'}, 'Explains no retained bytes and names no holder in these runs.'),
     links.length ? h('p', {class: 'muted'}, 'Linked to sites whose stack contains: ',
       links.map((f, i) => [i ? ', ' : '', h('code', null, f)])) : null,
     related.length ? h('ul', {class: 'compact'}, related.map((r) =>
@@ -67,11 +81,11 @@ function findingsSection(ctx) {
   const f = obj(ctx.report.findings);
   const items = arr(f.items);
   const errors = arr(f.errors);
-  const explaining = items.filter((x) => num(obj(x).max_explained_bytes) > 0).length;
+  const explaining = items.filter(accounts).length;
   return h('section', {id: 'findings'}, h('h2', null, 'Findings'),
     typeof f.source === 'string'
       ? h('p', null, items.length + ' findings from ', h('span', {class: 'mono break'}, f.source), ', ' + explaining +
-        ' of them explaining retained bytes, in the order of the file.')
+        ' of them explaining retained bytes or naming their holders, in the order of the file.')
       : h('p', {class: 'muted'}, 'No findings file was given: memfloor analyze --findings findings.json links ' +
         'memfloor-check\u2019s findings to the bytes they explain.'),
     errors.length ? h('div', {class: 'warning'}, 'The checker could not read some units:',

@@ -38,10 +38,10 @@ function holderPath(x) {
   const via = arr(x.via_graph).map(str);
   const shared = x.shared === true
     ? [' ', h('span', {class: 'badge', title: 'its storage is reached from more than one root'}, 'shared')] : null;
-  if (!via.length) return h('td', {class: 'where'}, str(x.path), shared);
-  return h('td', {class: 'where'},
+  if (!via.length) return h('td', {class: 'where path'}, pathText(x.path), shared);
+  return h('td', {class: 'where path'},
     h('details', {class: 'via'},
-      h('summary', null, str(x.path), ' ', h('span', {class: 'muted'}, '(' + plural(via.length, 'graph node') + ')')),
+      h('summary', null, pathText(x.path), ' ', h('span', {class: 'muted'}, '(' + plural(via.length, 'graph node') + ')')),
       h('div', {class: 'muted'}, 'through the autograd graph, outermost first:'),
       h('ol', {class: 'via-graph'}, via.map((node) => h('li', null, node)))),
     shared);
@@ -56,7 +56,7 @@ function holdersTable(stacks, census) {
     h('td', {class: 'num'}, fmtInt(num(x.count))),
     h('td', null, classBadge(str(x.class))),
     h('td', null, str(x.role)),
-    h('td', {class: 'break'}, str(x.rule)),
+    h('td', {class: 'rule'}, str(x.rule)),
     h('td', {class: 'where'}, str(x.where), stackDetails(stacks, x.stack))));
   const left = obj(census.holders_left_out);
   if (num(left.count)) {

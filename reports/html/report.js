@@ -20,6 +20,7 @@ function readJson(id) {
 function header(ctx) {
   const tool = obj(ctx.report.tool);
   const nav = h('nav', {class: 'muted'}, 'Go to: ', h('a', {href: '#summary'}, 'summary'),
+    ctx.worst ? [' \u00b7 ', h('a', {href: '#answer'}, 'what holds it')] : null,
     ctx.gate ? [' \u00b7 ', h('a', {href: '#gate'}, 'gate')] : null,
     ctx.runs.length > 1 ? [' \u00b7 ', h('a', {href: '#runs'}, 'runs')] : null,
     ctx.runs.map((run, i) => [' \u00b7 ', h('a', {href: '#run-' + i}, str(run.label) || 'run ' + (i + 1))]),
@@ -48,7 +49,7 @@ function render() {
   append(root, [header(ctx),
     READS.includes(schema) ? null : h('div', {class: 'warning'}, 'This page reads ' + READS.join(' and ') +
       '; the report is ' + (schema || 'of no schema') + ': what it stores otherwise may be missing or wrong here.'),
-    summarySection(ctx), gate ? gateSection(gate) : null,
+    summarySection(ctx), answerSection(ctx), gate ? gateSection(gate) : null,
     ctx.runs.length > 1 ? runsTable(ctx) : null,
     ctx.runs.map((run, i) => runSection(ctx, run, i)),
     findingsSection(ctx)]);

@@ -190,8 +190,12 @@ function memorySection(run, index, mem) {
     ? ' The allocator\u2019s cache: its segments grow while it warms up, so this trend is not in the run\u2019s ' +
       'verdict, and segments one of its sites reserved in several iterations are classed cached, not leak.'
     : '';
+  // A caching allocator's reserved level grows while its cache warms: not in the run's verdict.
+  const trendBadge = isReserved(run, key) && verdict === 'growing'
+    ? h('span', {class: 'badge', title: 'the allocator\u2019s cache: not in the run\u2019s verdict'}, 'growing (cache)')
+    : badge(verdict, verdict);
   return h('div', {class: 'memory', id: 'run-' + index + '-' + key.device + '-' + key.kind},
-    h('h3', null, keyName(key, hasBlocks(run, key.device)), ' ', badge(verdict, verdict)),
+    h('h3', null, keyName(key, hasBlocks(run, key.device)), ' ', trendBadge),
     h('p', null, 'Peak ', h('strong', {title: exactBytes(mem.peak)}, fmtBytes(mem.peak)), ' at +' +
       fmtNs(num(mem.peak_ns) - num(obj(run.trace).first_ns)) + '; live at the end ' + fmtBytes(mem.live_at_end) +
       '; ' + fmtInt(num(obj(mem.allocated).count)) + ' allocations (' + fmtBytes(num(obj(mem.allocated).bytes)) + ')' +
@@ -202,13 +206,45 @@ function memorySection(run, index, mem) {
     peakTable(run, key));
 }
 
+// The order memories are drawn in: what the program keeps first (an allocator's blocks, then
+// device memory: a caching allocator's reserved level), then the rest as listed.
+const MEMORY_ORDER = ['block', 'device'];
+const memoryRank = (m) => {
+  const k = MEMORY_ORDER.indexOf(str(m.kind));
+  return k < 0 ? MEMORY_ORDER.length : k;
+};
+
+// A memory with nothing to say: static device memory (the modules' globals, sized when they load)
+// of which no idle window keeps a byte from an iteration: one line, not a chart and two tables.
+function quietMemory(run, m) {
+  if (str(m.kind) !== 'device_static') return false;
+  const key = {device: num(m.device), kind: str(m.kind)};
+  const kept = (x) => {
+    const retained = obj(obj(memoryOf(x, key).idle).retained);
+    return num(tallyBytes(retained.inter_iteration)) + num(tallyBytes(retained.leak));
+  };
+  return arr(run.iterations).every((it) => !kept(it)) && iterationRanges(run).every((r) => !kept(r));
+}
+
+function quietLine(run, index, quiet) {
+  if (!quiet.length) return null;
+  return h('p', {class: 'muted quiet-memory', id: 'run-' + index + '-quiet'},
+    'No idle window keeps bytes of an iteration (only persistent ones) in ',
+    quiet.map((m, i) => [i ? '; ' : '', keyName(m, hasBlocks(run, m.device)) + ' (peak ' + fmtBytes(num(m.peak)) + ')']),
+    '.');
+}
+
 function runSection(ctx, run, index) {
   run = obj(run);
   const isWorst = index === ctx.worstRun;
+  const memories = arr(run.memory).map(obj).map((m, i) => ({m, i}))
+    .sort((a, b) => memoryRank(a.m) - memoryRank(b.m) || a.i - b.i).map((x) => x.m);
+  const quiet = memories.filter((m) => quietMemory(run, m));
   return h('section', {class: 'run', id: 'run-' + index},
     h('h2', null, str(run.label) || 'run ' + (index + 1), isWorst ? [' ', badge('worst run', 'worst')] : null),
     runWarnings(run), runFacts(run),
-    arr(run.memory).map((m) => memorySection(run, index, obj(m))),
+    memories.filter((m) => !quiet.includes(m)).map((m) => memorySection(run, index, m)),
+    quietLine(run, index, quiet),
     sitesSection(ctx, run),
     heldBySection(run, index));
 }

@@ -18,7 +18,7 @@ function summarySection(ctx) {
   const verdict = str(summary.verdict) || 'unknown';
   const worst = ctx.worst;
   const items = arr(obj(ctx.report.findings).items);
-  const explaining = items.filter((f) => num(f.max_explained_bytes) > 0).length;
+  const explaining = items.filter(accounts).length;
   const worstRun = worst ? ctx.runs[num(worst.run)] : null;
   const steady = steadyFloor(worstRun);
   const reserved = steady && sameKey(steady, worst) && isNum(steady.reserved_idle_floor)
@@ -34,7 +34,7 @@ function summarySection(ctx) {
       : card('Worst steady idle floor', DASH, 'no run has an idle window of device memory'),
     card('Runs', String(num(summary.runs) || ctx.runs.length), ctx.runs.length > 1 ? 'one per trace (rank or process)' : 'one trace'),
     card('Findings', String(items.length), typeof obj(ctx.report.findings).source === 'string'
-      ? explaining + ' of them explain retained bytes' : 'no findings file given'),
+      ? explaining + ' of them explain retained bytes or name their holders' : 'no findings file given'),
   ];
   if (ctx.gate) {
     const v = str(obj(ctx.gate).verdict);

@@ -43,6 +43,16 @@ held=$out/held_by.html
 census=$out/census.html
 "$memfloor" analyze "$testdata/analysis/census_holders.txt" --no-table -o "$out/census.report.json"
 "$memfloor" report "$out/census.report.json" -o "$census"
+# The first screen: a PyTorch run's holders with the Python finding that names them (the seed's
+# manager, checked now), analyzed with the findings.
+holders=$out/holders.html
+status=0
+"$memfloor" check --python "${PYTHON3:-python3}" --format json --root "$testdata/.." \
+  "$testdata/checker/python/seed_offload_manager.py" >"$out/seed.findings.json" || status=$?
+[ "$status" -le 1 ] || { echo "FAIL: memfloor check exited $status" >&2; exit 1; }
+"$memfloor" analyze "$testdata/analysis/torch_holders_graph.txt" --findings "$out/seed.findings.json" \
+  --source-root "$testdata/.." --no-table -o "$out/holders.report.json"
+"$memfloor" report "$out/holders.report.json" -o "$holders"
 # Ranges of alike iterations (memfloor.report/3), hand-written: tests/html/fixtures, not testdata/,
 # whose reports the round-trip test reads back one by one.
 ranges=$out/ranges.html
@@ -59,4 +69,5 @@ command -v node >/dev/null || missing "no node"
 
 node "$here/report_page_test.mjs" --chromium "$chromium" --html "$html" --screenshot "$out/two_runs.png" \
   --plain-html "$plain" --detected-html "$detected" --peaks-html "$peaks" --blocks-html "$blocks" \
-  --held-html "$held" --census-html "$census" --ranges-html "$ranges" --trend-html "$trend"
+  --held-html "$held" --census-html "$census" --ranges-html "$ranges" --trend-html "$trend" \
+  --holders-html "$holders"

@@ -25,6 +25,28 @@ TEST_CASE("a finding's field links by its last name, without trailing underscore
   CHECK(linkName("") == "");
 }
 
+TEST_CASE("only a finding in Python source names a holder: a C++ member is another object",
+          "[analysis][holder_links]") {
+  LinkedFinding python;
+  python.file = "megatron/core/transformer/transformer_layer.py";
+  python.field = "self.mlp_norm_manager";
+  CHECK(holderLinkName(python) == "mlp_norm_manager");
+  python.file = "stubs/layer.pyi";
+  CHECK(holderLinkName(python) == "mlp_norm_manager");
+  LinkedFinding native = python;
+  native.file = "reference_model/hyper_connection_layer.cpp";
+  native.field = "mlp_norm_manager_";
+  CHECK(holderLinkName(native).empty());
+  std::vector<Report> runs(1);
+  runs[0].iterations.resize(1);
+  runs[0].iterations[0].index = 2;
+  runs[0].iterations[0].held_by.resize(1);
+  runs[0].iterations[0].held_by[0].holders = {
+      holder("train.py:main.model.layers[0].mlp_norm_manager.tensor", 64)};
+  CHECK(linkHolders(runs, holderLinkName(native)).empty());
+  CHECK(linkHolders(runs, holderLinkName(python)).size() == 1);
+}
+
 TEST_CASE("a path names what one of its components is called, subscripts and root aside",
           "[analysis][holder_links]") {
   const std::string path = "train.py:main.model.layers[1].mlp_norm_manager.tensor";
