@@ -48,6 +48,7 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
     out.commit();
   }
   if (request.print_table) fmt::print("{}", reports::formatTable(report));
+  if (!request.report_path.empty()) printWritten(request.report_path);
   for (const analysis::Report& run : report.runs) {
     if (!run.input.complete) {
       printWarning(run.input.path + ": " + run.input.ending);

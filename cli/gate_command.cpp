@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/diagnostic.h"
 #include "common/error.h"
 #include "common/json_input.h"
 #include "common/output_file.h"
@@ -54,12 +55,13 @@ int updateBaseline(const GateRequest& request, std::FILE* out) {
   }
   requireMeasured(current, "current");  // a baseline no later gate could compare with
   common::writeOutputFile(request.baseline_path, "baseline", text, {request.current_path});
-  fmt::print(out,
-             "memfloor gate: wrote {} to the baseline {} ({} run{}, {} finding{}); "
-             "nothing was compared\n",
-             request.current_path, request.baseline_path, current.runs.size(),
-             current.runs.size() == 1 ? "" : "s", current.findings.size(),
-             current.findings.size() == 1 ? "" : "s");
+  printWritten(
+      request.baseline_path,
+      fmt::format(": the baseline, copied from {} ({} run{}, {} finding{}); nothing was "
+                  "compared",
+                  request.current_path, current.runs.size(), current.runs.size() == 1 ? "" : "s",
+                  current.findings.size(), current.findings.size() == 1 ? "" : "s"),
+      out);
   return kExitOk;
 }
 
@@ -128,6 +130,7 @@ int runGate(const GateRequest& request, std::FILE* out) {
     common::writeOutputFile(request.json_path, "gate result",
                             reports::toJson(result).dump(2) + "\n",
                             {request.baseline_path, request.current_path});
+    printWritten(request.json_path, "", out);
   }
   return result.regression ? kExitFinding : kExitOk;
 }

@@ -50,6 +50,7 @@ int fromText(const ConvertRequest& request) {
   common::OutputFile out(request.output, "trace", {request.input});
   out.write(bytes.data(), bytes.size());  // a failed write is thrown by commit
   out.commit();
+  printWritten(request.output);
   return kExitOk;
 }
 
@@ -65,6 +66,7 @@ int toText(const ConvertRequest& request) {
   while (reader.next(record)) trace::writeText(out, record);
   if (file) file->commit();  // standard output is checked once the command returns
   warnIfIncomplete(request.input, reader.end());
+  if (file) printWritten(request.output);
   return kExitOk;
 }
 
@@ -116,12 +118,15 @@ int symbolize(const SymbolizeRequest& request) {
   }
   output.commit();
   warnIfIncomplete(request.input, stats.end);
-  fmt::print("{}: {} of {} native frames resolved", request.output, stats.resolved, stats.frames);
+  std::string detail =
+      fmt::format(": {} of {} native frames resolved", stats.resolved, stats.frames);
   if (!request.no_resolve && !symbolizer.available() && stats.frames > 0) {
-    fmt::print(" (no llvm-symbolizer: function names from the ELF symbol tables, no lines)");
+    detail += " (no llvm-symbolizer: function names from the ELF symbol tables, no lines)";
   }
-  if (!paths.empty()) fmt::print("; {} paths rewritten by --prefix-map", stats.rewritten);
-  fmt::print("\n");
+  if (!paths.empty()) {
+    detail += fmt::format("; {} paths rewritten by --prefix-map", stats.rewritten);
+  }
+  printWritten(request.output, detail);
   for (const auto& [module, file] : symbolizer.modules()) {
     fmt::print("  {} <- {}\n", module, file.empty() ? "(no file with its build id)" : file);
   }

@@ -151,6 +151,28 @@ else
   echo "SKIPPED: a read-only directory (running as root, which may write anywhere)"
 fi
 
+# Every writer says what it wrote, the same way: "memfloor: wrote FILE (N KiB)", its last line.
+wrote() {
+  local file=$1
+  shift
+  if "$memfloor" "$@" >"$work/out" 2>"$work/err" &&
+    tail -1 "$work/out" | grep -Eq "^memfloor: wrote $file \([0-9]+ KiB\)"; then
+    echo "ok: memfloor $* -> $(tail -1 "$work/out")"
+  else
+    fail "memfloor $* said of its output: $(tail -1 "$work/out") $(cat "$work/err")"
+  fi
+}
+wrote "$work/says.json" analyze "$trace" -o "$work/says.json"
+wrote "$work/says.json" analyze "$trace" -o "$work/says.json" --no-table
+wrote "$work/says.html" report "$work/fixed.json" -o "$work/says.html"
+wrote "$work/says.perfetto.json" export --perfetto "$trace" -o "$work/says.perfetto.json"
+wrote "$work/says.pickle" export --format memory-viz "$trace" -o "$work/says.pickle"
+wrote "$work/says.txt" trace to-text "$trace" -o "$work/says.txt"
+wrote "$work/says.mftrace" trace from-text "$work/says.txt" -o "$work/says.mftrace"
+wrote "$work/says.sym.mftrace" trace symbolize "$trace" -o "$work/says.sym.mftrace" --no-resolve
+wrote "$work/says.gate.json" gate --baseline "$work/fixed.json" "$work/fixed.json" --json "$work/says.gate.json"
+wrote "$work/says.base.json" gate --baseline "$work/says.base.json" "$work/fixed.json" --update-baseline
+
 # Overwriting a regular file keeps its permissions.
 chmod 600 "$work/old.json"
 "$memfloor" analyze "$trace" -o "$work/old.json" --no-table || fail "analyze over old.json"
