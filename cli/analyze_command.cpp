@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/diagnostic.h"
+#include "cli/trace_inputs.h"
 #include "common/error.h"
 #include "common/output_file.h"
 #include "common/progress.h"
@@ -24,17 +25,24 @@ std::vector<std::string> inputsOf(const analysis::TraceSet& traces) {
   return inputs;
 }
 
+// The analysis of `traces`, with its progress drawn on stderr, cleared before the table and the
+// warnings are printed (and when the analysis throws).
+report::MergedReport analyzeWithProgress(analysis::TraceSet traces) {
+  common::Progress progress("analyze", "traces");
+  traces.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
+  try {
+    return analysis::analyzeTraces(traces);
+  } catch (const Error& e) {
+    rethrowNamingDocument(e, traces.trace_paths);  // a report named where a trace belongs
+  }
+}
+
 }  // namespace
 
 int analyzeTraceFile(const AnalyzeRequest& request) {
-  report::MergedReport report;
-  {
-    // Cleared before the table and the warnings are printed (and when the analysis throws).
-    common::Progress progress("analyze", "traces");
-    analysis::TraceSet traces = request.traces;
-    traces.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
-    report = analysis::analyzeTraces(traces);
-  }
+  analysis::TraceSet traces = request.traces;
+  traces.trace_paths = expandSnapshotDirectories(traces.trace_paths);
+  const report::MergedReport report = analyzeWithProgress(traces);
   if (request.strict) {
     for (const analysis::Report& run : report.runs) {
       if (!run.input.complete) {
@@ -43,7 +51,7 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
     }
   }
   if (!request.report_path.empty()) {
-    common::OutputFile out(request.report_path, "report", inputsOf(request.traces));
+    common::OutputFile out(request.report_path, "report", inputsOf(traces));
     report::writeJson(out.stream(), report);
     out.commit();
   }
@@ -92,8 +100,8 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                                      "what holds them up, the floor trend");
   cmd->add_option("traces", request->traces.trace_paths,
                   "trace files (.mftrace, or text form .txt), PyTorch memory snapshots "
-                  "(_dump_snapshot's pickle, or its JSON), or directories of traces (one per "
-                  "rank or process)")
+                  "(_dump_snapshot's pickle, or its JSON), or directories of traces or of "
+                  "snapshots (one per rank or process)")
       ->type_name("FILE|DIR")
       ->required();
   cmd->add_option("-o,--output", request->report_path, "write the JSON report here")

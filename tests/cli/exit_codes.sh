@@ -41,6 +41,13 @@ expect 2 "perfetto.*excludes|excludes.*perfetto" -- export --perfetto --format m
 [ -e "$work/x.pickle" ] && fail "a refused export wrote its output"
 expect 2 "loop_snapshot.log.json: neither 'segments' nor 'device_traces'" -- \
   analyze "$testdata/snapshots/loop_snapshot.log.json"
+# memfloor's own documents where a trace belongs: named, with the command that reads them.
+expect 2 "held_by.report.json: a memfloor report \\(memfloor.report/2\\), not a trace.*\`memfloor report " -- \
+  analyze "$testdata/reports/held_by.report.json"
+expect 2 "ranges.findings.json: memfloor-check findings .*--findings" -- \
+  analyze "$testdata/snapshots/loop_snapshot.pickle" "$testdata/reports/ranges.findings.json"
+mkdir "$work/no-traces"
+expect 2 "no-traces: no trace \\(.mftrace\\) and no PyTorch memory snapshot" -- analyze "$work/no-traces"
 expect 2 "missing.mftrace.*(No such file|does not exist)" -- export --perfetto "$work/missing.mftrace" -o "$work/out.json"
 expect 2 "--format is required" -- export "$work/empty.mftrace" -o "$work/out.json"
 expect 2 "--site-include: an empty pattern" -- analyze "$testdata/demo/retention.mftrace" --site-include ''
