@@ -119,6 +119,12 @@ int runGate(const GateRequest& request, std::FILE* out) {
     throw Error(fmt::format("gate: nothing compared: no run of {} pairs with a run of {}",
                             request.current_path, request.baseline_path));
   }
+  for (const reports::GateResult::ProgramPair& programs : result.other_programs) {
+    printWarning(fmt::format(
+        "gate: different programs: the baseline {} ran '{}', the current {} ran '{}'; their "
+        "memory is compared all the same",
+        request.baseline_path, programs.baseline, request.current_path, programs.current));
+  }
 
   fmt::print(out, "{}", reports::formatGateTable(result));
   if (request.annotations) fmt::print(out, "{}", reports::formatGateAnnotations(result));

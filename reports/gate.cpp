@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/json_fields.h"
 #include "report/report_reader.h"
 #include "trace/records.h"
 
@@ -220,7 +223,57 @@ std::vector<const RunMetrics*> pairRuns(const ReportMetrics& baseline, const Rep
   return partner;
 }
 
+// runs[i].process.command_line of `report`, which the typed reader has checked has that run; ""
+// without a process (the gate compares none of it: it only tells programs apart).
+std::string commandLineOf(const nlohmann::json& report, std::string_view path, size_t i) {
+  const common::JsonFields f(path);
+  const std::string run = common::JsonFields::index("runs", i);
+  const nlohmann::json* process = f.optional(report.at("runs").at(i), run, "process");
+  if (process == nullptr) return "";
+  return f.string(*process, common::JsonFields::field(run, "process"), "command_line");
+}
+
+// The interpreters and launchers whose program is the script they are given.
+bool runsAScript(std::string_view executable) {
+  return executable.starts_with("python") || executable == "torchrun" ||
+         executable == "deepspeed" || executable == "accelerate";
+}
+
+std::string_view fileName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The programs of the compared runs that differ, each pair once (GateResult::other_programs).
+void findOtherPrograms(const ReportMetrics& baseline, const std::vector<const RunMetrics*>& partner,
+                       GateResult& result) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (size_t i = 0; i < baseline.runs.size(); ++i) {
+    if (partner[i] == nullptr) continue;
+    const std::string& base = baseline.runs[i].program;
+    const std::string& cur = partner[i]->program;
+    if (base.empty() || cur.empty() || base == cur || !seen.emplace(base, cur).second) continue;
+    result.other_programs.push_back({base, cur});
+  }
+}
+
 }  // namespace
+
+std::string programOf(std::string_view command_line) {
+  std::istringstream words{std::string(command_line)};
+  std::string word;
+  if (!(words >> word)) return "";
+  const std::string executable(fileName(word));
+  if (!runsAScript(executable)) return executable;
+  const std::vector<std::string> args{std::istream_iterator<std::string>(words), {}};
+  // The script first: `python -m torch.distributed.run train.py` runs train.py.
+  for (const std::string& arg : args) {
+    if (arg.ends_with(".py")) return std::string(fileName(arg));
+  }
+  const auto module = std::find(args.begin(), args.end(), "-m");
+  if (module != args.end() && module + 1 != args.end()) return "-m " + *(module + 1);
+  return executable;  // python -c, or a launcher of a program that is no script
+}
 
 std::string_view toString(Metric metric) {
   switch (metric) {
@@ -261,6 +314,7 @@ ReportMetrics extractMetrics(const nlohmann::json& report, std::string_view path
   const size_t runs = reader.runCount();
   for (size_t i = 0; i < runs; ++i) {
     RunMetrics run = readRun(reader.run(i));
+    run.program = programOf(commandLineOf(report, path, i));
     // Labels name runs across reports; a repeated label (two traces of the same file name and no
     // rank) is told apart by its position among the runs of that label.
     int n = ++seen[run.label];
@@ -281,6 +335,7 @@ GateResult runGate(const ReportMetrics& baseline, const ReportMetrics& current,
   result.thresholds = thresholds;
 
   std::vector<const RunMetrics*> partner = pairRuns(baseline, current, result);
+  findOtherPrograms(baseline, partner, result);
   for (size_t i = 0; i < baseline.runs.size(); ++i) {
     if (partner[i] == nullptr) continue;
     const RunMetrics& base = baseline.runs[i];

@@ -62,7 +62,8 @@ struct SlotMetrics {
 };
 
 struct RunMetrics {
-  std::string label;  // unique within the report: the k-th repeat of a label gets " #k"
+  std::string label;    // unique within the report: the k-th repeat of a label gets " #k"
+  std::string program;  // programOf(process.command_line): "train.py"; "" when not recorded
   std::vector<SlotMetrics> slots;  // ordered by device, then kind
   bool peak_sites = false;  // its largest peaks have compositions (reports written since they do)
   bool measured = false;    // it has a steady idle window: a complete iteration to compare
@@ -113,10 +114,23 @@ struct GateResult {
     std::string baseline, current;
   };
   std::vector<RunPair> paired_runs;  // runs without a rank matched by position, not by label
+  struct ProgramPair {
+    std::string baseline, current;
+  };
+  // Compared runs whose programs differ (both known), each pair of programs once, in baseline
+  // order: their memory is compared all the same, and the command line warns of it.
+  std::vector<ProgramPair> other_programs;
   bool regression = false;
 
   size_t regressions() const;  // checks over threshold
 };
+
+// The program a command line runs, as runs of one program are told apart from another's: for a
+// Python interpreter or launcher (python3, torchrun, deepspeed, accelerate), the file name of the
+// first script among its arguments ("train.py"), else the module after -m ("-m trainer"); else
+// the executable's file name ("build/dist/reference_model --layers 2" -> "reference_model"). ""
+// for an empty command line (a run read from a memory snapshot records none).
+std::string programOf(std::string_view command_line);
 
 // The largest delta that passes: floor(max(bytes, |baseline| × percent / 100)), saturated.
 int64_t allowedDelta(const Threshold& threshold, int64_t baseline);

@@ -46,6 +46,10 @@ expect 2 "held_by.report.json: a memfloor report \\(memfloor.report/2\\), not a 
   analyze "$testdata/reports/held_by.report.json"
 expect 2 "ranges.findings.json: memfloor-check findings .*--findings" -- \
   analyze "$testdata/snapshots/loop_snapshot.pickle" "$testdata/reports/ranges.findings.json"
+# A gate of one program's report against another's: compared as ever (exit 1 here), and warned of.
+expect 1 "warning: gate: different programs: the baseline .*fixed.report.json ran 'reference_model', the current .*held_by.report.json ran 'train.py'" -- \
+  gate --baseline "$testdata/gate/fixed.report.json" "$testdata/reports/held_by.report.json"
+expect_exit 1 -- gate --baseline "$testdata/gate/fixed.report.json" "$testdata/gate/hc-bug.report.json"
 mkdir "$work/no-traces"
 expect 2 "no-traces: no trace \\(.mftrace\\) and no PyTorch memory snapshot" -- analyze "$work/no-traces"
 expect 2 "missing.mftrace.*(No such file|does not exist)" -- export --perfetto "$work/missing.mftrace" -o "$work/out.json"

@@ -591,3 +591,59 @@ TEST_CASE("gate: a new holder of the last census is a regression; role-persisten
                     "holders.py:main.model.layers[0].mlp_norm_manager.tensor")
                   .regression);
 }
+
+TEST_CASE("gate: programOf names the program a command line runs") {
+  CHECK(reports::programOf("") == "");
+  CHECK(reports::programOf("build-model/dist/reference_model --layers 2 --bug hc") ==
+        "reference_model");
+  CHECK(reports::programOf("python train.py --steps 4") == "train.py");
+  CHECK(reports::programOf("python3 tests/gpu/pytorch/holders.py --case cache") == "holders.py");
+  CHECK(reports::programOf("torchrun --nproc-per-node 1 train.py") == "train.py");
+  CHECK(reports::programOf("/usr/bin/python3.11 -m torch.distributed.run run.py") == "run.py");
+  CHECK(reports::programOf("python3 -m trainer --epochs 1") == "-m trainer");
+  CHECK(reports::programOf("python3 -c pass") == "python3");
+  // A program's own argument that names a script does not make it a Python run.
+  CHECK(reports::programOf("./bench --config tune.py") == "bench");
+}
+
+TEST_CASE("gate: compared runs of different programs are listed once, the verdict unchanged") {
+  MemorySpec m = memory(10 * kMiB, 20 * kMiB);
+  MemorySpec grown = memory(15 * kMiB, 20 * kMiB);
+  auto run = [](const std::string& label, const MemorySpec& spec, const std::string& command) {
+    nlohmann::json j = makeRun(label, {spec});
+    j["process"] = {{"command_line", command}};
+    return j;
+  };
+  const nlohmann::json torch =
+      makeReport({run("rank 0", m, "python train.py"), run("rank 1", m, "python train.py")});
+  const nlohmann::json native = makeReport({run("rank 0", grown, "build/dist/reference_model"),
+                                            run("rank 1", grown, "build/dist/reference_model")});
+
+  SECTION("a PyTorch run and a C++ binary") {
+    const reports::GateResult r = gate(torch, native);
+    CHECK(r.regression);  // compared all the same
+    REQUIRE(r.other_programs.size() == 1);
+    CHECK(r.other_programs[0].baseline == "train.py");
+    CHECK(r.other_programs[0].current == "reference_model");
+  }
+  SECTION("the same programs, built elsewhere or given other arguments") {
+    const nlohmann::json rebuilt =
+        makeReport({run("rank 0", m, "build-debug/reference_model --iterations 8"),
+                    run("rank 1", m, "./reference_model")});
+    CHECK(gate(native, rebuilt).other_programs.empty());
+    CHECK(gate(torch, makeReport({run("rank 0", m, "python3 train.py --steps 9"),
+                                  run("rank 1", m, "torchrun train.py")}))
+              .other_programs.empty());
+  }
+  SECTION("a run without a command line (a memory snapshot's) has no program to compare") {
+    CHECK(gate(torch, makeReport({run("rank 0", m, ""), run("rank 1", m, "")}))
+              .other_programs.empty());
+    CHECK(gate(makeReport({makeRun("rank 0", {m})}), native).other_programs.empty());
+  }
+  SECTION("a command line of the wrong type is an error naming the field") {
+    nlohmann::json bad = native;
+    bad["runs"][1]["process"]["command_line"] = 7;
+    CHECK_THROWS_WITH(reports::extractMetrics(bad, "bad.json"),
+                      Catch::Contains("runs[1].process.command_line"));
+  }
+}
