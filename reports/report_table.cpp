@@ -12,6 +12,7 @@
 
 #include "common/printable.h"
 #include "common/units.h"
+#include "report/holder_links.h"
 #include "report/iteration_ranges.h"
 #include "report/labels.h"
 #include "report/levels.h"
@@ -409,9 +410,13 @@ std::string formatTable(const report::MergedReport& m) {
     for (uint32_t f = 0; f < m.findings->items.size(); ++f) {
       const report::LinkedFinding& finding = m.findings->items[f];
       uint64_t most = report::maxExplainedBytes(m, f);
-      fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window\n",
+      // The holders it names (report/holder_links.h), where a census lists them.
+      const uint64_t held =
+          report::maxHeldBytes(report::linkHolders(m.runs, report::holderLinkName(finding)));
+      fmt::format_to(out, "  {} {}:{}  {}  explains up to {} per idle window{}\n",
                      common::printable(finding.rule), common::printable(finding.file), finding.line,
-                     common::printable(finding.field), report::formatBytes(most));
+                     common::printable(finding.field), report::formatBytes(most),
+                     held == 0 ? "" : "; names holders of up to " + report::formatBytes(held));
     }
   }
   return text;
