@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <string_view>
@@ -77,6 +78,29 @@ bool set(RunRequest& request, std::string_view name, std::string value,
   return true;
 }
 
+// An error for each directory among `inputs` that gave the Python front end nothing to check: no
+// unit and no unit error lies in it (it holds no .py file, or every one is excluded). Without it,
+// a mistyped or empty directory would pass as a clean check of 0 units.
+void addEmptyDirectories(const std::vector<std::string>& inputs, const Facts& facts,
+                         std::vector<std::string>& unit_errors) {
+  namespace fs = std::filesystem;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(input, ec)) continue;  // a file is a unit or an error already
+    // The files the front end walked are named absolute and normalized (os.path.abspath), and
+    // so are its errors about them ("<path>: what is wrong").
+    std::string dir = fs::absolute(input, ec).lexically_normal().string();
+    if (!dir.ends_with('/')) dir += '/';
+    const auto under = [&dir](const std::string& path) { return path.starts_with(dir); };
+    if (std::none_of(facts.units.begin(), facts.units.end(), under) &&
+        std::none_of(unit_errors.begin(), unit_errors.end(), under)) {
+      unit_errors.push_back(input +
+                            ": no Python source (.py) to check in this directory (none there, "
+                            "or every one excluded)");
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<RunRequest> requestWithoutClang(const std::vector<std::string>& argv) {
@@ -138,6 +162,7 @@ int runCheck(const RunRequest& request, const CppFacts& cpp) {
     Facts facts = request.cpp_files.empty() || !cpp ? Facts{} : cpp(config, unit_errors);
     const PythonOptions python_options{request.python, "", request.jobs, config.python_exclude};
     facts.merge(collectPythonFacts(request.python_inputs, config, python_options, unit_errors));
+    addEmptyDirectories(request.python_inputs, facts, unit_errors);
     const CheckOptions options{output_format, request.root,       request.baseline,
                                request.fix,   request.emit_facts, request.load_facts};
     const int verdict =

@@ -145,6 +145,23 @@ checker() {
   grep -q '"MF002"' "$work/via.out" || fail "no MF002 finding through memfloor check"
   compare "$testdata/checker/no_such_file.cpp" -- -std=c++17
 
+  # An input that gives the checker nothing to check is an error naming it, exit 2: not a clean
+  # check of 0 units. A directory with sources is checked as before, beside it or alone.
+  mkdir -p "$work/no-python/sub" "$work/excluded"
+  echo 'not Python' >"$work/no-python/notes.txt"
+  echo 'x = 1' >"$work/excluded/only.py"
+  echo 'y = 2' >"$work/seed.py"
+  nothing_to_check "$work/no-python" -- "$work/no-python"
+  nothing_to_check "$work/no-python/" -- "$work/seed.py" "$work/no-python/"
+  nothing_to_check "$work/excluded" -- --exclude 'only.py' "$work/excluded"
+  "$memfloor" check "$work/excluded" >"$work/some.out" 2>"$work/some.err"
+  local some=$?
+  if [ "$some" -le 1 ] && grep -q "in 1 unit(s)" "$work/some.err"; then
+    echo "ok: memfloor check on a directory with a source -> $some"
+  else
+    fail "memfloor check $work/excluded -> $some: $(cat "$work/some.err")"
+  fi
+
   # A compilation database that is named (-p) and missing, unreadable or not JSON is an error: exit
   # 2, one line naming the directory or the file, no findings (LLVM's tools run "without flags").
   # Root is not stopped by file modes: a directory named compile_commands.json cannot be read.
@@ -188,6 +205,20 @@ checker() {
     done
   else
     echo "SKIPPED: no writable /dev/full here"
+  fi
+}
+
+# nothing_to_check INPUT -- ARGS...: memfloor check ARGS exits 2 and names INPUT as having no
+# Python source to check.
+nothing_to_check() {
+  local input=$1
+  shift 2
+  "$memfloor" check "$@" >"$work/none.out" 2>"$work/none.err"
+  local code=$?
+  if [ "$code" -eq 2 ] && grep -qF "error: $input: no Python source (.py) to check" "$work/none.err"; then
+    echo "ok: memfloor check $* -> 2: $(grep -F "$input:" "$work/none.err")"
+  else
+    fail "memfloor check $* -> $code (want 2 naming $input): $(cat "$work/none.err")"
   fi
 }
 
