@@ -1,6 +1,9 @@
 // The report page's live-bytes chart, as inline SVG: the live bytes of one device and memory kind
 // over the trace, with its iterations (ranges of alike ones as one band), idle windows and idle
-// floors, downsampled when there are more of them than the chart has columns.
+// floors, downsampled when there are more of them than the chart has columns. Its x axis is by
+// iteration (each iteration and its idle window given the same width, set-up and teardown narrow)
+// or by time; dragging across it zooms in, a double click or "whole run" zooms out; hovering reads
+// the live bytes, the iteration and the time under the pointer.
 
 function niceStep(raw) {
   if (!(raw > 0)) return 1;
@@ -9,16 +12,66 @@ function niceStep(raw) {
   return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
 }
 
-// Byte ticks at round values of the unit of `top` (0, 200 MiB, 400 MiB, ...).
-function byteTicks(top) {
-  if (!(top > 0)) return {max: 1, ticks: [0]};
+// Byte ticks at round values of the unit of `top` (0, 200 MiB, 400 MiB, ...), from 0, or from a
+// round value at or below `low` where the data keep well above 0 (a floor of 105 MiB that grows by
+// 2 MiB shows its growth, not a flat line high up).
+function byteTicks(top, low) {
+  if (!(top > 0)) return {min: 0, max: 1, ticks: [0]};
   let scale = 1;
   while (top / scale >= 1024 && scale < Math.pow(1024, 6)) scale *= 1024;
-  const step = niceStep(top / scale / 5) * scale;
-  const max = Math.ceil(top / step) * step;
+  const from = low > 0.4 * top ? low : 0;
+  const step = niceStep((top - from) / scale / 5) * scale;
+  const min = Math.floor(from / step) * step;
+  const max = Math.max(min + step, Math.ceil(top / step) * step);
   const ticks = [];
-  for (let v = 0; v <= max + step / 2; v += step) ticks.push(v);
-  return {max, ticks};
+  for (let v = min; v <= max + step / 2; v += step) ticks.push(v);
+  return {min, max, ticks};
+}
+
+// Where times lie across the chart, from 0 to 1: in proportion to time (mode 'time'), or by
+// iteration (mode 'iterations'): each iteration kept whole and its idle window one unit each, a
+// range of them two, the set-up before the first iteration and the teardown after the last
+// EDGE_SHARE of the units each, gaps between iterations a tenth of a unit. `at(t)` maps a time,
+// `time(u)` maps back.
+const EDGE_SHARE = 0.05;
+function timeAxis(spans, t0, t1, mode) {
+  if (mode !== 'iterations' || !spans.length) {
+    return {at: (t) => (t - t0) / (t1 - t0), time: (u) => t0 + u * (t1 - t0)};
+  }
+  const slots = spans.reduce((n, sp) => n + 2, 0);
+  const edge = Math.max(0.5, EDGE_SHARE * slots);
+  const knots = [[t0, 0]];
+  const add = (t, units) => {
+    const last = knots[knots.length - 1];
+    if (t > last[0]) knots.push([t, last[1] + units]);
+  };
+  spans.forEach((sp, i) => {
+    add(sp.start, i === 0 ? edge : 0.1);
+    if (sp.range) {
+      add(sp.end, 2);
+    } else {
+      add(sp.iterationEnd, 1);
+      add(sp.end, 1);
+    }
+  });
+  add(t1, edge);
+  const total = knots[knots.length - 1][1] || 1;
+  // The knot segment holding `v` in column `k` (0: times, 1: units), by bisection.
+  const segment = (v, k) => {
+    let lo = 0, hi = knots.length - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (knots[mid][k] <= v) lo = mid; else hi = mid;
+    }
+    return lo;
+  };
+  const lerp = (v, k) => {
+    if (knots.length < 2) return 0;
+    const i = segment(v, k), a = knots[i], b = knots[Math.min(i + 1, knots.length - 1)];
+    const f = b[k] > a[k] ? Math.min(1, Math.max(0, (v - a[k]) / (b[k] - a[k]))) : 0;
+    return a[1 - k] + f * (b[1 - k] - a[1 - k]);
+  };
+  return {at: (t) => lerp(t, 0) / total, time: (u) => lerp(u * total, 1), knots};
 }
 
 // Per iteration the chart draws at most this many shapes per unit of the plot's width (a column,
@@ -108,6 +161,19 @@ function floorsPath(floors, x, y, L, width) {
 // from the lowest to the highest per column), so the page stays light whatever the number of
 // iterations.
 function chart(run, key, series, worstIteration) {
+  const state = {mode: iterationEntries(run).length ? 'iterations' : 'time', view: [0, 1]};
+  const figure = h('figure', {class: 'chart'});
+  const draw = () => {
+    figure.textContent = '';
+    append(figure, chartParts(run, key, series, worstIteration, state, draw));
+  };
+  draw();
+  return figure;
+}
+
+let chartCount = 0;  // each chart's clip path has an id of its own
+
+function chartParts(run, key, series, worstIteration, state, draw) {
   const W = 960, H = 260, L = 74, R = 34, T = 14, B = 30;
   const plotW = W - L - R;
   const points = arr(series.points).filter((p) => Array.isArray(p) && p.length >= 4);
@@ -125,8 +191,17 @@ function chart(run, key, series, worstIteration) {
   for (const sp of spans) t1 = Math.max(t1, sp.end);
   if (!(t1 > t0)) t1 = t0 + 1;
 
-  let top = 0;
-  for (const p of points) top = Math.max(top, num(p[2]));
+  const axis = timeAxis(spans, t0, t1, state.mode);
+  const [v0, v1] = state.view;
+  // The y axis fits what is in view: zoomed in on the iterations, their few MiB of change show.
+  const tv0 = axis.time(v0), tv1 = axis.time(v1);
+  const inView = (a, b) => b >= tv0 && a <= tv1;
+  let top = 0, low = Infinity;
+  for (const p of points) {
+    if (!inView(num(p[0]), num(p[0]) + bucket)) continue;
+    top = Math.max(top, num(p[2]));
+    low = Math.min(low, num(p[1]));
+  }
   // A kept window's floor lies over its idle window, a range's over the whole range.
   const floors = [];
   for (const sp of spans) {
@@ -134,20 +209,27 @@ function chart(run, key, series, worstIteration) {
     const [start, end] = sp.idle ? [num(sp.idle[0]), num(sp.idle[1])] : [sp.start, sp.end];
     const floorEnd = isNum(sp.floorEnd) ? sp.floorEnd : sp.floor;
     floors.push({sp, start, end, floor: sp.floor, floorEnd});
+    if (!inView(start, end)) continue;
     top = Math.max(top, sp.floor, floorEnd);
+    low = Math.min(low, sp.floor, floorEnd);
   }
-  const yAxis = byteTicks(top * 1.04);
-
+  const yAxis = byteTicks(top * 1.04, low === Infinity ? 0 : low * 0.98);
   const px = (v) => Math.round(v * 10) / 10;
-  const x = (t) => px(L + (Math.min(Math.max(t, t0), t1) - t0) / (t1 - t0) * plotW);
-  const y = (v) => px(T + (1 - v / yAxis.max) * (H - T - B));
+  const x = (t) => px(L + (axis.at(Math.min(Math.max(t, t0), t1)) - v0) / (v1 - v0) * plotW);
+  const y = (v) => px(T + (1 - (v - yAxis.min) / (yAxis.max - yAxis.min)) * (H - T - B));
   const shapes = spans.reduce((n, sp) => n + 1 + (sp.idle ? 1 : 0) + (sp.floor !== null ? 1 : 0), 0);
   const detailed = shapes <= SHAPES_PER_COLUMN * plotW;
 
   const blocks = hasBlocks(run, key.device);
   const level = levelOf(key.kind, blocks) ? levelOf(key.kind, blocks) + ' ' : '';
   const root = svg('svg', {viewBox: `0 0 ${W} ${H}`, role: 'img',
-    'aria-label': 'live bytes over time, ' + keyName(key, blocks)});
+    'aria-label': 'live bytes ' + (state.mode === 'iterations' ? 'by iteration' : 'over time') + ', ' + keyName(key, blocks)});
+  const clipId = 'chart-clip-' + (++chartCount);
+  root.appendChild(svg('defs', null, svg('clipPath', {id: clipId},
+    svg('rect', {x: L, y: T, width: plotW, height: H - T - B}))));
+  // What lies in the plot, clipped to it: the bands under the grid, the bytes and floors over it.
+  const under = svg('g', {'clip-path': 'url(#' + clipId + ')'});
+  const plot = svg('g', {'clip-path': 'url(#' + clipId + ')'});
 
   // Iterations, ranges and idle windows.
   const bands = svg('g', {class: 'bands'});
@@ -176,7 +258,8 @@ function chart(run, key, series, worstIteration) {
         plural(kept.length, 'iteration') + ' kept whole, with their idle windows'),
     ]);
   }
-  root.appendChild(bands);
+  under.appendChild(bands);
+  root.appendChild(under);
 
   // Grid and axes.
   const grid = svg('g', null);
@@ -184,11 +267,11 @@ function chart(run, key, series, worstIteration) {
     grid.appendChild(svg('line', {class: 'grid', x1: L, x2: W - R, y1: y(v), y2: y(v)}));
     grid.appendChild(svg('text', {class: 'tick', x: L - 6, y: y(v) + 4, 'text-anchor': 'end'}, fmtBytes(v)));
   }
-  const xStep = niceStep((t1 - t0) / 6);
-  for (let t = 0; t <= t1 - t0 + xStep / 1000; t += xStep) {
-    grid.appendChild(svg('line', {class: 'axis', x1: x(t0 + t), x2: x(t0 + t), y1: H - B, y2: H - B + 4}));
-    grid.appendChild(svg('text', {class: 'tick', x: x(t0 + t), y: H - B + 16, 'text-anchor': 'middle'},
-      t === 0 ? '0' : '+' + fmtNs(t)));
+  for (const [at, label] of xTicks(spans, axis, t0, t1, state)) {
+    const tx = x(at);
+    if (tx < L - 0.5 || tx > W - R + 0.5) continue;
+    grid.appendChild(svg('line', {class: 'axis', x1: tx, x2: tx, y1: H - B, y2: H - B + 4}));
+    grid.appendChild(svg('text', {class: 'tick', x: tx, y: H - B + 16, 'text-anchor': 'middle'}, label));
   }
   grid.appendChild(svg('line', {class: 'axis', x1: L, x2: W - R, y1: H - B, y2: H - B}));
   grid.appendChild(svg('line', {class: 'axis', x1: L, x2: L, y1: T, y2: H - B}));
@@ -215,9 +298,9 @@ function chart(run, key, series, worstIteration) {
   line.push([t1, prevLast]);
   const coords = (list) => list.map(([t, v]) => x(t) + ',' + y(v)).join(' ');
   if (points.length) {
-    root.appendChild(svg('polygon', {class: 'band', points: coords(upper.concat(lower.reverse()))}));
+    plot.appendChild(svg('polygon', {class: 'band', points: coords(upper.concat(lower.reverse()))}));
   }
-  root.appendChild(svg('polyline', {class: 'last', points: coords(line)}));
+  plot.appendChild(svg('polyline', {class: 'last', points: coords(line)}));
 
   // Idle floors: a mark each, or downsampled, one path and the steady floor's mark.
   const marks = svg('g', null);
@@ -247,7 +330,10 @@ function chart(run, key, series, worstIteration) {
       y: Math.max(T + 12, worstMark.y - 6), 'text-anchor': right ? 'end' : 'start'},
       'steady ' + level + 'idle floor ' + fmtBytes(worstMark.floor)));
   }
-  root.appendChild(marks);
+  plot.appendChild(marks);
+  root.appendChild(plot);
+  const tip = h('div', {class: 'chart-tip', hidden: ''});
+  interact(root, tip, {W, L, plotW, axis, state, draw, spans, points, bucket, t0, t1});
 
   const legend = h('div', {class: 'legend'},
     h('span', null, h('span', {class: 'swatch band'}), 'min' + DASH + 'max live bytes per ' + fmtNs(bucket)),
@@ -258,8 +344,130 @@ function chart(run, key, series, worstIteration) {
     detailed ? h('span', null, h('span', {class: 'swatch idle'}), 'idle window') : null,
     h('span', null, h('span', {class: 'swatch floor'}), level + 'idle floor' + (detailed ? '' : 's, lowest to highest')));
   const count = iterationCount(run);
-  return h('figure', {class: 'chart'}, root, legend,
-    h('figcaption', null, plural(points.length, 'point') + ' over ' + fmtNs(t1 - t0) + ' (time since the trace began)' +
+  return [chartToolbar(spans, state, draw), h('div', {class: 'chart-plot'}, root, tip), legend,
+    h('figcaption', null, plural(points.length, 'point') + ' over ' + fmtNs(t1 - t0) +
+      (state.mode === 'iterations' ? '; across, each iteration and its idle window take the same width, set-up and ' +
+        'teardown a narrow band' : ' (time since the trace began)') +
       (detailed ? '' : '; ' + fmtInt(count) + ' iterations, drawn downsampled: per column of the chart the ' +
-        'iterations kept whole and the ranges it covers, and the lowest to highest idle floor there')));
+        'iterations kept whole and the ranges it covers, and the lowest to highest idle floor there'))];
+}
+
+// The x axis's labels: by iteration, the iterations' numbers (at most about a dozen, evenly
+// spread) under their bands; by time, round times since the trace began.
+function xTicks(spans, axis, t0, t1, state) {
+  const [v0, v1] = state.view;
+  if (state.mode === 'iterations' && spans.length) {
+    const shown = spans.filter((sp) => {
+      const u = axis.at(sp.start);
+      return u >= v0 && u <= v1;
+    });
+    const stride = Math.max(1, Math.ceil(shown.length / 12));
+    return shown.filter((sp, i) => i % stride === 0).map((sp) => [(sp.start + (sp.range ? sp.end : sp.iterationEnd)) / 2,
+      sp.range ? sp.what.split(' ')[1] : String(sp.index)]);
+  }
+  const a = axis.time(v0) - t0, b = axis.time(v1) - t0;
+  const step = niceStep((b - a) / 6);
+  const ticks = [];
+  for (let t = Math.ceil(a / step) * step; t <= b + step / 1000; t += step) {
+    ticks.push([t0 + t, t === 0 ? '0' : '+' + fmtNs(t)]);
+  }
+  return ticks;
+}
+
+// The buttons above a chart: by iteration or by time, and the whole run when zoomed in.
+function chartToolbar(spans, state, draw) {
+  const button = (label, pressed, onClick) => {
+    const b = h('button', {type: 'button', class: 'chart-mode' + (pressed ? ' on' : ''), 'aria-pressed': String(pressed)}, label);
+    b.addEventListener('click', onClick);
+    return b;
+  };
+  const zoomed = state.view[0] > 0 || state.view[1] < 1;
+  return h('div', {class: 'chart-toolbar'},
+    spans.length ? [button('by iteration', state.mode === 'iterations', () => {
+      state.mode = 'iterations';
+      state.view = [0, 1];
+      draw();
+    }), button('by time', state.mode === 'time', () => {
+      state.mode = 'time';
+      state.view = [0, 1];
+      draw();
+    })] : null,
+    zoomed ? button('whole run', false, () => {
+      state.view = [0, 1];
+      draw();
+    }) : null,
+    h('span', {class: 'muted'}, zoomed ? ' zoomed in; double-click for the whole run' : ' drag across the chart to zoom in'));
+}
+
+// Hover and zoom on a chart's svg: the pointer's time, iteration and live bytes in `tip`; a drag
+// across the plot zooms to what it covered, a double click back to the whole run.
+function interact(root, tip, c) {
+  const {W, L, plotW, axis, state, draw, spans, points, bucket, t0, t1} = c;
+  const [v0, v1] = state.view;
+  // The svg's x of a pointer event, in the viewBox's units.
+  const svgX = (e) => {
+    const box = root.getBoundingClientRect();
+    return box.width > 0 ? (e.clientX - box.left) / box.width * W : 0;
+  };
+  const unitAt = (sx) => v0 + Math.min(1, Math.max(0, (sx - L) / plotW)) * (v1 - v0);
+  const select = svg('rect', {class: 'zoom-select', x: 0, y: 0, width: 0, height: 0, visibility: 'hidden'});
+  root.appendChild(select);
+  let from = null;
+  root.addEventListener('mousedown', (e) => {
+    from = svgX(e);
+    e.preventDefault();
+  });
+  root.addEventListener('mousemove', (e) => {
+    const sx = svgX(e);
+    if (from !== null) {
+      const a = Math.max(L, Math.min(from, sx)), b = Math.min(L + plotW, Math.max(from, sx));
+      setAttrs(select, {x: a, y: 14, width: Math.max(0, b - a), height: 216, visibility: 'visible'});
+    }
+    readout(tip, axis.time(unitAt(sx)), spans, points, bucket, t0, t1, (sx / W) * 100);
+  });
+  root.addEventListener('mouseleave', () => {
+    tip.hidden = true;
+    from = null;
+    select.setAttribute('visibility', 'hidden');
+  });
+  root.addEventListener('mouseup', (e) => {
+    if (from === null) return;
+    const a = unitAt(Math.min(from, svgX(e))), b = unitAt(Math.max(from, svgX(e)));
+    from = null;
+    select.setAttribute('visibility', 'hidden');
+    if (b - a > (v1 - v0) / 200) {
+      state.view = [a, b];
+      draw();
+    }
+  });
+  root.addEventListener('dblclick', () => {
+    state.view = [0, 1];
+    draw();
+  });
+}
+
+// The readout at time `t`: since the trace began, the iteration (or idle window, range) it falls
+// in, and the live bytes of the bucket there (min, max, last).
+function readout(tip, t, spans, points, bucket, t0, t1, leftPercent) {
+  if (!(t >= t0 && t <= t1)) {
+    tip.hidden = true;
+    return;
+  }
+  let lo = 0, hi = points.length - 1, p = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (num(points[mid][0]) <= t) {
+      p = points[mid];
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  const sp = spans.find((s) => s.start <= t && t <= s.end);
+  const where = !sp ? (spans.length && t < spans[0].start ? 'set-up' : 'after the last iteration')
+    : sp.range || t <= sp.iterationEnd ? sp.what : 'idle window after ' + sp.what;
+  const live = p && t < num(p[0]) + bucket
+    ? 'live ' + fmtBytes(num(p[3])) + ' (min ' + fmtBytes(num(p[1])) + ', max ' + fmtBytes(num(p[2])) + ')'
+    : p ? 'live ' + fmtBytes(num(p[3])) : 'no record yet';
+  tip.textContent = '+' + fmtNs(t - t0) + ' \u00b7 ' + where + ' \u00b7 ' + live;
+  tip.style.left = Math.min(70, Math.max(0, leftPercent)) + '%';
+  tip.hidden = false;
 }

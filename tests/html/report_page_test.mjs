@@ -194,6 +194,28 @@ try {
     // The allocated level is drawn first; static device memory with nothing retained is one line.
     const headings = await page.$$eval('.memory h3', (els) => els.map((el) => el.textContent));
     check(headings[0].startsWith('device 0 \u00b7 allocated memory'), `holders: allocated memory first (${headings})`);
+    // The chart: by iteration (its labels are iteration numbers); a drag zooms in, hovering reads the
+    // bytes, a double click zooms out.
+    const ticksOf = () => page.$eval('#run-0 figure.chart', (c) => [...c.querySelectorAll('svg .tick')].map((t) => t.textContent));
+    await page.$eval('#run-0 figure.chart', (el) => el.scrollIntoView());
+    const before = await ticksOf();
+    check(before.includes('1') && before.includes('8'), `holders: the x axis is labelled by iteration (${before})`);
+    const box = await (await page.$('#run-0 figure.chart svg')).boundingBox();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.55, box.y + box.height / 2, {steps: 4});
+    await page.mouse.up();
+    const zoomed = await ticksOf();
+    check(JSON.stringify(zoomed) !== JSON.stringify(before) && !zoomed.includes('8'),
+      `holders: a drag across the chart zooms in (${zoomed})`);
+    check((await page.$eval('#run-0 figure.chart .chart-toolbar', (el) => [...el.querySelectorAll('button')].map((b) => b.textContent)))
+      .includes('whole run'), 'holders: zoomed in, a button leads back to the whole run');
+    const zbox = await (await page.$('#run-0 figure.chart svg')).boundingBox();
+    await page.mouse.move(zbox.x + zbox.width * 0.5, zbox.y + zbox.height / 2);
+    const tip = await page.$eval('#run-0 figure.chart .chart-tip', (el) => [el.hidden, el.textContent]);
+    check(!tip[0] && /iteration \d/.test(tip[1]) && tip[1].includes('live '), `holders: hovering reads the bytes (${tip})`);
+    await page.mouse.click(zbox.x + zbox.width * 0.5, zbox.y + zbox.height / 2, {clickCount: 2});
+    check(JSON.stringify(await ticksOf()) === JSON.stringify(before), 'holders: a double click shows the whole run again');
     check(!headings.some((x) => x.includes('static')) &&
       (await page.$eval('#run-0-quiet', (el) => el.textContent)).includes('static device memory'),
     'holders: static device memory folds into one line');
