@@ -75,8 +75,10 @@ function censusBlock(run, stacks, it, census, open) {
   const held = obj(c.held);
   const notSeen = obj(c.not_seen);
   const blocks = hasBlocks(run, c.device);
-  const head = 'After iteration ' + num(it.index) + ' (' + str(it.name) + ') \u00b7 step ' + num(c.step) +
-    ' \u00b7 device ' + num(c.device) + ': held ' + fmtBytes(num(held.bytes)) + ' of ' +
+  // memfloor's number first (1, 2, ... in trace order, as everywhere on the page); then the
+  // program's own: its marker's name and the optimizer steps it had taken.
+  const head = 'After iteration ' + num(it.index) + ' (the program\u2019s \u201c' + str(it.name) + '\u201d, ' +
+    'optimizer step ' + num(c.step) + ') \u00b7 device ' + num(c.device) + ': held ' + fmtBytes(num(held.bytes)) + ' of ' +
     fmtBytes(num(c.allocated)) + ' allocated, not seen ' + fmtBytes(num(notSeen.bytes));
   const unit = blocks ? 'block' : 'allocation';
   return h('details', {class: 'census', open: open ? '' : null},

@@ -167,7 +167,7 @@ function iterationTable(run, key, worstIteration) {
   const entries = iterationEntries(run);
   if (!entries.length) return h('p', {class: 'muted'}, 'No iterations.');
   const make = (e) => (e.range ? rangeRow(e, key, reserved) : keptRow(e.row, key, reserved, worstIteration));
-  return longTable([['#', 'num'], 'iteration', ['duration', 'num'], ['peak', 'num'], ['idle floor', 'num'],
+  return longTable([['#', 'num'], 'the program\u2019s name', ['duration', 'num'], ['peak', 'num'], ['idle floor', 'num'],
     ['retained', 'num'], ['inter-iteration', 'num'], ['leak', 'num'], ['persistent', 'num'],
     ...(reserved ? [['cached', 'num']] : []), ['explained', 'num'], ['unexplained', 'num'], ['idle window', 'num']],
   entries, make, {class: 'iterations'});

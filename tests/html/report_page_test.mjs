@@ -412,7 +412,7 @@ async function checkCensus(page) {
   const brief = await texts('#run-0-held-by p.census-summary');
   check(brief.length === 1 && brief[0].includes('4 idle windows with one; after iteration 4, named paths held 17.8 MiB of '),
     `census: the censuses in brief (${brief})`);
-  check(censuses[3].head === 'After iteration 4 (iteration 4) \u00b7 step 4 \u00b7 device 0: held 17.8 MiB of ' +
+  check(censuses[3].head === 'After iteration 4 (the program\u2019s \u201citeration 4\u201d, optimizer step 4) \u00b7 device 0: held 17.8 MiB of ' +
     '19.8 MiB allocated, not seen 2.00 MiB', `census: the last census's header (${censuses[3].head})`);
   check((await texts('#run-0-held-by p.census-outside'))[0].startsWith(
     'Of 7 censuses taken, 2 fell inside an iteration and are not used: at +'), 'census: the two not used are noted');
@@ -441,9 +441,9 @@ async function checkHeld(page) {
     ds.map((d) => ({open: d.open, head: d.querySelector('summary').textContent})));
   check(censuses.length === 2 && !censuses[0].open && censuses[1].open,
     `held: two censuses, the last unfolded (${JSON.stringify(censuses)})`);
-  check(censuses[0].head.startsWith('After iteration 1 (train_step 1) \u00b7 step 1 \u00b7 device 0') &&
+  check(censuses[0].head.startsWith('After iteration 1 (the program\u2019s \u201ctrain_step 1\u201d, optimizer step 1) \u00b7 device 0') &&
     censuses[0].head.endsWith('incomplete'), `held: the first census is incomplete (${censuses[0].head})`);
-  check(censuses[1].head === 'After iteration 3 (train_step 3) \u00b7 step 3 \u00b7 device 0: held 1.22 GiB of ' +
+  check(censuses[1].head === 'After iteration 3 (the program\u2019s \u201ctrain_step 3\u201d, optimizer step 3) \u00b7 device 0: held 1.22 GiB of ' +
     '1.23 GiB allocated, not seen 12.0 MiB', `held: the last census's header (${censuses[1].head})`);
   const warnings = await texts('#run-0-held-by details.census .warning');
   check(warnings.length === 1 && warnings[0].includes('object limit'), 'held: one warning, on the incomplete census');
