@@ -163,6 +163,41 @@ bool matchesTerminal(const std::vector<std::string>& terminal, const CallSite& s
   });
 }
 
+// The fix of `site`'s finding `f`: a fix-it where it is safe as it is (the teacher's release after
+// the statement; with a None check around it where the call is the field's only unchecked use),
+// else what to do in words.
+void addFix(const Program& program, const CallSite& site, const CallSite* teacher,
+            const Program::Release& release, Finding& f) {
+  const std::string statement = releaseStatement(site, teacher, release);
+  const std::vector<const DerefSite*> unguarded = unguardedUses(program, site);
+  const bool fixable =
+      site.fix_after.valid() && !statement.empty() && safeFix(site, teacher, release);
+  const bool only_here = std::all_of(unguarded.begin(), unguarded.end(),
+                                     [&](const DerefSite* d) { return atSite(*d, site); });
+  if (unguarded.empty()) {
+    if (fixable) f.fixits.push_back({site.fix_after, 0, "\n" + site.fix_indent + statement});
+  } else if (only_here && fixable && site.guard_at.valid()) {
+    // The seed's own fix: the call is the field's only use with no None check, so the release
+    // comes with that check around the call (as the teacher's `if h is not None:` does), one
+    // edit of two insertions: `if h is not None:` before the statement, the release after it.
+    const std::string body =
+        site.fix_indent + (site.fix_indent.find('\t') == std::string::npos ? "    " : "\t");
+    f.message += "; the fix-it checks it for None before this use";
+    f.fixits.push_back({site.guard_at, 0, "if " + site.handle + " is not None:\n" + body});
+    f.fixits.push_back({site.fix_after, 0, "\n" + body + statement});
+  } else {
+    // The release alone would leave a dereference that fails on None: say both in words.
+    const DerefSite& use = **std::find_if(unguarded.begin(), unguarded.end(),
+                                          [&](auto* d) { return only_here || !atSite(*d, site); });
+    f.message += "; release it" + (statement.empty() ? "" : " ('" + statement + "')") + " once '" +
+                 program.displayOf(use.function) + "' checks it for None before " +
+                 useWhere(use, site);
+    if (!atSite(use, site)) {
+      f.related.push_back({use.loc, "'" + use.handle + "' is used here with no None check"});
+    }
+  }
+}
+
 }  // namespace
 
 ReleaseAfterUseRule::ReleaseAfterUseRule(const Config& config)
@@ -250,35 +285,7 @@ void ReleaseAfterUseRule::check(const Program& program, std::vector<Finding>& ou
     } else {
       f.message += " ('" + site->method_display + "' is a configured terminal method)";
     }
-    const std::string statement = releaseStatement(*site, teacher, release);
-    const std::vector<const DerefSite*> unguarded = unguardedUses(program, *site);
-    const bool fixable =
-        site->fix_after.valid() && !statement.empty() && safeFix(*site, teacher, release);
-    const bool only_here = std::all_of(unguarded.begin(), unguarded.end(),
-                                       [&](const DerefSite* d) { return atSite(*d, *site); });
-    if (unguarded.empty()) {
-      if (fixable) f.fixits.push_back({site->fix_after, 0, "\n" + site->fix_indent + statement});
-    } else if (only_here && fixable && site->guard_at.valid()) {
-      // The seed's own fix: the call is the field's only use with no None check, so the release
-      // comes with that check around the call (as the teacher's `if h is not None:` does), one
-      // edit of two insertions: `if h is not None:` before the statement, the release after it.
-      const std::string body =
-          site->fix_indent + (site->fix_indent.find('\t') == std::string::npos ? "    " : "\t");
-      f.message += "; the fix-it checks it for None before this use";
-      f.fixits.push_back({site->guard_at, 0, "if " + site->handle + " is not None:\n" + body});
-      f.fixits.push_back({site->fix_after, 0, "\n" + body + statement});
-    } else {
-      // The release alone would leave a dereference that fails on None: say both in words.
-      const DerefSite& use = **std::find_if(unguarded.begin(), unguarded.end(), [&](auto* d) {
-        return only_here || !atSite(*d, *site);
-      });
-      f.message += "; release it" + (statement.empty() ? "" : " ('" + statement + "')") +
-                   " once '" + program.displayOf(use.function) + "' checks it for None before " +
-                   useWhere(use, *site);
-      if (!atSite(use, *site)) {
-        f.related.push_back({use.loc, "'" + use.handle + "' is used here with no None check"});
-      }
-    }
+    addFix(program, *site, teacher, release, f);
     out.push_back(std::move(f));
   }
 }
