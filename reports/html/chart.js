@@ -160,8 +160,9 @@ function floorsPath(floors, x, y, L, width) {
 // iterations kept whole and the floors are each one path over the columns they cover (the floors'
 // from the lowest to the highest per column), so the page stays light whatever the number of
 // iterations.
-function chart(run, key, series, worstIteration) {
-  const state = {mode: iterationEntries(run).length ? 'iterations' : 'time', view: [0, 1]};
+// `gate`: the gate's idle-floor check of this memory (gateBaseline), whose baseline is drawn.
+function chart(run, key, series, worstIteration, gate) {
+  const state = {mode: iterationEntries(run).length ? 'iterations' : 'time', view: [0, 1], gate};
   const figure = h('figure', {class: 'chart'});
   const draw = () => {
     figure.textContent = '';
@@ -212,6 +213,11 @@ function chartParts(run, key, series, worstIteration, state, draw) {
     if (!inView(start, end)) continue;
     top = Math.max(top, sp.floor, floorEnd);
     low = Math.min(low, sp.floor, floorEnd);
+  }
+  const baseline = state.gate ? num(state.gate.baseline) : null;
+  if (baseline !== null) {
+    top = Math.max(top, baseline);
+    low = Math.min(low, baseline);
   }
   const yAxis = byteTicks(top * 1.04, low === Infinity ? 0 : low * 0.98);
   const px = (v) => Math.round(v * 10) / 10;
@@ -331,6 +337,14 @@ function chartParts(run, key, series, worstIteration, state, draw) {
       'steady ' + level + 'idle floor ' + fmtBytes(worstMark.floor)));
   }
   plot.appendChild(marks);
+  if (baseline !== null) {
+    const g = state.gate;
+    plot.appendChild(svg('line', {class: 'gate-baseline' + (g.regression === true ? ' regressed' : ''),
+      x1: L, x2: W - R, y1: y(baseline), y2: y(baseline)},
+    svg('title', null, 'the gate\u2019s baseline idle floor ' + fmtBytes(baseline) + ' (' + exactBytes(baseline) +
+      '); this run ' + fmtBytes(num(g.current)) + ', ' + fmtSignedBytes(num(g.delta)) +
+      (g.regression === true ? ': a regression' : ''))));
+  }
   root.appendChild(plot);
   const tip = h('div', {class: 'chart-tip', hidden: ''});
   interact(root, tip, {W, L, plotW, axis, state, draw, spans, points, bucket, t0, t1});
@@ -342,7 +356,9 @@ function chartParts(run, key, series, worstIteration, state, draw) {
     ranged.length ? h('span', null, h('span', {class: 'swatch range'}), 'alike iterations (a range)' +
       (ranged.some((sp) => sp.floorEnd !== sp.floor) ? ', or along a trend' : '')) : null,
     detailed ? h('span', null, h('span', {class: 'swatch idle'}), 'idle window') : null,
-    h('span', null, h('span', {class: 'swatch floor'}), level + 'idle floor' + (detailed ? '' : 's, lowest to highest')));
+    h('span', null, h('span', {class: 'swatch floor'}), level + 'idle floor' + (detailed ? '' : 's, lowest to highest')),
+    baseline !== null ? h('span', {class: 'gate-legend'}, h('span', {class: 'swatch gate'}), 'gate baseline ' +
+      fmtBytes(baseline) + ' (this run ' + fmtSignedBytes(num(state.gate.delta)) + ')') : null);
   const count = iterationCount(run);
   return [chartToolbar(spans, state, draw), h('div', {class: 'chart-plot'}, root, tip), legend,
     h('figcaption', null, plural(points.length, 'point') + ' over ' + fmtNs(t1 - t0) +

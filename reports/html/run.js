@@ -173,7 +173,15 @@ function iterationTable(run, key, worstIteration) {
   entries, make, {class: 'iterations'});
 }
 
-function memorySection(run, index, mem) {
+// The gate's idle-floor check of this run and memory (memfloor.gate/1 checks[], by the run's
+// label), for the chart to draw its baseline; null without a gate or such a check.
+function gateBaseline(gate, run, key) {
+  const check = arr(obj(gate).checks).map(obj).find((c) => str(c.metric) === 'idle_floor' &&
+    str(c.run) === str(run.label) && sameKey(c, key) && isNum(c.baseline));
+  return check || null;
+}
+
+function memorySection(ctx, run, index, mem) {
   const key = {device: num(mem.device), kind: str(mem.kind)};
   const series = obj(arr(run.timeline).find((t) => sameKey(obj(t), key)));
   const trend = obj(arr(obj(run.trend).per_memory).find((t) => sameKey(obj(t), key)));
@@ -201,7 +209,7 @@ function memorySection(run, index, mem) {
       '; ' + fmtInt(num(obj(mem.allocated).count)) + ' allocations (' + fmtBytes(num(obj(mem.allocated).bytes)) + ')' +
       (worstIteration ? '; steady idle floor ' + fmtBytes(num(steady.idle_floor)) + ' after iteration ' + worstIteration : '') + '.'),
     h('p', {class: 'muted trend'}, 'Trend: ' + trendText + '.' + cache),
-    chart(run, key, series, worstIteration),
+    chart(run, key, series, worstIteration, gateBaseline(ctx.gate, run, key)),
     iterationTable(run, key, worstIteration),
     peakTable(run, key));
 }
@@ -243,7 +251,7 @@ function runSection(ctx, run, index) {
   return h('section', {class: 'run', id: 'run-' + index},
     h('h2', null, str(run.label) || 'run ' + (index + 1), isWorst ? [' ', badge('worst run', 'worst')] : null),
     runWarnings(run), runFacts(run),
-    memories.filter((m) => !quiet.includes(m)).map((m) => memorySection(run, index, m)),
+    memories.filter((m) => !quiet.includes(m)).map((m) => memorySection(ctx, run, index, m)),
     quietLine(run, index, quiet),
     sitesSection(ctx, run),
     heldBySection(run, index));

@@ -344,6 +344,12 @@ async function checkPage(page) {
   const widths = await page.$$eval('#run-floors .run-floor-bar', (bars) => bars.map((b) => b.style.width));
   check(parseFloat(widths[0]) === 100 && parseFloat(widths[1]) < 100, 'the worst floor\'s bar is the widest');
 
+  // The gate's baseline idle floor on each chart it checked: rank 1's device memory regressed.
+  const baselines = await page.$$eval('figure.chart svg .gate-baseline', (ls) => ls.map((l) =>
+    [l.closest('section').id, l.classList.contains('regressed'), l.querySelector('title').textContent]));
+  check(baselines.some(([run, regressed, title]) => run === 'run-1' && regressed && title.includes('576.0 MiB') &&
+    title.includes('a regression')) && baselines.some(([run, regressed]) => run === 'run-0' && !regressed),
+  `the gate's baselines are drawn, rank 1's as a regression (${JSON.stringify(baselines)})`);
   // One chart per run and memory kind: rank 0 device and pinned, rank 1 device.
   check((await page.$$('figure.chart svg')).length === 3, 'three live-bytes charts');
   check((await page.$$('#run-1 svg .floor-mark')).length === 4, 'rank 1 marks four idle floors');
