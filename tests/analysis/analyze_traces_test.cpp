@@ -17,6 +17,7 @@
 #include "invariants.h"
 #include "report/report_json.h"
 #include "scenarios.h"
+#include "tests/scratch_dir.h"
 #include "trace/format.h"
 #include "trace/source.h"
 #include "trace/trace_file.h"
@@ -27,19 +28,13 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory, removed with everything in it at the end of the test.
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() / ("memfloor_analyze_traces_test_" + std::to_string(::getpid()));
-  TempDir() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("analyze_traces_test") {}
   std::string write(const std::string& name, const std::vector<uint8_t>& bytes) const {
     std::ofstream(path / name, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()),
                static_cast<std::streamsize>(bytes.size()));
-    return (path / name).string();
+    return file(name);
   }
 };
 
@@ -92,8 +87,10 @@ TEST_CASE("expandTracePaths lists a directory's traces, sorted; files pass as gi
   dir.write("notes.txt", {'x'});
   CHECK(expandTracePaths({dir.path.string(), "x.txt"}) == std::vector<std::string>{a, b, "x.txt"});
   fs::create_directories(dir.path / "empty");
-  CHECK_THROWS_WITH(expandTracePaths({(dir.path / "empty").string()}),
-                    Catch::Contains("empty") && Catch::Contains("no .mftrace file"));
+  CHECK_THROWS_WITH(
+      expandTracePaths({(dir.path / "empty").string()}),
+      Catch::Contains("empty") && Catch::Contains("no trace (.mftrace) and no PyTorch "
+                                                  "memory snapshot"));
 }
 
 TEST_CASE("analyzeTraces merges the traces of a directory, by rank", "[analyze_traces]") {

@@ -74,6 +74,17 @@ void releasedByCall(CallSite& teacher, const std::string& method, const std::str
   teacher.released.candidates.push_back(call);
 }
 
+// A dereference of the layer's self.manager in `function` at `line` of layer.py, with no None
+// check.
+DerefSite uncheckedUse(const std::string& function, int line) {
+  DerefSite use;
+  use.field = "layer.Layer.manager";
+  use.function = function;
+  use.handle = "self.manager";
+  use.loc = at("layer.py", line);
+  return use;
+}
+
 std::vector<Finding> mf001(const Facts& facts, const Config& config = Config{}) {
   std::vector<Finding> found;
   ReleaseAfterUseRule(config).check(Program(facts), found);
@@ -127,12 +138,7 @@ TEST_CASE("An unguarded use that MF001 explains is one finding, with MF004 as it
   Facts facts = program("layer.py", "= None");
   facts.events.push_back({EventKind::kRelease, "layer.Layer.manager", "layer.Layer.finish",
                           "= None", true, at("layer.py", kTeacherLine + 1)});
-  DerefSite deref;
-  deref.field = "layer.Layer.manager";
-  deref.function = "layer.Layer.replay";
-  deref.handle = "self.manager";
-  deref.loc = at("layer.py", kSiteLine);
-  facts.derefs = {deref};
+  facts.derefs = {uncheckedUse("layer.Layer.replay", kSiteLine)};
   Config config;
   config.mf004_python = true;  // MF004 is opt-in at Python sites
   const std::vector<Finding> folded = runRules(facts, config);
@@ -167,12 +173,7 @@ TEST_CASE("A call that is its member's only unchecked use gets the release under
           "[mf001]") {
   // Layer.replay's call dereferences self.manager with no check, and nothing else does.
   Facts facts = program("layer.py", "= None");
-  DerefSite use;
-  use.field = "layer.Layer.manager";
-  use.function = "layer.Layer.replay";
-  use.handle = "self.manager";
-  use.loc = at("layer.py", kSiteLine);
-  facts.derefs = {use};
+  facts.derefs = {uncheckedUse("layer.Layer.replay", kSiteLine)};
   facts.calls.back().guard_at = at("layer.py", kSiteLine);
   std::vector<Finding> found = mf001(facts);
   REQUIRE(found.size() == 1);
@@ -191,9 +192,7 @@ TEST_CASE("A call that is its member's only unchecked use gets the release under
                              "for None before this use"));
   // Another unchecked use: the check at the site would not cover it; named by its line and noted.
   facts.calls.back().guard_at = at("layer.py", kSiteLine);
-  use.function = "layer.Layer.finish";
-  use.loc = at("layer.py", kTeacherLine);
-  facts.derefs.push_back(use);
+  facts.derefs.push_back(uncheckedUse("layer.Layer.finish", kTeacherLine));
   found = mf001(facts);
   REQUIRE(found.size() == 1);
   CHECK(found.front().fixits.empty());

@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "tests/reports/report_doc_builder.h"
+#include "tests/scratch_dir.h"
 
 using namespace memfloor;
 
@@ -19,19 +20,8 @@ namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
-struct TempDir {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("memfloor_gate_test_" + std::to_string(::getpid()));
-  TempDir() {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return file(name);
-  }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("gate_test") {}
 };
 
 std::string read(const std::string& path) {

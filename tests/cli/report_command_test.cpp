@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "tests/scratch_dir.h"
 
 using namespace memfloor;
 using Catch::Matchers::Contains;
@@ -22,12 +23,8 @@ namespace fs = std::filesystem;
 
 const std::string kReports = std::string(MEMFLOOR_TESTDATA_DIR) + "/reports/";
 
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() / ("memfloor_report_cmd_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("report_cmd_test") {}
 };
 
 std::string read(const std::string& path) {

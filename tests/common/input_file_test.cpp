@@ -11,21 +11,15 @@
 #include <string>
 
 #include "common/error.h"
+#include "tests/scratch_dir.h"
 
 namespace memfloor::common {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() / ("memfloor_input_file_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return (path / name).string();
-  }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("input_file_test") {}
 };
 
 TEST_CASE("input_file: a regular file is read whole, within the limit") {

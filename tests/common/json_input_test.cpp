@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "tests/scratch_dir.h"
 
 namespace memfloor::common {
 namespace {
@@ -20,15 +21,8 @@ using Catch::Matchers::Contains;
 constexpr JsonSchema kSample{"memfloor.sample/2", "sample document",
                              "re-run the sampler with this version"};
 
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() / ("memfloor_json_input_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return (path / name).string();
-  }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("json_input_test") {}
 };
 
 // The message of the Error that `load` throws on `path`.

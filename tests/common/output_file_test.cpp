@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "tests/scratch_dir.h"
 
 namespace memfloor::common {
 namespace {
@@ -22,16 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() / ("memfloor_output_file_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return file(name);
-  }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("output_file_test") {}
   // The names in the directory, "." files (temporaries) included.
   std::vector<std::string> names() const {
     std::vector<std::string> out;

@@ -9,20 +9,14 @@
 
 #include "common/error.h"
 #include "tests/reports/report_doc_builder.h"
+#include "tests/scratch_dir.h"
 
 using namespace memfloor;
 
 namespace {
 
-struct TempDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("memfloor_report_file_test_" + std::to_string(::getpid()));
-  TempDir() { std::filesystem::create_directories(path); }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return (path / name).string();
-  }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("report_file_test") {}
 };
 
 }  // namespace
