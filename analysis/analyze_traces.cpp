@@ -9,12 +9,15 @@
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include "analysis/findings.h"
 #include "common/error.h"
+#include "common/pickle.h"
 #include "symbols/llvm_symbolizer.h"
 #include "trace/reader.h"
+#include "trace/source.h"
 #include "trace/trace_file.h"
 
 namespace memfloor::analysis {
@@ -50,6 +53,36 @@ Report analyzeTrace(const std::string& path, const AnalysisOptions& options) {
   return analyzeTrace(file.source(), options);
 }
 
+namespace {
+
+// A binary trace or a PyTorch memory snapshot's pickle, by its first bytes.
+bool looksLikeTraceOrSnapshot(const std::string& path) {
+  const trace::FileSource source(path);
+  uint8_t head[2] = {};
+  const size_t got = source.readAt(0, head, sizeof head);
+  return common::looksLikePickle(std::span<const uint8_t>(head, got)) ||
+         trace::looksLikeBinaryTrace(source);
+}
+
+// The regular files of `dir` that are traces or snapshots by their first bytes, whatever their
+// names (PyTorch's per-rank snapshots: `snapshot_rank_0`, `rank1.pickle`), sorted.
+std::vector<std::string> tracesAndSnapshotsIn(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    std::error_code type_ec;  // the entry's own: a member gone since is not the directory's
+    if (e.is_regular_file(type_ec) && looksLikeTraceOrSnapshot(e.path())) {
+      found.push_back(e.path());
+    }
+  }
+  if (ec) throw Error(fmt::format("{}: cannot list the directory: {}", dir, ec.message()));
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
 std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
@@ -72,8 +105,14 @@ std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths)
       }
     }
     if (ec) throw Error(fmt::format("{}: cannot list the directory: {}", path, ec.message()));
-    if (found.empty()) throw Error(fmt::format("{}: no .mftrace file in this directory", path));
     std::sort(found.begin(), found.end());
+    if (found.empty()) found = tracesAndSnapshotsIn(path);
+    if (found.empty()) {
+      throw Error(
+          fmt::format("{}: no trace (.mftrace) and no PyTorch memory snapshot (a pickle "
+                      "of torch.cuda.memory._dump_snapshot) in this directory",
+                      path));
+    }
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

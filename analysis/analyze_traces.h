@@ -29,8 +29,10 @@ Report analyzeTrace(const trace::Source& source, const AnalysisOptions& options)
 Report analyzeTrace(const std::string& path, const AnalysisOptions& options);
 
 // The trace files `paths` name: files as given, directories expanded to their *.mftrace files
-// (sorted). Throws memfloor::Error for a directory without traces; a missing file is left to the
-// reader, which names it.
+// (sorted), or, in a directory without any, to its regular files that are traces or PyTorch
+// memory snapshots by their first bytes (a binary trace's magic, a pickle's protocol), whatever
+// their names, sorted: one snapshot per rank. Throws memfloor::Error for a directory with neither;
+// a missing file is left to the reader, which names it.
 std::vector<std::string> expandTracePaths(const std::vector<std::string>& paths);
 
 // Told each time a trace's analysis ends: how many have ended, of how many. Called from the

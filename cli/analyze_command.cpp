@@ -18,9 +18,12 @@ namespace memfloor::cli {
 
 namespace {
 
-// What the report must not be written over: the traces (directories are skipped) and the findings.
-std::vector<std::string> inputsOf(const analysis::TraceSet& traces) {
-  std::vector<std::string> inputs = traces.trace_paths;
+// What the report must not be written over: the files it was made from (each run's trace or
+// snapshot, those of a directory included) and the findings.
+std::vector<std::string> inputsOf(const report::MergedReport& report,
+                                  const analysis::TraceSet& traces) {
+  std::vector<std::string> inputs;
+  for (const analysis::Report& run : report.runs) inputs.push_back(run.input.path);
   if (!traces.findings_path.empty()) inputs.push_back(traces.findings_path);
   return inputs;
 }
@@ -40,9 +43,7 @@ report::MergedReport analyzeWithProgress(analysis::TraceSet traces) {
 }  // namespace
 
 int analyzeTraceFile(const AnalyzeRequest& request) {
-  analysis::TraceSet traces = request.traces;
-  traces.trace_paths = expandSnapshotDirectories(traces.trace_paths);
-  const report::MergedReport report = analyzeWithProgress(traces);
+  const report::MergedReport report = analyzeWithProgress(request.traces);
   if (request.strict) {
     for (const analysis::Report& run : report.runs) {
       if (!run.input.complete) {
@@ -51,7 +52,7 @@ int analyzeTraceFile(const AnalyzeRequest& request) {
     }
   }
   if (!request.report_path.empty()) {
-    common::OutputFile out(request.report_path, "report", inputsOf(traces));
+    common::OutputFile out(request.report_path, "report", inputsOf(report, request.traces));
     report::writeJson(out.stream(), report);
     out.commit();
   }

@@ -1,63 +1,18 @@
-// What memfloor analyze is given, recognised by content.
+// memfloor's own documents, named where analyze expects a trace.
 #include "cli/trace_inputs.h"
 
 #include <fmt/core.h>
 
-#include <algorithm>
-#include <cstdint>
-#include <filesystem>
 #include <optional>
-#include <span>
 
 #include "common/findings_schema.h"
 #include "common/json_input.h"
-#include "common/pickle.h"
 #include "report/report_json.h"
 #include "reports/gate.h"
-#include "trace/reader.h"
 #include "trace/source.h"
 
 namespace memfloor::cli {
 namespace {
-
-namespace fs = std::filesystem;
-
-bool hasTraceFile(const fs::path& dir) {
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".mftrace") return true;
-  }
-  return false;  // a directory that cannot be listed: expandTracePaths says why
-}
-
-// A binary trace or a PyTorch memory snapshot's pickle, by its first bytes.
-bool looksLikeTraceOrSnapshot(const std::string& path) {
-  const trace::FileSource source(path);
-  uint8_t head[2] = {};
-  const size_t got = source.readAt(0, head, sizeof head);
-  return common::looksLikePickle(std::span<const uint8_t>(head, got)) ||
-         trace::looksLikeBinaryTrace(source);
-}
-
-std::vector<std::string> tracesAndSnapshotsIn(const fs::path& dir) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    std::error_code type_ec;  // the entry's own: a member gone since is not the directory's
-    if (e.is_regular_file(type_ec) && looksLikeTraceOrSnapshot(e.path())) {
-      found.push_back(e.path());
-    }
-  }
-  if (ec) throw Error(fmt::format("{}: cannot list the directory: {}", dir.string(), ec.message()));
-  if (found.empty()) {
-    throw Error(
-        fmt::format("{}: no trace (.mftrace) and no PyTorch memory snapshot (a pickle "
-                    "of torch.cuda.memory._dump_snapshot) in this directory",
-                    dir.string()));
-  }
-  std::sort(found.begin(), found.end());
-  return found;
-}
 
 // The family of a schema constant: "memfloor.report" of "memfloor.report/3".
 std::string_view familyOf(std::string_view schema) {
@@ -90,20 +45,6 @@ std::optional<std::string> schemaOf(const std::string& path) {
 }
 
 }  // namespace
-
-std::vector<std::string> expandSnapshotDirectories(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  for (const std::string& path : paths) {
-    std::error_code ec;
-    if (!fs::is_directory(path, ec) || hasTraceFile(path)) {
-      out.push_back(path);  // a file, or a directory of traces: analysis::expandTracePaths's
-      continue;
-    }
-    const std::vector<std::string> found = tracesAndSnapshotsIn(path);
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
-}
 
 std::string memfloorDocumentMessage(const std::string& path) {
   const std::optional<std::string> schema = schemaOf(path);

@@ -1,7 +1,6 @@
-// What memfloor analyze is given, recognised by content: a directory of PyTorch memory snapshots
-// (one per rank) as well as one of traces, and memfloor's own documents (a report, findings, a
-// gate result) named where a trace belongs, which are told apart from traces and snapshots by
-// their "schema" member and answered with the command that reads them.
+// memfloor's own documents (a report, findings, a gate result) named where analyze expects a
+// trace: told apart from traces and snapshots by their "schema" member, and answered with the
+// command that reads them. (A directory of snapshots is analysis::expandTracePaths's.)
 #pragma once
 
 #include <string>
@@ -10,12 +9,6 @@
 #include "common/error.h"
 
 namespace memfloor::cli {
-
-// `paths` with each directory that holds no *.mftrace file replaced by its regular files that are
-// traces or PyTorch memory snapshots by their first bytes (a binary trace's magic, a pickle's
-// protocol), whatever their names, sorted; everything else as given, for
-// analysis::expandTracePaths. Throws memfloor::Error naming a directory that holds neither.
-std::vector<std::string> expandSnapshotDirectories(const std::vector<std::string>& paths);
 
 // When the file at `path` is a JSON document of memfloor's (its "schema" is memfloor.report/N,
 // memfloor.findings/N, memfloor.gate/N, ...): "<path>: a memfloor report (memfloor.report/3), not

@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analyze_traces.h"
 #include "cli/analyze_command.h"
 #include "cli/command.h"
 #include "common/error.h"
+#include "tests/scratch_dir.h"
 
 using namespace memfloor;
 using Catch::Matchers::Contains;
@@ -27,12 +29,8 @@ const std::string kTestdata = MEMFLOOR_TESTDATA_DIR;
 const std::string kSnapshot = kTestdata + "/snapshots/loop_snapshot.pickle";
 const std::string kReport = kTestdata + "/reports/held_by.report.json";
 
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() / ("memfloor_trace_inputs_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("trace_inputs") {}
 };
 
 void writeText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
@@ -61,7 +59,7 @@ TEST_CASE("A directory without traces is read as its snapshots, recognised by co
   writeText(dir.file("report.json"), "{}\n");
   fs::create_directories(dir.path / "sub");
 
-  CHECK(cli::expandSnapshotDirectories({dir.path.string(), kReport}) ==
+  CHECK(analysis::expandTracePaths({dir.path.string(), kReport}) ==
         std::vector<std::string>{dir.file("rank1.pickle"), dir.file("snapshot_rank_0"), kReport});
 
   cli::AnalyzeRequest request;
@@ -74,18 +72,18 @@ TEST_CASE("A directory without traces is read as its snapshots, recognised by co
   CHECK(nlohmann::json::parse(in).at("runs").size() == 2);
 }
 
-TEST_CASE("A directory of traces is left to the analysis, which takes its .mftrace files") {
+TEST_CASE("A directory of traces gives its .mftrace files only") {
   const TempDir dir;
   writeText(dir.file("a.mftrace"), "");
   fs::copy_file(kSnapshot, dir.file("rank0.pickle"));
-  CHECK(cli::expandSnapshotDirectories({dir.path.string()}) ==
-        std::vector<std::string>{dir.path.string()});
+  CHECK(analysis::expandTracePaths({dir.path.string()}) ==
+        std::vector<std::string>{dir.file("a.mftrace")});
 }
 
 TEST_CASE("A directory with neither traces nor snapshots is an error naming it") {
   const TempDir dir;
   writeText(dir.file("notes.txt"), "the run's notes\n");
-  CHECK_THROWS_WITH(cli::expandSnapshotDirectories({dir.path.string()}),
+  CHECK_THROWS_WITH(analysis::expandTracePaths({dir.path.string()}),
                     StartsWith(dir.path.string() + ": no trace (.mftrace) and no PyTorch memory "
                                                    "snapshot"));
 }
